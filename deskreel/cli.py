@@ -1,0 +1,171 @@
+"""The `deskreel` command line: one click group, every command returns an exit code.
+
+Errors a user can hit end in one line on stderr and a documented exit code (see
+`deskreel.errors`); only bugs print tracebacks.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from storage import (ActionError, KeyNameError, ScriptError, StorageError, Store, open_store,
+                     parse_script, script_lines)
+
+from . import __version__
+from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError
+from .table import format_bytes, format_duration, render_table
+
+USER_ERRORS: tuple[type[Exception], ...] = (UserError, StorageError, ScriptError, ActionError,
+                                            KeyNameError)
+
+DB_HELP = "a deskreel database file (created if missing) or an SQLAlchemy URL"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the group, turn user errors into one line and an exit code."""
+    sys.exit(run(argv))
+
+
+def run(argv: list[str] | None = None) -> int:
+    try:
+        code = cli.main(args=argv, prog_name="deskreel", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except click.ClickException as err:
+        err.show()
+        return EXIT_USAGE
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("deskreel: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except USER_ERRORS as err:
+        click.echo(f"deskreel: {err}", err=True)
+        return getattr(err, "exit_code", EXIT_USAGE)
+    return code if isinstance(code, int) else EXIT_OK
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="deskreel")
+def cli() -> None:
+    """Record and replay desktop automation on Linux/X11.
+
+    Recordings are actions in the computer-use agents' vocabulary (key, type, left_click,
+    left_click_drag, scroll, wait, screenshot...), with the screens around them.
+
+    Exit codes: 0 success, 1 a step or verification failed, 2 bad input or usage,
+    130 interrupted.
+    """
+
+
+def open_db(db: str, *, create: bool = False) -> Store:
+    return open_store(db, create=create)
+
+
+@cli.command("list")
+@click.argument("db")
+def list_recordings(db: str) -> int:
+    """List the recordings in DB."""
+    with open_db(db) as store:
+        recs = store.recordings()
+    if not recs:
+        click.echo(f"{db} holds no recordings yet", err=True)
+        return EXIT_OK
+    rows = [[str(r.id), r.name, r.created.strftime("%Y-%m-%d %H:%M"), r.source, str(r.steps),
+             format_duration(r.duration), format_bytes(r.size)] for r in recs]
+    click.echo(render_table(["id", "name", "created", "source", "steps", "duration", "size"],
+                            rows))
+    return EXIT_OK
+
+
+@cli.command("show")
+@click.argument("db")
+@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
+def show(db: str, ref: str | None) -> int:
+    """Show the steps of one recording as a table."""
+    with open_db(db) as store:
+        rec = store.recording(ref)
+        steps = store.steps(rec.id)
+    screen = f"{rec.screen[0]}x{rec.screen[1]}" if rec.screen else "unknown screen"
+    click.echo(f"recording {rec.id} {rec.name!r}: {rec.steps} steps, "
+               f"{format_duration(rec.duration)}, {screen}, {rec.source}")
+    rows = []
+    for st in steps:
+        body = st.action.to_json()
+        body.pop("action")
+        detail = " ".join(f"{k}={_short(v)}" for k, v in body.items())
+        flags = "disabled" if st.disabled else ""
+        rows.append([str(st.step), f"{st.t_start:.2f}", st.action.action, detail,
+                     _short(st.window_title or ""), flags])
+    click.echo(render_table(["step", "t", "action", "fields", "window", ""], rows))
+    return EXIT_OK
+
+
+@cli.command("import")
+@click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("db")
+@click.option("--name", help="name of the new recording (default: the script's file name)")
+def import_script(script: Path, db: str, name: str | None) -> int:
+    """Import a hand-written SCRIPT (JSON array or JSON lines of actions) into DB."""
+    try:
+        text = script.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise UserError(f"cannot read script {script}: {getattr(err, 'strerror', err)}") from None
+    try:
+        steps = parse_script(text)
+    except ScriptError as err:
+        raise UserError(f"{script}: {err}") from None
+    from storage import Step
+
+    with open_db(db, create=True) as store:
+        name = name or script.stem
+        rec_id = store.create_recording(name, source="script")
+        try:
+            store.add_steps(rec_id, [Step(step=i, action=s.action, t_start=s.t, t_end=s.t)
+                                     for i, s in enumerate(steps, start=1)])
+        except BaseException:
+            store.delete_recording(rec_id)  # nothing half-written
+            raise
+    click.echo(f"imported {len(steps)} steps from {script} into {db} as recording {rec_id} "
+               f"{name!r}", err=True)
+    return EXIT_OK
+
+
+@cli.command("export")
+@click.argument("db")
+@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
+@click.option("--format", "fmt", type=click.Choice(["actions"]), default="actions",
+              show_default=True, help="output dialect")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="output file (default: standard output)")
+def export(db: str, ref: str | None, fmt: str, out: Path | None) -> int:
+    """Export a recording's actions as JSON lines (one object per step, with step and t)."""
+    with open_db(db) as store:
+        rec = store.recording(ref)
+        steps = [(st.action, st.t_start) for st in store.steps(rec.id) if not st.disabled]
+    text = script_lines(steps)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        _write_atomically(out, text)
+        click.echo(f"wrote {len(steps)} steps to {out}", err=True)
+    return EXIT_OK
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable "
+                        f"place") from None
+
+
+def _short(value: object, width: int = 40) -> str:
+    text = value if isinstance(value, str) else str(list(value) if isinstance(value, tuple)
+                                                     else value)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= width else text[: width - 1] + "…"

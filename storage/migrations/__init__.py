@@ -1,0 +1,1 @@
+"""Alembic migrations that bring older deskreel databases to the current schema."""

@@ -1,0 +1,8 @@
+"""Alembic environment: runs on the connection that storage.store hands it."""
+
+from alembic import context
+
+connection = context.config.attributes["connection"]
+context.configure(connection=connection, render_as_batch=True)  # batch: SQLite ALTERs
+with context.begin_transaction():
+    context.run_migrations()

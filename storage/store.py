@@ -1,0 +1,443 @@
+"""The recording store: the only code that touches deskreel's tables.
+
+`open_store("rec.db")` opens (or creates, mode 0600) an SQLite file; an SQLAlchemy URL
+(`postgresql://...`) opens a shared server. Schema versions are checked on open.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, case, create_engine, event, func, inspect, select
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+
+from . import schema as s
+from .values import Anchor, RawEvent, Recording, Run, Step, StepResult
+from .vocabulary import Action
+
+__all__ = ["Store", "StorageError", "NotFoundError", "open_store"]
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+_MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class StorageError(Exception):
+    """A database that cannot be used as asked; the message says what to do."""
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.details = details or {}
+
+
+class NotFoundError(StorageError):
+    """A recording, frame or run that the database does not hold."""
+
+
+def open_store(target: str | os.PathLike[str], *, create: bool = True) -> Store:
+    """Open a database file or URL, creating a new file (0600) when allowed."""
+    text = os.fspath(target)
+    if "://" in text:
+        return Store(create_engine(text, pool_pre_ping=True), label=_hide_password(text))
+    path = Path(text)
+    _prepare_file(path, create=create)
+    engine = create_engine(f"sqlite:///{path}")
+    event.listen(engine, "connect", _sqlite_pragmas)
+    return Store(engine, label=str(path), path=path)
+
+
+class Store:
+    """A deskreel database; methods are transactions of their own."""
+
+    def __init__(self, engine: Engine, *, label: str, path: Path | None = None):
+        self.engine, self.label, self.path = engine, label, path
+        try:
+            self._check_schema()
+        except SQLAlchemyError as err:
+            engine.dispose()
+            raise StorageError(f"{label} cannot be read as a deskreel database "
+                               f"({_reason(err)}): check the path or restore a backup") from None
+        except BaseException:
+            engine.dispose()
+            raise
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- recordings -------------------------------------------------------------------
+
+    def create_recording(self, name: str, *, source: str, screen: tuple[int, int] | None = None,
+                         dpi: float | None = None, keyboard_layout: str | None = None,
+                         extra: dict[str, Any] | None = None) -> int:
+        """Add an empty recording and return its id; names are unique per database."""
+        row = dict(name=name, created=datetime.now(UTC), source=source,
+                   screen_width=screen[0] if screen else None,
+                   screen_height=screen[1] if screen else None, dpi=dpi,
+                   keyboard_layout=keyboard_layout, host=socket.gethostname(),
+                   deskreel_version=_version(), extra=json.dumps(extra or {}))
+        try:
+            with self.engine.begin() as conn:
+                return conn.execute(s.recordings.insert().values(**row)).inserted_primary_key[0]
+        except IntegrityError:
+            raise StorageError(f"{self.label} already holds a recording named {name!r}: "
+                               f"choose another with --name") from None
+
+    def free_name(self, base: str) -> str:
+        """`base`, or `base-2`, `base-3`... whichever is not taken yet."""
+        with self.engine.connect() as conn:
+            taken = set(conn.scalars(select(s.recordings.c.name)
+                                     .where(s.recordings.c.name.like(f"{base}%"))))
+        n, name = 1, base
+        while name in taken:
+            n += 1
+            name = f"{base}-{n}"
+        return name
+
+    def recordings(self) -> list[Recording]:
+        """Every recording, oldest first, with step counts, durations and sizes."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(s.recordings).order_by(s.recordings.c.id)).all()
+            return [self._recording(conn, row) for row in rows]
+
+    def recording(self, ref: str | int | None = None) -> Recording:
+        """A recording by id or name; None means the latest."""
+        r = s.recordings.c
+        query = select(s.recordings)
+        if ref is None:
+            query = query.order_by(r.id.desc()).limit(1)
+        elif isinstance(ref, int) or str(ref).isdigit():
+            query = query.where(r.id == int(ref))
+        else:
+            query = query.where(r.name == str(ref))
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+            if row is None:
+                names = conn.scalars(select(r.name).order_by(r.id.desc()).limit(5)).all()
+                if ref is None:
+                    raise NotFoundError(f"{self.label} holds no recordings yet: "
+                                        f"make one with 'deskreel record' or 'deskreel import'")
+                known = ", ".join(names) or "none"
+                raise NotFoundError(f"{self.label} has no recording {str(ref)!r} (latest: "
+                                    f"{known}): see 'deskreel list {self.label}'")
+            return self._recording(conn, row)
+
+    def delete_recording(self, recording_id: int) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(s.recordings.delete().where(s.recordings.c.id == recording_id))
+
+    # -- raw events -------------------------------------------------------------------
+
+    def add_events(self, recording_id: int, events: Sequence[RawEvent], *, first_seq: int) -> None:
+        """Append raw events, numbered from `first_seq`, in one transaction."""
+        if not events:
+            return
+        rows = [dict(recording_id=recording_id, seq=first_seq + i, t=e.t, kind=e.kind, x=e.x,
+                     y=e.y, button=e.button, keycode=e.keycode, keysym=e.keysym, char=e.char)
+                for i, e in enumerate(events)]
+        with self.engine.begin() as conn:
+            conn.execute(s.events.insert(), rows)
+
+    def events(self, recording_id: int) -> list[RawEvent]:
+        e = s.events.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(e.t, e.kind, e.x, e.y, e.button, e.keycode, e.keysym,
+                                       e.char).where(e.recording_id == recording_id)
+                                .order_by(e.seq)).all()
+        return [RawEvent(*row) for row in rows]
+
+    # -- frames -----------------------------------------------------------------------
+
+    def put_frame(self, data: bytes, *, width: int, height: int, fmt: str,
+                  pixel_hash: str | None = None) -> str:
+        """Store an encoded frame once, keyed by the hash of its pixels (or its bytes)."""
+        key = pixel_hash or hashlib.sha256(data).hexdigest()
+        with self.engine.begin() as conn:
+            exists = conn.scalar(select(s.frames.c.hash).where(s.frames.c.hash == key))
+            if exists is None:
+                conn.execute(_insert_ignore(self.engine, s.frames).values(
+                    hash=key, width=width, height=height, format=fmt, data=data))
+        return key
+
+    def frame(self, key: str) -> tuple[bytes, str]:
+        """The encoded bytes and format of a stored frame."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(s.frames.c.data, s.frames.c.format)
+                               .where(s.frames.c.hash == key)).first()
+        if row is None:
+            raise NotFoundError(f"{self.label} has no frame {key[:12]}: run 'deskreel doctor'")
+        return bytes(row[0]), row[1]
+
+    # -- steps ------------------------------------------------------------------------
+
+    def add_steps(self, recording_id: int, steps: Iterable[Step]) -> None:
+        """Append steps (with their anchors) in one transaction."""
+        with self.engine.begin() as conn:
+            for step in steps:
+                anchor_id = None
+                if step.anchor is not None:
+                    anchor_id = conn.execute(s.anchors.insert().values(
+                        recording_id=recording_id, **_anchor_row(step.anchor))
+                    ).inserted_primary_key[0]
+                conn.execute(s.actions.insert().values(
+                    recording_id=recording_id, anchor_id=anchor_id, **_step_row(step)))
+
+    def replace_steps(self, recording_id: int, steps: Iterable[Step]) -> None:
+        """Drop a recording's steps and anchors and write these instead, atomically."""
+        steps = list(steps)
+        with self.engine.begin() as conn:
+            conn.execute(s.actions.delete().where(s.actions.c.recording_id == recording_id))
+            conn.execute(s.anchors.delete().where(s.anchors.c.recording_id == recording_id))
+        self.add_steps(recording_id, steps)
+
+    def set_disabled(self, recording_id: int, step: int, disabled: bool) -> None:
+        a = s.actions.c
+        with self.engine.begin() as conn:
+            done = conn.execute(s.actions.update().where(a.recording_id == recording_id,
+                                                         a.step == step)
+                                .values(disabled=disabled)).rowcount
+        if not done:
+            raise NotFoundError(f"recording {recording_id} has no step {step}")
+
+    def steps(self, recording_id: int) -> list[Step]:
+        """A recording's steps in order, with anchors."""
+        a, an = s.actions.c, s.anchors.c
+        query = (select(s.actions, s.anchors).select_from(
+            s.actions.outerjoin(s.anchors, a.anchor_id == an.id))
+            .where(a.recording_id == recording_id).order_by(a.step))
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+        return [_step(row) for row in rows]
+
+    # -- runs -------------------------------------------------------------------------
+
+    def start_run(self, recording_id: int, *, mode: str, options: dict[str, Any]) -> int:
+        with self.engine.begin() as conn:
+            return conn.execute(s.runs.insert().values(
+                recording_id=recording_id, started=datetime.now(UTC), status="running",
+                mode=mode, host=socket.gethostname(), options=json.dumps(options))
+            ).inserted_primary_key[0]
+
+    def add_step_result(self, run_id: int, result: StepResult) -> None:
+        shift = result.shift or (None, None)
+        with self.engine.begin() as conn:
+            conn.execute(s.step_results.insert().values(
+                run_id=run_id, step=result.step, status=result.status, message=result.message,
+                t_start=result.t_start, t_end=result.t_end, score=result.score,
+                margin=result.margin, scale=result.scale, shift_x=shift[0], shift_y=shift[1],
+                details=json.dumps(result.details)))
+
+    def finish_run(self, run_id: int, status: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(s.runs.update().where(s.runs.c.id == run_id)
+                         .values(status=status, ended=datetime.now(UTC)))
+
+    def runs(self, recording_id: int | None = None) -> list[Run]:
+        r, sr = s.runs.c, s.step_results.c
+        passed = func.sum(case((sr.status == "passed", 1), else_=0))
+        failed = func.sum(case((sr.status == "failed", 1), else_=0))
+        query = (select(r.id, r.recording_id, r.started, r.ended, r.status, r.mode,
+                        func.coalesce(passed, 0), func.coalesce(failed, 0))
+                 .select_from(s.runs.outerjoin(s.step_results, sr.run_id == r.id))
+                 .group_by(r.id).order_by(r.id))
+        if recording_id is not None:
+            query = query.where(r.recording_id == recording_id)
+        with self.engine.connect() as conn:
+            return [Run(*row) for row in conn.execute(query).all()]
+
+    def step_results(self, run_id: int) -> list[StepResult]:
+        sr = s.step_results.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(s.step_results).where(sr.run_id == run_id)
+                                .order_by(sr.step)).mappings().all()
+        return [StepResult(step=row["step"], status=row["status"], message=row["message"],
+                           t_start=row["t_start"], t_end=row["t_end"], score=row["score"],
+                           margin=row["margin"], scale=row["scale"],
+                           shift=(None if row["shift_x"] is None
+                                  else (row["shift_x"], row["shift_y"])),
+                           details=json.loads(row["details"])) for row in rows]
+
+    # -- internals --------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        with self.engine.connect() as conn:
+            value = conn.scalar(select(s.meta.c.value).where(s.meta.c.key == "schema_version"))
+        return int(value)
+
+    def _check_schema(self) -> None:
+        tables = set(inspect(self.engine).get_table_names())
+        if not tables:
+            self._create_schema()
+            return
+        if s.meta.name not in tables:
+            raise StorageError(f"{self.label} is a database but not a deskreel database "
+                               f"(no {s.meta.name} table): give a deskreel database or a new "
+                               f"file name")
+        version = self.schema_version()
+        if version > s.SCHEMA_VERSION:
+            raise StorageError(f"{self.label} has schema version {version}, newer than this "
+                               f"deskreel understands ({s.SCHEMA_VERSION}): upgrade deskreel",
+                               details={"schema_version": version})
+        if version < s.SCHEMA_VERSION:
+            self._migrate()
+
+    def _create_schema(self) -> None:
+        from alembic import command
+
+        with self.engine.begin() as conn:
+            s.metadata.create_all(conn)
+            conn.execute(s.meta.insert(), [
+                {"key": "schema_version", "value": str(s.SCHEMA_VERSION)},
+                {"key": "created", "value": datetime.now(UTC).isoformat()}])
+            config = _alembic_config(conn)
+            command.stamp(config, "head")
+
+    def _migrate(self) -> None:
+        from alembic import command
+
+        with self.engine.begin() as conn:
+            command.upgrade(_alembic_config(conn), "head")
+
+    def _recording(self, conn: Any, row: Any) -> Recording:
+        a, an = s.actions.c, s.anchors.c
+        count, duration, body = conn.execute(
+            select(func.count(), func.coalesce(func.max(a.t_end), 0.0),
+                   func.coalesce(func.sum(func.length(a.body)), 0))
+            .where(a.recording_id == row.id)).one()
+        frames = select(a.before_frame.label("h")).where(a.recording_id == row.id).union(
+            select(a.after_frame).where(a.recording_id == row.id)).subquery()
+        frame_bytes = conn.scalar(select(func.coalesce(func.sum(func.length(s.frames.c.data)), 0))
+                                  .where(s.frames.c.hash.in_(select(frames.c.h))))
+        anchor_bytes = conn.scalar(select(func.coalesce(func.sum(func.length(an.png)), 0))
+                                   .where(an.recording_id == row.id))
+        n_events = conn.scalar(select(func.count()).where(s.events.c.recording_id == row.id))
+        screen = (row.screen_width, row.screen_height) if row.screen_width else None
+        return Recording(
+            id=row.id, name=row.name, created=row.created, source=row.source, screen=screen,
+            dpi=row.dpi, keyboard_layout=row.keyboard_layout, host=row.host,
+            deskreel_version=row.deskreel_version, steps=count, duration=float(duration),
+            size=int(body + frame_bytes + anchor_bytes + n_events * _EVENT_ROW_BYTES),
+            extra=json.loads(row.extra or "{}"))
+
+
+_EVENT_ROW_BYTES = 48  # a raw-event row's size on disk, roughly; for the size column only
+
+
+def _prepare_file(path: Path, *, create: bool) -> None:
+    """Refuse what is not a deskreel file early; create a new one private (0600)."""
+    if path.is_dir():
+        raise StorageError(f"{path} is a directory: give a database file name such as rec.db")
+    if path.exists():
+        try:
+            with path.open("rb") as f:
+                head = f.read(len(SQLITE_MAGIC))
+        except OSError as err:
+            raise StorageError(f"{path} cannot be read ({err.strerror}): check its "
+                               f"permissions") from None
+        if head and head != SQLITE_MAGIC:
+            raise StorageError(f"{path} is not a deskreel database (not an SQLite file): "
+                               f"give a deskreel database or a new file name")
+        return
+    if not create:
+        raise StorageError(f"{path} does not exist: give the path of a deskreel database")
+    if not path.parent.is_dir():
+        raise StorageError(f"cannot create {path}: directory {path.parent} does not exist")
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass  # another process created it between our check and now
+    except OSError as err:
+        raise StorageError(f"cannot create {path} ({err.strerror}): choose a writable "
+                           f"place") from None
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _alembic_config(conn: Any) -> Any:
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    config.attributes["connection"] = conn
+    return config
+
+
+def _insert_ignore(engine: Engine, table: Any) -> Any:
+    if engine.dialect.name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    elif engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        return table.insert()
+    return insert(table).on_conflict_do_nothing()
+
+
+def _anchor_row(anchor: Anchor) -> dict[str, Any]:
+    x, y, w, h = anchor.box
+    return dict(png=anchor.png, box_x=x, box_y=y, box_w=w, box_h=h, offset_x=anchor.offset[0],
+                offset_y=anchor.offset[1], score=anchor.score, margin=anchor.margin)
+
+
+def _step_row(step: Step) -> dict[str, Any]:
+    first, last = step.events or (None, None)
+    return dict(step=step.step, kind=step.action.action,
+                body=json.dumps(step.action.to_json(), ensure_ascii=False),
+                t_start=step.t_start, t_end=step.t_end, disabled=step.disabled,
+                event_first=first, event_last=last, before_frame=step.before_frame,
+                after_frame=step.after_frame, window_class=step.window_class,
+                window_title=step.window_title)
+
+
+def _step(row: Any) -> Step:
+    anchor = None
+    if row["anchor_id"] is not None:
+        anchor = Anchor(png=bytes(row["png"]),
+                        box=(row["box_x"], row["box_y"], row["box_w"], row["box_h"]),
+                        offset=(row["offset_x"], row["offset_y"]), score=row["score"],
+                        margin=row["margin"])
+    events = None if row["event_first"] is None else (row["event_first"], row["event_last"])
+    return Step(step=row["step"], action=Action.from_json(json.loads(row["body"])),
+                t_start=row["t_start"], t_end=row["t_end"], disabled=bool(row["disabled"]),
+                events=events, before_frame=row["before_frame"], after_frame=row["after_frame"],
+                anchor=anchor, window_class=row["window_class"], window_title=row["window_title"])
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("deskreel")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _reason(err: SQLAlchemyError) -> str:
+    orig = getattr(err, "orig", None) if isinstance(err, DBAPIError) else None
+    return str(orig or err).splitlines()[0]
+
+
+def _hide_password(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # a malformed URL: show none of it rather than leak a secret
+        return "the database URL"

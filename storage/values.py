@@ -1,0 +1,108 @@
+"""The values stored in a recording, as small frozen dataclasses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from .vocabulary import Action
+
+__all__ = ["RawEvent", "EVENT_KINDS", "Recording", "Step", "Anchor", "Run", "StepResult"]
+
+EVENT_KINDS = ("key_down", "key_up", "button_down", "button_up", "motion")
+
+
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """One input event as captured: seconds since the recording began, and what happened.
+
+    Buttons follow X: 1 left, 2 middle, 3 right, 4/5 wheel up/down, 6/7 wheel left/right.
+    `keysym` is the X keysym name of the key as pressed (`a`, `A`, `Shift_L`, `Return`);
+    `char` is the text the key produced under the modifiers held ("" when none).
+    """
+
+    t: float
+    kind: str
+    x: int | None = None
+    y: int | None = None
+    button: int | None = None
+    keycode: int | None = None
+    keysym: str | None = None
+    char: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """An image crop around a pointer target, and where the target sits inside it."""
+
+    png: bytes
+    box: tuple[int, int, int, int]  # x, y, w, h of the crop in the before-frame
+    offset: tuple[int, int]  # target position inside the crop
+    score: float | None = None  # best match of the crop in its own frame (1.0 = exact)
+    margin: float | None = None  # best minus runner-up, elsewhere in the frame
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One action of a recording, with where it came from and what the screen showed."""
+
+    step: int
+    action: Action
+    t_start: float = 0.0
+    t_end: float = 0.0
+    disabled: bool = False
+    events: tuple[int, int] | None = None  # first and last raw-event sequence numbers
+    before_frame: str | None = None  # frame hashes
+    after_frame: str | None = None
+    anchor: Anchor | None = None
+    window_class: str | None = None
+    window_title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """A recording's header, with its size as the list command shows it."""
+
+    id: int
+    name: str
+    created: datetime
+    source: str  # "recorder" or "script"
+    screen: tuple[int, int] | None = None
+    dpi: float | None = None
+    keyboard_layout: str | None = None
+    host: str | None = None
+    deskreel_version: str | None = None
+    steps: int = 0
+    duration: float = 0.0
+    size: int = 0  # bytes of events, actions, frames and anchors it owns
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One replay of a recording."""
+
+    id: int
+    recording_id: int
+    started: datetime
+    ended: datetime | None
+    status: str  # running, passed, failed, aborted, error
+    mode: str  # replay, verify, dry-run
+    steps_passed: int = 0
+    steps_failed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """What happened to one step in a run."""
+
+    step: int
+    status: str  # passed, failed, skipped, aborted
+    message: str = ""
+    t_start: float = 0.0
+    t_end: float = 0.0
+    score: float | None = None
+    margin: float | None = None
+    scale: float | None = None
+    shift: tuple[int, int] | None = None
+    details: dict = field(default_factory=dict)
