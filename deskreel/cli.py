@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import click
+from sqlalchemy.exc import SQLAlchemyError
 
 from storage import (ActionError, KeyNameError, ScriptError, StorageError, Store, open_store,
                      parse_script, script_lines)
@@ -43,6 +44,10 @@ def run(argv: list[str] | None = None) -> int:
     except USER_ERRORS as err:
         click.echo(f"deskreel: {err}", err=True)
         return getattr(err, "exit_code", EXIT_USAGE)
+    except SQLAlchemyError as err:  # a database that broke after it opened
+        reason = str(getattr(err, "orig", None) or err).splitlines()[0]
+        click.echo(f"deskreel: database error: {reason}: run 'deskreel doctor' on it", err=True)
+        return EXIT_USAGE
     return code if isinstance(code, int) else EXIT_OK
 
 
