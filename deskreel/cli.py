@@ -174,3 +174,6 @@ def _short(value: object, width: int = 40) -> str:
                                                      else value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+from . import replay_cmd  # noqa: E402,F401  (registers replay and release-all)

@@ -229,14 +229,12 @@ class Store:
                 mode=mode, host=socket.gethostname(), options=json.dumps(options))
             ).inserted_primary_key[0]
 
-    def add_step_result(self, run_id: int, result: StepResult) -> None:
-        shift = result.shift or (None, None)
+    def add_step_results(self, run_id: int, results: Sequence[StepResult]) -> None:
+        """Store the outcomes of a run's steps in one transaction."""
+        if not results:
+            return
         with self.engine.begin() as conn:
-            conn.execute(s.step_results.insert().values(
-                run_id=run_id, step=result.step, status=result.status, message=result.message,
-                t_start=result.t_start, t_end=result.t_end, score=result.score,
-                margin=result.margin, scale=result.scale, shift_x=shift[0], shift_y=shift[1],
-                details=json.dumps(result.details)))
+            conn.execute(s.step_results.insert(), [_result_row(run_id, r) for r in results])
 
     def finish_run(self, run_id: int, status: str) -> None:
         with self.engine.begin() as conn:
@@ -404,6 +402,14 @@ def _step_row(step: Step) -> dict[str, Any]:
                 event_first=first, event_last=last, before_frame=step.before_frame,
                 after_frame=step.after_frame, window_class=step.window_class,
                 window_title=step.window_title)
+
+
+def _result_row(run_id: int, result: StepResult) -> dict[str, Any]:
+    shift = result.shift or (None, None)
+    return dict(run_id=run_id, step=result.step, status=result.status, message=result.message,
+                t_start=result.t_start, t_end=result.t_end, score=result.score,
+                margin=result.margin, scale=result.scale, shift_x=shift[0], shift_y=shift[1],
+                details=json.dumps(result.details))
 
 
 def _step(row: Any) -> Step:

@@ -83,10 +83,10 @@ def test_runs_and_step_results(db):
         rec = store.create_recording("r", source="script")
         store.add_steps(rec, make_steps())
         run = store.start_run(rec, mode="replay", options={"speed": 2.0})
-        store.add_step_result(run, StepResult(step=1, status="passed", t_start=0, t_end=0.1,
-                                              score=0.98, margin=0.3, scale=1.0, shift=(5, -3)))
-        store.add_step_result(run, StepResult(step=2, status="failed", message="boom",
-                                              t_start=0.1, t_end=0.2))
+        store.add_step_results(run, [
+            StepResult(step=1, status="passed", t_start=0, t_end=0.1, score=0.98, margin=0.3,
+                       scale=1.0, shift=(5, -3)),
+            StepResult(step=2, status="failed", message="boom", t_start=0.1, t_end=0.2)])
         store.finish_run(run, "failed")
         [summary] = store.runs(rec)
         assert (summary.status, summary.steps_passed, summary.steps_failed) == ("failed", 1, 1)

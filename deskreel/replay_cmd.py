@@ -1,0 +1,74 @@
+"""`deskreel replay` and `deskreel release-all`."""
+
+from __future__ import annotations
+
+import click
+
+from .cli import DB_HELP, cli, open_db
+from .errors import EXIT_OK, UserError
+
+
+@cli.command("replay")
+@click.argument("db", metavar="DB")
+@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
+@click.option("--speed", type=float, default=1.0, show_default=True,
+              help="time factor: 2 replays twice as fast (gestures keep their own timing)")
+@click.option("--from", "first", type=int, help="first step to replay")
+@click.option("--to", "last", type=int, help="last step to replay")
+@click.option("--max-idle", type=float, help="cap every pause between steps at S seconds")
+@click.option("--dry-run", is_flag=True, help="print the schedule; send no input")
+@click.option("--no-anchor", is_flag=True, help="use recorded coordinates as they are")
+@click.option("--abort-key", default="ctrl+alt+Escape", show_default=True,
+              help="chord that aborts the replay (exit 130)")
+@click.option("--no-corner-abort", is_flag=True,
+              help="do not abort when the pointer is thrown into a screen corner")
+@click.option("--display", help="X display (default: $DISPLAY)")
+@click.option("-q", "--quiet", is_flag=True, help="print only the verdict")
+def replay(db: str, ref: str | None, speed: float, first: int | None, last: int | None,
+           max_idle: float | None, dry_run: bool, no_anchor: bool, abort_key: str,
+           no_corner_abort: bool, display: str | None, quiet: bool) -> int:
+    """Replay a recording or an imported script on the X display.
+
+    Stops on the abort key, when the pointer is thrown into a screen corner, on SIGINT and
+    on SIGTERM (exit 130), always releasing every key and button it pressed.
+    Exit codes: 0 all steps done, 1 a step failed, 2 bad input, 130 aborted.
+    """
+    from replayer import Progress, ReplayOptions, replay as run_replay, select_steps
+    from storage import parse_chord
+
+    if speed <= 0:
+        raise UserError(f"--speed must be positive, got {speed}")
+    if max_idle is not None and max_idle < 0:
+        raise UserError(f"--max-idle must be zero or more seconds, got {max_idle}")
+    parse_chord(abort_key)
+    options = ReplayOptions(speed=speed, first=first, last=last, max_idle=max_idle,
+                            dry_run=dry_run, anchor=not no_anchor, abort_key=abort_key,
+                            corners=not no_corner_abort)
+    with open_db(db) as store:
+        recording = store.recording(ref)
+        steps = select_steps(store.steps(recording.id), options)
+        if not steps:
+            raise UserError(f"recording {recording.name!r} has no enabled steps between "
+                            f"--from and --to: see 'deskreel show {db} -r {recording.id}'")
+        outcome = run_replay(store, recording, options=options, display=display,
+                             progress=Progress(total=len(steps), quiet=quiet))
+    return outcome.exit_code
+
+
+replay.__doc__ = (replay.__doc__ or "") + f"\n    DB is {DB_HELP}."
+
+
+@cli.command("release-all")
+@click.option("--display", help="X display (default: $DISPLAY)")
+def release_all(display: str | None) -> int:
+    """Release every key and mouse button the X server reports held down."""
+    from deskreel.x11 import connect
+    from replayer import release_held
+
+    conn = connect(display, extensions=("XTEST",))
+    try:
+        released = release_held(conn)
+    finally:
+        conn.close()
+    click.echo(f"released {', '.join(released)}" if released else "nothing was held", err=True)
+    return EXIT_OK
