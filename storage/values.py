@@ -17,8 +17,9 @@ class RawEvent:
     """One input event as captured: seconds since the recording began, and what happened.
 
     Buttons follow X: 1 left, 2 middle, 3 right, 4/5 wheel up/down, 6/7 wheel left/right.
-    `keysym` is the X keysym name of the key as pressed (`a`, `A`, `Shift_L`, `Return`);
-    `char` is the text the key produced under the modifiers held ("" when none).
+    `keysym` is the X keysym name of the key at its base level, whatever modifiers are held
+    (`a` for shift+a, `1` for `!` on a US layout, `Shift_L`, `Return`); `char` is the text
+    the key typed under the shift, CapsLock and AltGr state ("" when none).
     """
 
     t: float

@@ -12,7 +12,8 @@ from typing import Any
 
 from .keys import KeyNameError, is_modifier, parse_chord
 
-__all__ = ["Action", "ActionError", "ACTIONS", "CLICKS", "POINTER_ACTIONS", "SCROLL_DIRECTIONS"]
+__all__ = ["ACTIONS", "CLICKS", "MAX_KEY_HOLD", "MAX_SCROLL", "MAX_WAIT", "POINTER_ACTIONS",
+           "SCROLL_DIRECTIONS", "Action", "ActionError"]
 
 CLICKS = ("left_click", "right_click", "middle_click", "double_click", "triple_click")
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
