@@ -176,4 +176,4 @@ def _short(value: object, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-from . import replay_cmd  # noqa: E402,F401  (registers replay and release-all)
+from . import record_cmd, replay_cmd  # noqa: E402,F401  (register their commands)

@@ -1,0 +1,120 @@
+"""`deskreel record` and `deskreel reduce`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from dataclasses import fields
+
+import click
+
+from .cli import cli, open_db
+from .errors import EXIT_OK, UserError
+from .table import format_bytes, format_duration
+
+
+@cli.command("record")
+@click.argument("db")
+@click.option("--name", help="name of the recording (default: rec-DATE-TIME)")
+@click.option("--fps", type=click.FloatRange(0.5, 60), default=10.0, show_default=True,
+              help="screen grabs per second (only changed frames are kept)")
+@click.option("--no-frames", is_flag=True, help="record input only: no screen, no anchors")
+@click.option("--stop-key", default="ctrl+alt+End", show_default=True,
+              help="chord that stops recording (SIGINT and SIGTERM stop it too)")
+@click.option("--pause-key", default="ctrl+alt+Home", show_default=True,
+              help="chord that pauses and resumes recording; nothing is stored while paused")
+@click.option("--display", help="X display (default: $DISPLAY)")
+def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str,
+           pause_key: str, display: str | None) -> int:
+    """Record mouse, keyboard and screen into DB as vocabulary actions.
+
+    The chords' own keystrokes are never recorded. The database file is created private
+    (mode 0600).
+    """
+    from recorder import Recorder, RecordOptions
+    from storage import parse_chord
+
+    if parse_chord(stop_key).text == parse_chord(pause_key).text:
+        raise UserError("--stop-key and --pause-key must differ")
+    _check_writable(db)
+    with open_db(db, create=True) as store:
+        name = name or store.free_name(time.strftime("rec-%Y%m%d-%H%M%S"))
+        options = RecordOptions(name=name, fps=fps, frames=not no_frames, stop_key=stop_key,
+                                pause_key=pause_key)
+        recorder = Recorder(store, options=options, display=display,
+                            say=lambda message: click.echo(f"deskreel: {message}", err=True))
+        stop = threading.Event()
+        previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                    for sig in (signal.SIGINT, signal.SIGTERM)}
+        click.echo(f"deskreel: recording into {db} as {name!r}; stop with {stop_key} or "
+                   f"Ctrl-C, pause and resume with {pause_key}", err=True)
+        try:
+            summary = recorder.run(stop.is_set)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    click.echo(
+        f"Recorded {summary.name!r} (recording {summary.recording_id}) into {db}: "
+        f"{summary.steps} steps from {summary.events} input events over "
+        f"{format_duration(summary.duration)}, {summary.frames} frames "
+        f"({format_bytes(summary.frame_bytes)}); the database is now "
+        f"{format_bytes(_size(db))}. Ended by {summary.ended_by}.", err=True)
+    return EXIT_OK
+
+
+@cli.command("reduce")
+@click.argument("db")
+@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
+@click.option("--dry-run", is_flag=True, help="print the actions; change nothing")
+@click.pass_context
+def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **thresholds: float
+           ) -> int:
+    """Re-derive a recording's actions from its raw events, with other thresholds.
+
+    Frames and anchors of the old steps are dropped: re-reduce before sharing a recording
+    only if you do not need them, or record again.
+    """
+    from recorder.reduce import Thresholds, reduce_events
+    from storage import Step
+
+    th = Thresholds(**{k: v for k, v in thresholds.items() if v is not None})
+    with open_db(db) as store:
+        rec = store.recording(ref)
+        reduced = reduce_events(store.events(rec.id), thresholds=th)
+        steps = [Step(step=i, action=r.action, t_start=r.t_start, t_end=r.t_end,
+                      events=(r.first, r.last) if r.first >= 0 else None)
+                 for i, r in enumerate(reduced, start=1)]
+        for st in steps:
+            click.echo(f"{st.step:4d} {st.t_start:8.3f}  {st.action.to_json()}")
+        if not dry_run:
+            store.replace_steps(rec.id, steps)
+            click.echo(f"recording {rec.id} {rec.name!r} now has {len(steps)} steps", err=True)
+    return EXIT_OK
+
+
+def _add_threshold_options() -> None:
+    from recorder.reduce import Thresholds
+
+    for f in fields(Thresholds):
+        option = click.Option([f"--{f.name.replace('_', '-')}"], type=float, default=None,
+                              help=f"threshold {f.name} (default {f.default})")
+        reduce.params.append(option)
+
+
+_add_threshold_options()
+
+
+def _check_writable(db: str) -> None:
+    if "://" in db:
+        return
+    path = os.path.abspath(db)
+    target = path if os.path.exists(path) else os.path.dirname(path)
+    if not os.access(target, os.W_OK):
+        raise UserError(f"cannot write {db}: permission denied; choose a writable place")
+
+
+def _size(db: str) -> int:
+    return sum(os.path.getsize(db + extra) for extra in ("", "-wal")
+               if os.path.exists(db + extra))

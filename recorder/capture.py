@@ -1,0 +1,187 @@
+"""Pointer and keyboard capture through the X RECORD extension (python-xlib, no pynput).
+
+RECORD hands us the server's own device events with the server's millisecond timestamps,
+keycodes and positions; pynput would add a translation layer and its own clock. The
+callback only translates and enqueues: everything else happens on other threads.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from deskreel.x11 import connect
+from storage.keys import keysym_name
+
+__all__ = ["InputCapture", "Keymap", "ClockSync"]
+
+_KINDS = {2: "key_down", 3: "key_up", 4: "button_down", 5: "button_up", 6: "motion"}
+_SHIFTS = ("Shift_L", "Shift_R")
+_LEVEL3 = ("ISO_Level3_Shift", "Mode_switch")
+
+
+class ClockSync:
+    """Maps server milliseconds to our monotonic clock: arrival minus the least latency seen."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self._clock = clock
+        self._offset: float | None = None
+        self._last_ms: int | None = None
+        self._wraps = 0
+
+    def local(self, server_ms: int) -> float:
+        if self._last_ms is not None and server_ms < self._last_ms - 2**31:
+            self._wraps += 1  # the 32-bit server clock wrapped (every 49.7 days)
+        self._last_ms = server_ms
+        server = (server_ms + self._wraps * 2**32) / 1000.0
+        offset = self._clock() - server
+        if self._offset is None or offset < self._offset:
+            self._offset = offset
+        return server + self._offset
+
+
+class Keymap:
+    """Keycode -> base keysym name and typed character, following shift, CapsLock and AltGr."""
+
+    def __init__(self, rows: dict[int, list[int]]):
+        self.rows = rows
+        self.held: set[str] = set()
+        self.caps = False
+
+    @classmethod
+    def read(cls, display: Any) -> Keymap:
+        first = display.display.info.min_keycode
+        count = display.display.info.max_keycode - first + 1
+        rows = display.get_keyboard_mapping(first, count)
+        return cls({first + i: list(row) for i, row in enumerate(rows)})
+
+    def translate(self, keycode: int, down: bool) -> tuple[str | None, str]:
+        """The key's base keysym name and the text it types now (\"\" for none)."""
+        syms = self.rows.get(keycode, [])
+        base = keysym_name(syms[0]) if syms and syms[0] else None
+        if base in ("Caps_Lock",) and down:
+            self.caps = not self.caps
+        if base is not None and (base in _SHIFTS or base in _LEVEL3):
+            (self.held.add if down else self.held.discard)(base)
+        return base, (self._char(syms) if down else "")
+
+    def _char(self, syms: list[int]) -> str:
+        shift = any(s in self.held for s in _SHIFTS)
+        level = 4 if any(s in self.held for s in _LEVEL3) else 0
+        keysym = _column(syms, level + (1 if shift else 0)) or _column(syms, level)
+        if self.caps and keysym and not level:
+            lower, upper = _column(syms, 0), _column(syms, 1)
+            if lower and upper and _char_of(lower).upper() == _char_of(upper):
+                keysym = upper if not shift else lower
+        return _char_of(keysym) if keysym else ""
+
+
+def _column(syms: list[int], index: int) -> int:
+    return syms[index] if len(syms) > index else 0
+
+
+def _char_of(keysym: int) -> str:
+    if 0x20 <= keysym <= 0x7E or 0xA0 <= keysym <= 0xFF:
+        return chr(keysym)
+    if keysym & 0xFF000000 == 0x01000000:
+        return chr(keysym & 0xFFFFFF)
+    return ""
+
+
+class InputCapture:
+    """A RECORD context on its own connections; events go to `out` as RawEvent field tuples.
+
+    Lifecycle as in pynput: start(), `ready` is set once recording runs, stop(), join();
+    an exception in the recording thread is re-raised by join().
+    """
+
+    def __init__(self, display_name: str | None, out: queue.SimpleQueue, *,
+                 clock: Callable[[], float] = time.monotonic):
+        self.out = out
+        self._name = display_name
+        self._sync = ClockSync(clock)
+        self.ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="deskreel-record", daemon=True)
+        # the control connection checks the extensions and reads the keymap
+        self._control = connect(display_name, extensions=("RECORD", "XTEST"))
+        self.keymap = Keymap.read(self._control)
+        self._context: Any = None
+
+    def start(self) -> InputCapture:
+        from Xlib import X
+        from Xlib.ext import record
+
+        self._data = connect(self._name)
+        self._context = self._control.record_create_context(0, [record.AllClients], [{
+            "core_requests": (0, 0), "core_replies": (0, 0),
+            "ext_requests": (0, 0, 0, 0), "ext_replies": (0, 0, 0, 0),
+            "delivered_events": (0, 0), "device_events": (X.KeyPress, X.MotionNotify),
+            "errors": (0, 0), "client_started": False, "client_died": False}])
+        self._control.sync()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._context is not None:
+            try:
+                self._control.record_disable_context(self._context)
+                self._control.sync()
+            except Exception:  # the server is gone: the recording thread ends by itself
+                pass
+
+    def join(self, timeout: float | None = 5.0) -> None:
+        self._thread.join(timeout)
+        if self._context is not None:
+            try:
+                self._control.record_free_context(self._context)
+                self._control.close()
+            except Exception:
+                pass
+            self._context = None
+        if self._error is not None:
+            raise self._error
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            self.ready.set()
+            self._data.record_enable_context(self._context, self._on_reply)
+        except BaseException as err:  # noqa: BLE001  handed to join()
+            self._error = err
+        finally:
+            try:
+                self._data.close()
+            except Exception:
+                pass
+
+    def _on_reply(self, reply: Any) -> None:
+        from Xlib.ext import record
+        from Xlib.protocol import rq
+
+        if reply.category != record.FromServer or reply.client_swapped or not reply.data:
+            return
+        data = reply.data
+        parse = rq.EventField(None).parse_binary_value
+        while data:
+            event, data = parse(data, self._data.display, None, None)
+            kind = _KINDS.get(event.type)
+            if kind is None:
+                continue
+            self.out.put(self._fields(self._sync.local(event.time), kind, event))
+
+    def _fields(self, t: float, kind: str, event: Any) -> tuple:
+        """RawEvent's fields, with t on our monotonic clock (the writer makes it relative)."""
+        x, y = event.root_x, event.root_y
+        if kind in ("key_down", "key_up"):
+            keysym, char = self.keymap.translate(event.detail, kind == "key_down")
+            return (t, kind, x, y, None, event.detail, keysym, char)
+        if kind == "motion":
+            return (t, kind, x, y, None, None, None, None)
+        return (t, kind, x, y, event.detail, None, None, None)
