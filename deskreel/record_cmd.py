@@ -48,10 +48,12 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
         stop = threading.Event()
         previous = {sig: signal.signal(sig, lambda *_: stop.set())
                     for sig in (signal.SIGINT, signal.SIGTERM)}
-        click.echo(f"deskreel: recording into {db} as {name!r}; stop with {stop_key} or "
-                   f"Ctrl-C, pause and resume with {pause_key}", err=True)
+        def started(name: str) -> None:
+            click.echo(f"deskreel: recording into {db} as {name!r}; stop with {stop_key} or "
+                       f"Ctrl-C, pause and resume with {pause_key}", err=True)
+
         try:
-            summary = recorder.run(stop.is_set)
+            summary = recorder.run(stop.is_set, on_start=started)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import os
 import select
 import shutil
@@ -31,7 +33,9 @@ class VirtualDisplay:
         dpi: int = 96,
         start_timeout: float = 10.0,
         stop_timeout: float = 5.0,
+        extensions: Sequence[str] = ("+extension", "RECORD", "+extension", "XTEST"),
     ) -> None:
+        self.extensions = list(extensions)  # e.g. ("-extension", "RECORD") for error tests
         self.width = width
         self.height = height
         self.dpi = dpi
@@ -113,7 +117,7 @@ class VirtualDisplay:
             "-screen", "0", f"{self.width}x{self.height}x24",
             "-dpi", str(self.dpi),
             "-noreset", "-nolisten", "tcp",
-            "+extension", "RECORD", "+extension", "XTEST",
+            *self.extensions,
             # Xvfb writes the display number here once it is ready for clients.
             "-displayfd", str(write_fd),
         ]

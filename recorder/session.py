@@ -86,7 +86,8 @@ class Recorder:
         self._last_end: float | None = None
         self.paused = False
 
-    def run(self, should_stop: Callable[[], bool]) -> RecordSummary:
+    def run(self, should_stop: Callable[[], bool], *,
+            on_start: Callable[[str], None] = lambda name: None) -> RecordSummary:
         """Record until the stop chord, `should_stop()`, or the X server going away."""
         conn = self.capture._control
         screen = conn.screen()
@@ -100,6 +101,7 @@ class Recorder:
         self.screen.start()
         self.capture.start()
         self.capture.ready.wait(5)
+        on_start(name)
         ended_by = "interrupt"
         try:
             ended_by = self._loop(should_stop)
@@ -172,11 +174,16 @@ class Recorder:
             self._chunk.held.discard((event.kind[:3], event.keycode or event.button or 0))
 
     def _toggle_pause(self) -> None:
+        """Pause or resume; paused time is cut out of the recording's timeline."""
         self.paused = not self.paused
         self._filter.paused = self.screen.paused = self.paused
         if self.paused:
+            self._paused_at = self._clock()
+            if self._chunk.events:  # what came before the pause is complete: store it now
+                self._finalize(self._paused_at, final=True)
             self.say(f"paused: nothing is recorded until {self.options.pause_key}")
         else:
+            self.t0 += self._clock() - self._paused_at
             self.say("recording again")
 
     def _commit(self) -> None:

@@ -155,3 +155,49 @@ def _matcher(predicate: Predicate) -> Callable[[Event], bool]:
         return predicate
     fields = dict(predicate)
     return lambda event: all(event.get(k) == v for k, v in fields.items())
+
+
+class Deskreel:
+    """A `deskreel` command running in the background against the test display."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], stderr_path: Path) -> None:
+        self.proc, self.stderr_path = proc, stderr_path
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    def wait_for_output(self, text: str, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.stderr:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"deskreel never printed {text!r}:\n{self.stderr}")
+            time.sleep(0.02)
+
+    def finish(self, timeout: float = 30.0) -> int:
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            pytest.fail(f"deskreel did not finish within {timeout}s:\n{self.stderr}")
+
+
+@pytest.fixture
+def run_deskreel(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., Deskreel]]:
+    """Factory: run_deskreel("record", db, ...) starts `python -m deskreel` on the test display."""
+    procs: list[Deskreel] = []
+
+    def start(*args: object) -> Deskreel:
+        stderr_path = tmp_path / f"deskreel{len(procs)}.stderr"
+        with stderr_path.open("wb") as stderr:
+            proc = subprocess.Popen([sys.executable, "-m", "deskreel", *map(str, args)],
+                                    env=xvfb.env(), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=stderr)
+        procs.append(Deskreel(proc, stderr_path))
+        return procs[-1]
+
+    yield start
+    for d in procs:
+        if d.proc.poll() is None:
+            d.proc.kill()
+            d.proc.wait()

@@ -1,0 +1,5 @@
+"""`python -m deskreel`: the same as the `deskreel` command."""
+
+from .cli import main
+
+main()
