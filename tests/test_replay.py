@@ -1,0 +1,200 @@
+"""The replayer on a real Xvfb: record-then-replay equality, every action, typing under two
+layouts, and aborts that leave nothing held."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from deskreel.x11 import connect
+from deskreel.xvfb import VirtualDisplay, set_keyboard_layout
+from storage import open_store
+from tests.person import Person
+from tests.test_record import record_session
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "samples" / "scripts"
+
+
+def deskreel(*args, env=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def held_state(display_name):
+    """Keycodes the server reports down, and the pointer's button mask."""
+    conn = connect(display_name)
+    try:
+        keymap = conn.query_keymap()
+        keys = [i * 8 + b for i, byte in enumerate(keymap) for b in range(8) if byte & (1 << b)]
+        mask = conn.screen().root.query_pointer().mask
+        return keys, mask & 0x1F00  # Button1Mask..Button5Mask
+    finally:
+        conn.close()
+
+
+def test_record_then_replay_gives_the_same_app_log(launch_app, run_deskreel, xvfb, tmp_path):
+    recorded_app = launch_app()
+    db = tmp_path / "rec.db"
+    record_session(recorded_app, run_deskreel, xvfb, db)
+    recorded_app.stop()
+    expected = recorded_app.comparable_events()
+
+    replayed_app = launch_app()
+    done = deskreel("replay", db, "--max-idle", "1", env=xvfb.env())
+    assert done.returncode == 0, done.stderr
+    time.sleep(0.5)
+    assert replayed_app.comparable_events() == expected
+    assert held_state(xvfb.display) == ([], 0)
+    with open_store(db, create=False) as store:
+        [run] = store.runs()
+        assert run.status == "passed" and run.steps_passed == len(store.steps(run.recording_id))
+
+
+def test_imported_script_with_every_action(sample_app, xvfb, tmp_path):
+    db = tmp_path / "script.db"
+    script = SCRIPTS / "sample-app-tour.json"
+    assert deskreel("import", script, db).returncode == 0
+    done = deskreel("replay", db, env=xvfb.env())
+    assert done.returncode == 0, done.stderr
+    assert "pointer at [" in done.stderr or "replay passed" in done.stderr
+    used = {json.loads(line)["action"] for line in deskreel("export", db).stdout.splitlines()}
+    from storage import ACTIONS
+
+    assert used == set(ACTIONS)
+    app = sample_app
+    app.wait_for({"event": "click", "widget": "button:OK"})
+    changes = [e["value"] for e in app.events("text_changed") if e["widget"] == "entry"]
+    assert changes[-1] == "Grüße, 東京! ~@#Hello, World 42!"
+    assert app.events("double_click") and app.events("triple_click")
+    assert app.events("right_click")[0]["modifiers"] == ["shift"]
+    scrolls = app.events("scroll")
+    assert [s["delta"] for s in scrolls] == [1] * 5 + [-1] * 2
+    ends = app.events("drag_end")
+    assert [e["item_pos"] for e in ends] == [[230, 90], [280, 110]]
+    text = [e["value"] for e in app.events("text_changed") if e["widget"] == "text"]
+    assert text[-1] == "line one\nline two"
+    assert app.events("shortcut")[-1]["name"] == "save"
+    assert held_state(xvfb.display) == ([], 0)
+
+
+@pytest.mark.parametrize("layout", ["us", "de"])
+def test_typing_under_layouts(layout, tmp_path):
+    text = "Grüße, 東京! ~@#"
+    with VirtualDisplay() as display:
+        set_keyboard_layout(display.display, layout)
+        log = tmp_path / "app.jsonl"
+        app = subprocess.Popen([sys.executable, "samples/app.py", "--log", log],
+                               env=display.env(), cwd=Path(__file__).parent.parent)
+        try:
+            deadline = time.monotonic() + 15
+            while not log.exists() or not log.read_text():
+                assert time.monotonic() < deadline, "sample app never got ready"
+                time.sleep(0.05)
+            ready = json.loads(log.read_text().splitlines()[0])
+            x, y, w, h = ready["widgets"]["entry"]
+            conn = connect(display.display)
+            before = conn.get_keyboard_mapping(8, 248)
+            script = tmp_path / "typing.json"
+            script.write_text(json.dumps([
+                {"action": "left_click", "coordinate": [x + w // 2, y + h // 2]},
+                {"action": "type", "text": text}]))
+            db = tmp_path / "typing.db"
+            assert deskreel("import", script, db).returncode == 0
+            done = deskreel("replay", db, env=display.env())
+            assert done.returncode == 0, done.stderr
+            time.sleep(0.3)
+            values = [json.loads(line).get("value") for line in log.read_text().splitlines()]
+            assert [v for v in values if v][-1] == text
+            assert [list(r) for r in conn.get_keyboard_mapping(8, 248)] == \
+                [list(r) for r in before], "the keymap was not restored"
+            conn.close()
+        finally:
+            app.terminate()
+            app.wait()
+
+
+def long_script(tmp_path, name):
+    script = tmp_path / f"{name}.json"
+    script.write_text(json.dumps([
+        {"action": "left_mouse_down", "coordinate": [600, 500]},
+        {"action": "key", "text": "shift", "duration": 30},
+        {"action": "left_mouse_up", "coordinate": [600, 500]},
+    ]))
+    db = tmp_path / f"{name}.db"
+    assert deskreel("import", script, db).returncode == 0
+    return db
+
+
+def start_replay(xvfb, db):
+    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "replay", db],
+                            env=xvfb.env(), stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 15
+    while held_state(xvfb.display)[1] == 0 or not held_state(xvfb.display)[0]:
+        assert time.monotonic() < deadline and proc.poll() is None, "replay never held keys"
+        time.sleep(0.05)
+    return proc
+
+
+def test_abort_by_sigint_releases_everything(xvfb, tmp_path):
+    proc = start_replay(xvfb, long_script(tmp_path, "sigint"))
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(10) == 130
+    assert "aborted: SIGINT" in proc.stderr.read()
+    assert held_state(xvfb.display) == ([], 0)
+
+
+def test_abort_by_sigterm_releases_everything(xvfb, tmp_path):
+    proc = start_replay(xvfb, long_script(tmp_path, "sigterm"))
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(10) == 130
+    assert held_state(xvfb.display) == ([], 0)
+
+
+def test_abort_by_chord_releases_everything(xvfb, tmp_path):
+    proc = start_replay(xvfb, long_script(tmp_path, "chord"))
+    person = Person(xvfb.display)
+    try:
+        person.press("ctrl+alt+Escape")
+    finally:
+        person.close()
+    assert proc.wait(10) == 130
+    assert "abort key ctrl+alt+Escape pressed" in proc.stderr.read()
+    assert held_state(xvfb.display) == ([], 0)
+
+
+def test_abort_by_pointer_in_corner(xvfb, tmp_path):
+    proc = start_replay(xvfb, long_script(tmp_path, "corner"))
+    person = Person(xvfb.display)
+    try:
+        person.move_to(0, 0, seconds=0.1)
+    finally:
+        person.close()
+    assert proc.wait(10) == 130
+    assert "pointer thrown into the corner" in proc.stderr.read()
+    assert held_state(xvfb.display) == ([], 0)
+
+
+def test_release_all_after_a_killed_replay(xvfb, tmp_path):
+    proc = start_replay(xvfb, long_script(tmp_path, "killed"))
+    proc.kill()
+    proc.wait()
+    keys, buttons = held_state(xvfb.display)
+    assert keys and buttons, "SIGKILL should leave the shift key and button 1 held"
+    done = deskreel("release-all", env=xvfb.env())
+    assert done.returncode == 0 and "released" in done.stderr
+    assert held_state(xvfb.display) == ([], 0)
+
+
+def test_dry_run_needs_no_display(tmp_path):
+    import os
+
+    db = tmp_path / "dry.db"
+    assert deskreel("import", SCRIPTS / "every-action.json", db).returncode == 0
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    done = deskreel("replay", db, "--dry-run", "--speed", "2", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "would run at" in done.stderr

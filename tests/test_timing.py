@@ -1,0 +1,28 @@
+"""The replay timing chain (pure)."""
+
+import pytest
+
+from replayer.timing import absolute, at_speed, cap_idle, deadlines, gaps
+
+
+def test_each_link():
+    assert list(gaps([1.0, 1.5, 4.0, 4.0])) == [0.0, 0.5, 2.5, 0.0]
+    assert list(cap_idle([0.5, 2.5, 10], 1.0)) == [0.5, 1.0, 1.0]
+    assert list(cap_idle([0.5, 2.5], None)) == [0.5, 2.5]
+    assert list(at_speed([1.0, 3.0], 2.0)) == [0.5, 1.5]
+    assert list(absolute([0.0, 0.5, 1.5], 100.0)) == [100.0, 100.5, 102.0]
+    with pytest.raises(ValueError):
+        list(at_speed([1.0], 0))
+
+
+def test_deadlines_are_absolute_and_do_not_drift():
+    times = [i * 0.1 for i in range(10_000)]
+    due = deadlines(times, start=50.0)
+    assert due[0] == 50.0
+    assert abs(due[-1] - (50.0 + 999.9)) < 1e-6
+    fast = deadlines([0, 1, 2, 10], start=0, speed=2, max_idle=3)
+    assert fast == [0.0, 0.5, 1.0, 2.5]
+
+
+def test_recorded_times_out_of_order_never_go_back():
+    assert deadlines([0, 2, 1, 3], start=0) == [0, 2, 2, 4]
