@@ -97,7 +97,7 @@ def _run_steps(steps: list[Step], injector: Injector, switch: AbortSwitch,
     due = deadlines([s.t_start for s in steps], start=start, speed=options.speed,
                     max_idle=options.max_idle)
     for index, (step, deadline) in enumerate(zip(steps, due)):
-        switch.pause(deadline - clock())
+        switch.pause_until(deadline, clock)
         began = clock()
         progress.step(index + 1, step, "running")
         try:

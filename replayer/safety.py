@@ -8,6 +8,7 @@ from __future__ import annotations
 import select
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -20,6 +21,7 @@ __all__ = ["DEFAULT_ABORT_KEY", "AbortSwitch", "AbortWatcher", "on_signals"]
 
 DEFAULT_ABORT_KEY = "ctrl+alt+Escape"
 CORNER_MARGIN = 2  # px from the screen edge that count as "in the corner"
+SPIN = 0.002  # s before a deadline when a replay stops sleeping and spins
 
 _MODIFIER_MASKS = {"Control_L": "ControlMask", "Control_R": "ControlMask",
                    "Shift_L": "ShiftMask", "Shift_R": "ShiftMask", "Alt_L": "Mod1Mask",
@@ -47,6 +49,17 @@ class AbortSwitch:
         """Sleep `seconds`, raising Interrupted at once if the switch is (or gets) tripped."""
         if self._event.wait(max(0.0, seconds)) if seconds > 0 else self._event.is_set():
             raise Interrupted(f"replay aborted: {self.reason}")
+
+    def pause_until(self, deadline: float, clock: Callable[[], float]) -> None:
+        """Sleep until `deadline` on `clock`: a timed wait, then a short spin for the last
+        stretch, because timed waits wake up to a millisecond late."""
+        remaining = deadline - clock()
+        if remaining > SPIN:
+            self.pause(remaining - SPIN)
+        while clock() < deadline:
+            if self._event.is_set():
+                self.pause(0)
+            time.sleep(0)
 
 
 @contextmanager
