@@ -115,9 +115,10 @@ def burst(display: str, rate: int, seconds: float) -> None:
         store.close()
     stored = {"key": sum(e.kind.startswith("key") for e in events),
               "button": sum(e.kind.startswith("button") for e in events)}
+    off = abs(stored["key"] - sent["key"]) + abs(stored["button"] - sent["button"])
     print(f"burst: sent {sum(sent.values())} events at {achieved:.0f}/s for {seconds:g} s; "
           f"stored key {stored['key']}/{sent['key']}, button {stored['button']}/{sent['button']}"
-          f" -> lost or duplicated: {abs(stored['key'] - sent['key']) + abs(stored['button'] - sent['button'])}")
+          f" -> lost or duplicated: {off}")
     us = sorted(x * 1e6 for x in per_event)
     print(f"callback time per event: median {statistics.median(us):.1f} us, "
           f"p99 {us[int(len(us) * 0.99) - 1]:.1f} us (target <= 50 us median)")

@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from deskreel.x11 import connect  # noqa: E402
-from deskreel.xvfb import VirtualDisplay  # noqa: E402
-from recorder.capture import InputCapture  # noqa: E402
-from replayer import AbortSwitch, Injector, execute  # noqa: E402
-from replayer.timing import deadlines  # noqa: E402
-from storage import Action  # noqa: E402
+from deskreel.x11 import connect
+from deskreel.xvfb import VirtualDisplay
+from recorder.capture import InputCapture
+from replayer import AbortSwitch, Injector, execute
+from replayer.timing import deadlines
+from storage import Action
 
 
 def observe(display: str, ready, stop, out) -> None:

@@ -153,7 +153,7 @@ class InputCapture:
         try:
             self.ready.set()
             self._data.record_enable_context(self._context, self._on_reply)
-        except BaseException as err:  # noqa: BLE001  handed to join()
+        except BaseException as err:
             self._error = err
         finally:
             try:

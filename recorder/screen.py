@@ -154,7 +154,7 @@ class ScreenCapture:
                     self._loop(conn, grabber)
             else:
                 self._loop(conn, None)
-        except BaseException as err:  # noqa: BLE001  the recorder reports it and stops
+        except BaseException as err:
             self.error = err
         finally:
             conn.close()

@@ -110,7 +110,7 @@ class Recorder:
             self.screen.stop()
             try:
                 self.capture.join()
-            except Exception as err:  # noqa: BLE001  reported, the recording is kept
+            except Exception as err:
                 self.say(f"X connection ended: {err}")
             self._drain()
             self._write_tail()
@@ -319,7 +319,7 @@ def _xkb_layout(conn: Any) -> str | None:
     try:
         prop = conn.screen().root.get_full_property(conn.intern_atom("_XKB_RULES_NAMES"),
                                                      X.AnyPropertyType)
-    except Exception:  # noqa: BLE001  no XKB: the layout stays unknown
+    except Exception:
         return None
     if prop is None:
         return None

@@ -144,10 +144,10 @@ class Injector:
         self._where: dict[int, tuple[int, tuple[str, ...]]] = {}
         for level, mods in _LEVELS:
             for keycode, syms in self._map.items():
-                if len(syms) > level and syms[level] and syms[level] not in self._where:
-                    # a level is reachable only if its modifier keys are on the map
-                    if all(keysym_of(m) in self._where for m in mods):
-                        self._where[syms[level]] = (keycode, mods)
+                # a level is reachable only if its modifier keys are on the map
+                if len(syms) > level and syms[level] and syms[level] not in self._where \
+                        and all(keysym_of(m) in self._where for m in mods):
+                    self._where[syms[level]] = (keycode, mods)
 
     def _modifier_code(self, name: str) -> int:
         keycode, _mods = self._locate(keysym_of(name))

@@ -3,7 +3,6 @@
 
 import signal
 
-import pytest
 
 from storage import open_store
 from tests.person import Person
@@ -80,7 +79,8 @@ def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_
     waits = [g.pop("duration") for g in got if g["action"] == "wait"]
     assert got == expected_actions(app)
     assert len(waits) == 1 and 2.5 <= waits[0] <= 3.5
-    assert rec.screen == (1280, 800) and rec.keyboard_layout and rec.keyboard_layout.startswith("us")
+    assert rec.screen == (1280, 800)
+    assert rec.keyboard_layout and rec.keyboard_layout.startswith("us")
     for step in steps:
         assert step.window_title == "deskreel sample", step
         if step.action.action == "wait":

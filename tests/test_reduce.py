@@ -441,7 +441,7 @@ def test_output_is_sorted_and_spans_are_consistent() -> None:
 
 
 def test_defaults() -> None:
-    assert DEFAULT_THRESHOLDS == Thresholds(
+    assert Thresholds(
         drag_distance=5, multi_click_time=0.5, multi_click_distance=5, key_hold=0.5,
         type_pause=1.5, hover_time=1.0, scroll_gap=0.5, scroll_distance=10, idle=2.0,
-        long_press=1.0, repeat_gap=0.02)
+        long_press=1.0, repeat_gap=0.02) == DEFAULT_THRESHOLDS

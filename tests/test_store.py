@@ -144,9 +144,8 @@ def test_truncated_database(db):
     db.write_bytes(data[:len(data) // 3])
     for extra in ("-wal", "-shm"):
         (db.parent / (db.name + extra)).unlink(missing_ok=True)
-    with pytest.raises(StorageError):
-        with open_store(db) as store:
-            store.recordings()
+    with pytest.raises(StorageError), open_store(db) as store:
+        store.recordings()
 
 
 def test_missing_file_without_create(db):
