@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from .cli import run as deskreel
+from .grab import Grabber
 from .xvfb import VirtualDisplay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,12 +71,8 @@ def _wait_ready(log: Path, timeout: float = 15.0) -> None:
 
 
 def _screenshot(display: str, path: Path) -> None:
-    import mss
-    import mss.tools
-
-    with mss.MSS(display=display) as grabber:
-        shot = grabber.grab(grabber.monitors[1])
-        mss.tools.to_png(shot.rgb, shot.size, output=str(path))
+    with Grabber(display) as grabber:
+        grabber.save_png(str(path))
 
 
 def _write_report(db: Path, app_log: Path, out: Path) -> None:

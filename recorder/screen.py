@@ -143,20 +143,18 @@ class ScreenCapture:
         self._thread.join(timeout=5)
 
     def _run(self) -> None:
+        from deskreel.grab import Grabber
         from deskreel.x11 import connect
 
         conn = connect(self._name)
+        grabber = Grabber(self._name) if self.frames else None
         try:
-            if self.frames:
-                import mss
-
-                with mss.MSS(display=self._name) as grabber:
-                    self._loop(conn, grabber)
-            else:
-                self._loop(conn, None)
-        except BaseException as err:
+            self._loop(conn, grabber)
+        except BaseException as err:  # the recorder reports it and stops
             self.error = err
         finally:
+            if grabber is not None:
+                grabber.close()
             conn.close()
 
     def _loop(self, conn: Any, grabber: Any) -> None:
@@ -168,9 +166,8 @@ class ScreenCapture:
             self.timeline.note_window(info)
             self._on_window(info)
             if grabber is not None and not self.paused:
-                shot = grabber.grab(grabber.monitors[1])
-                raw = shot.raw if hasattr(shot, "raw") else shot.bgra
-                self.timeline.add(now, zlib.crc32(raw), shot.width, shot.height, bytes(raw))
+                raw, width, height = grabber.raw()
+                self.timeline.add(now, zlib.crc32(raw), width, height, raw)
             due += period
             self._stop.wait(max(0.0, due - self._clock()))
             if self._clock() - due > period:

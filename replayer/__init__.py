@@ -1,5 +1,6 @@
 """deskreel's replayer: recordings back through XTest, on time and safely."""
 
+from .anchoring import AnchorOptions, Locator
 from .execute import Gestures, execute
 from .progress import Progress
 from .replay import ReplayOptions, ReplayOutcome, replay, select_steps
@@ -7,6 +8,6 @@ from .safety import DEFAULT_ABORT_KEY, AbortSwitch
 from .timing import deadlines
 from .xinput import Injector, release_held
 
-__all__ = ["DEFAULT_ABORT_KEY", "AbortSwitch", "Gestures", "Injector", "Progress",
-           "ReplayOptions", "ReplayOutcome", "deadlines", "execute", "release_held", "replay",
-           "select_steps"]
+__all__ = ["DEFAULT_ABORT_KEY", "AbortSwitch", "AnchorOptions", "Gestures", "Injector",
+           "Locator", "Progress", "ReplayOptions", "ReplayOutcome", "deadlines", "execute",
+           "release_held", "replay", "select_steps"]

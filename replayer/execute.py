@@ -6,6 +6,8 @@ multi-click time and a drag must give the application motion to follow, at any s
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,7 +15,9 @@ from storage import Action
 
 from .xinput import Injector
 
-__all__ = ["Gestures", "execute", "BUTTONS", "WHEEL"]
+__all__ = ["BUTTONS", "WHEEL", "Gestures", "execute", "expand_env", "missing_env"]
+
+ENV_PLACEHOLDER = re.compile(r"\{\{env:([A-Za-z_][A-Za-z0-9_]*)\}\}")
 
 BUTTONS = {"left_click": 1, "middle_click": 2, "right_click": 3, "double_click": 1,
            "triple_click": 1}
@@ -35,9 +39,9 @@ class Gestures:
 
 
 def execute(action: Action, injector: Injector, *, gestures: Gestures = Gestures(),
-            target: tuple[int, int] | None = None,
+            target: tuple[int, int] | None = None, scale: float = 1.0,
             log: Callable[[str], None] = lambda message: None) -> str:
-    """Perform `action`; `target` overrides its coordinate (after re-anchoring). Returns a note."""
+    """Perform `action`; `target` (and `scale`) come from re-anchoring. Returns a note."""
     kind = action.action
     point = target or action.target
     if kind in BUTTONS:
@@ -48,7 +52,7 @@ def execute(action: Action, injector: Injector, *, gestures: Gestures = Gestures
                     injector.pause(gestures.multi_click_gap)
                 _click(injector, BUTTONS[kind], gestures)
     elif kind == "left_click_drag":
-        _drag(injector, action, point, gestures)
+        _drag(injector, action, point, gestures, scale)
     elif kind == "mouse_move":
         injector.move(*point)
     elif kind in ("left_mouse_down", "left_mouse_up"):
@@ -69,13 +73,23 @@ def execute(action: Action, injector: Injector, *, gestures: Gestures = Gestures
         finally:
             injector.let_go(held)
     elif kind == "type":
-        injector.type_text(action.text or "", interval=gestures.typing_interval)
+        injector.type_text(expand_env(action.text or ""), interval=gestures.typing_interval)
     elif kind == "cursor_position":
         x, y = injector.pointer()
         log(f"pointer at [{x}, {y}]")
         return f"pointer at [{x}, {y}]"
     # wait: its time is in the schedule; screenshot: a checkpoint, checked by --verify
     return ""
+
+
+def expand_env(text: str) -> str:
+    """`{{env:NAME}}` becomes $NAME's value, at the moment of typing and nowhere else."""
+    return ENV_PLACEHOLDER.sub(lambda m: os.environ[m.group(1)], text)
+
+
+def missing_env(text: str) -> list[str]:
+    """Names of `{{env:NAME}}` variables in `text` that are not set."""
+    return [name for name in ENV_PLACEHOLDER.findall(text) if name not in os.environ]
 
 
 class _modifiers:
@@ -107,10 +121,11 @@ def _click(injector: Injector, button: int, gestures: Gestures, *, hold: float |
 
 
 def _drag(injector: Injector, action: Action, start: tuple[int, int] | None,
-          gestures: Gestures) -> None:
+          gestures: Gestures, scale: float) -> None:
+    """The end moves with the start: same vector, scaled with the anchor's scale."""
     assert start is not None and action.start_coordinate and action.coordinate
-    dx = action.coordinate[0] - action.start_coordinate[0]
-    dy = action.coordinate[1] - action.start_coordinate[1]
+    dx = round((action.coordinate[0] - action.start_coordinate[0]) * scale)
+    dy = round((action.coordinate[1] - action.start_coordinate[1]) * scale)
     with _modifiers(injector, action.with_key):
         _move(injector, start, gestures)
         injector.button_down(1)

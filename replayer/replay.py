@@ -1,4 +1,4 @@
-"""Replay a recording: every step on its deadline, through XTest, and safely.
+"""Replay a recording: every step on its deadline, on its re-anchored target, safely.
 
 Whatever ends a replay (the last step, a failed step, an exception, SIGINT, SIGTERM, the
 abort chord, a pointer thrown into a corner), every key and button it pressed is released
@@ -10,18 +10,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
-from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted
-from deskreel.x11 import connect
+from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted, UserError
+from deskreel.x11 import connect, display_name
 from storage import Recording, Step, StepResult, Store
 
-from .execute import Gestures, execute
+from .anchoring import AnchorOptions, Finding, Locator
+from .ask import ask
+from .execute import Gestures, execute, missing_env
 from .progress import Progress
 from .safety import DEFAULT_ABORT_KEY, AbortSwitch, AbortWatcher, on_signals
 from .timing import deadlines
 from .xinput import Injector, release_held
 
-__all__ = ["ReplayOptions", "ReplayOutcome", "replay", "select_steps"]
+__all__ = ["ON_MISSING", "ReplayOptions", "ReplayOutcome", "replay", "select_steps"]
+
+ON_MISSING = ("abort", "skip", "ask")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +37,9 @@ class ReplayOptions:
     max_idle: float | None = None  # cap on any gap between steps (s)
     dry_run: bool = False
     anchor: bool = True
+    anchoring: AnchorOptions = field(default_factory=AnchorOptions)
+    on_missing: str = "abort"  # abort, skip or ask when a target is not found
+    report_dir: Path | None = None  # where the crops of targets not found go
     abort_key: str | None = DEFAULT_ABORT_KEY
     corners: bool = True
     gestures: Gestures = field(default_factory=Gestures)
@@ -58,65 +66,139 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
            clock: Callable[[], float] = time.monotonic) -> ReplayOutcome:
     """Replay `recording` on `display` ($DISPLAY by default) and store the run's results."""
     steps = select_steps(store.steps(recording.id), options)
+    _check_env(steps)
     progress = progress or Progress(total=len(steps))
     if options.dry_run:
         return _dry_run(steps, options, progress)
-    switch = AbortSwitch()
-    conn = connect(display, extensions=("XTEST",))
+    name = display_name(display)
+    conn = connect(name, extensions=("XTEST",))
     run_id = store.start_run(recording.id, mode="replay", options=_options_json(options))
-    results: list[StepResult] = []
-    status, message = "passed", ""
+    run = _Run(steps, options, progress, clock)
     injector: Injector | None = None
     try:
         release_held(conn)  # keys or buttons a killed process left down
-        injector = Injector(conn, pause=switch.pause)
-        watcher = AbortWatcher(display, switch, chord=options.abort_key,
+        injector = Injector(conn, pause=run.switch.pause)
+        run.locator = Locator(name, options=options.anchoring, pause=run.switch.pause,
+                              clock=clock) if options.anchor else None
+        watcher = AbortWatcher(name, run.switch, chord=options.abort_key,
                                corners=options.corners, injected=lambda: injector.last_move)
-        with on_signals(switch), watcher:
+        with on_signals(run.switch), watcher:
             if watcher.warning:
                 progress.note(watcher.warning)
-            status, message = _run_steps(steps, injector, switch, options, progress, results,
-                                         clock)
+            run.steps_through(injector)
     except Interrupted as err:
-        status, message = "aborted", str(err)
+        run.status, run.message = "aborted", str(err)
     finally:
         if injector is not None:
             injector.close()
+        if run.locator is not None:
+            run.locator.close()
         conn.close()
-        store.add_step_results(run_id, results)
-        store.finish_run(run_id, status)
-    progress.done(status, message)
-    code = {"passed": EXIT_OK, "failed": EXIT_FAILED, "aborted": EXIT_INTERRUPTED}[status]
-    return ReplayOutcome(run_id, status, results, code, message)
+        store.add_step_results(run_id, run.results)
+        store.finish_run(run_id, run.status)
+    progress.done(run.status, run.message)
+    code = {"passed": EXIT_OK, "failed": EXIT_FAILED, "aborted": EXIT_INTERRUPTED}[run.status]
+    return ReplayOutcome(run_id, run.status, run.results, code, run.message)
 
 
-def _run_steps(steps: list[Step], injector: Injector, switch: AbortSwitch,
-               options: ReplayOptions, progress: Progress, results: list[StepResult],
-               clock: Callable[[], float]) -> tuple[str, str]:
-    start = clock()
-    due = deadlines([s.t_start for s in steps], start=start, speed=options.speed,
-                    max_idle=options.max_idle)
-    for index, (step, deadline) in enumerate(zip(steps, due)):
-        switch.pause_until(deadline, clock)
-        began = clock()
-        progress.step(index + 1, step, "running")
+class _Run:
+    """The state of one replay: its schedule, results and verdict."""
+
+    def __init__(self, steps: list[Step], options: ReplayOptions, progress: Progress,
+                 clock: Callable[[], float]):
+        self.steps, self.options, self.progress, self.clock = steps, options, progress, clock
+        self.switch = AbortSwitch()
+        self.locator: Locator | None = None
+        self.results: list[StepResult] = []
+        self.status, self.message = "passed", ""
+        self.delay = 0.0  # s the schedule moved because targets took time to appear
+
+    def steps_through(self, injector: Injector) -> None:
+        self.injector = injector
+        self.start = self.clock()
+        due = deadlines([s.t_start for s in self.steps], start=self.start,
+                        speed=self.options.speed, max_idle=self.options.max_idle)
+        for index, (step, deadline) in enumerate(zip(self.steps, due)):
+            self.switch.pause_until(deadline + self.delay, self.clock)
+            self.progress.step(index + 1, step, "running")
+            result = self._one(step, deadline + self.delay)
+            self.results.append(result)
+            self.progress.step(index + 1, step, "ok" if result.status == "passed"
+                               else result.status)
+            if result.status == "failed":
+                self.status, self.message = "failed", result.message
+                return
+
+    def _one(self, step: Step, deadline: float) -> StepResult:
+        began = self.clock()
+        finding = self._find(step)
+        timing = {"late_ms": round((began - deadline) * 1000, 3)}
+        if finding is not None and not finding.found:
+            return self._missing(step, finding, began, timing)
+        target = finding.located.point if finding else None
+        scale = finding.located.scale if finding else 1.0
         try:
-            note = execute(step.action, injector, gestures=options.gestures)
+            note = execute(step.action, self.injector, gestures=self.options.gestures,
+                           target=target, scale=scale)
         except Interrupted:
-            results.append(StepResult(step=step.step, status="aborted", message=switch.reason,
-                                      t_start=began - start, t_end=clock() - start))
+            self.results.append(self._result(step, "aborted", self.switch.reason, began,
+                                             finding, timing))
             raise
         except Exception as err:  # an X error: this step failed, the replay stops
-            message = f"step {step.step} ({step.action.action}) failed: {err}"
-            results.append(StepResult(step=step.step, status="failed", message=message,
-                                      t_start=began - start, t_end=clock() - start))
-            progress.step(index + 1, step, "failed")
-            return "failed", message
-        results.append(StepResult(step=step.step, status="passed", message=note,
-                                  t_start=began - start, t_end=clock() - start,
-                                  details={"late_ms": round((began - deadline) * 1000, 3)}))
-        progress.step(index + 1, step, "ok")
-    return "passed", ""
+            return self._result(step, "failed", f"step {step.step} ({step.action.action}) "
+                                f"failed: {err}", began, finding, timing)
+        return self._result(step, "passed", note, began, finding, timing)
+
+    def _find(self, step: Step) -> Finding | None:
+        if self.locator is None:
+            return None
+        finding = self.locator.find(step)
+        if finding is not None and finding.attempts > 1:
+            self.delay += finding.waited  # the rest of the schedule waits with this step
+        return finding
+
+    def _missing(self, step: Step, finding: Finding, began: float, timing: dict
+                 ) -> StepResult:
+        """No input for this step; then abort (exit 1), skip, or ask the person."""
+        threshold = self.options.anchoring.threshold
+        message = finding.message(step, threshold)
+        if self.options.report_dir is not None and self.locator is not None:
+            saved = self.locator.save_crops(step, finding, self.options.report_dir)
+            message += f" (crops in {saved[0].parent})"
+        choice = self.options.on_missing
+        if choice == "ask":
+            self.progress.note(message)
+            choice = ask(f"step {step.step}: target not found. Skip it or abort the replay?",
+                         ["skip", "abort", "retry"], recommended="abort", headless="abort")
+            if choice == "retry":
+                return self._one(step, self.clock())
+        status = "skipped" if choice == "skip" else "failed"
+        if status == "skipped":
+            self.progress.note(message + ": skipped")
+        return self._result(step, status, message, began, finding, timing)
+
+    def _result(self, step: Step, status: str, message: str, began: float,
+                finding: Finding | None, details: dict) -> StepResult:
+        loc = finding.located if finding else None
+        extra = dict(details)
+        if finding is not None:
+            extra.update(locate_ms=round(finding.waited * 1000, 1), attempts=finding.attempts,
+                         searched=finding.located.searched)
+        return StepResult(step=step.step, status=status, message=message,
+                          t_start=began - self.start, t_end=self.clock() - self.start,
+                          score=loc.score if loc else None, margin=loc.margin if loc else None,
+                          scale=loc.scale if loc else None,
+                          shift=finding.shift if finding else None, details=extra)
+
+
+def _check_env(steps: list[Step]) -> None:
+    """Refuse before any input when a `{{env:NAME}}` in a type step is not set."""
+    for step in steps:
+        if step.action.action == "type":
+            missing = missing_env(step.action.text or "")
+            if missing:
+                raise UserError(f"step {step.step} (type) types {{{{env:{missing[0]}}}}} but "
+                                f"${missing[0]} is not set: export it before replaying")
 
 
 def _dry_run(steps: list[Step], options: ReplayOptions, progress: Progress) -> ReplayOutcome:
@@ -133,5 +215,5 @@ def _dry_run(steps: list[Step], options: ReplayOptions, progress: Progress) -> R
 
 def _options_json(options: ReplayOptions) -> dict:
     data = asdict(options)
-    data["gestures"] = asdict(options.gestures)
+    data["report_dir"] = str(options.report_dir) if options.report_dir else None
     return data

@@ -1,5 +1,6 @@
 """deskreel's storage: the action vocabulary, the values of a recording, and the store."""
 
+from .edit import EditError, EditSummary, RecordingEdit, edit_recording
 from .keys import Chord, KeyNameError, parse_chord
 from .schema import SCHEMA_VERSION
 from .script import ScriptError, ScriptStep, parse_script, script_lines
@@ -8,6 +9,7 @@ from .values import Anchor, RawEvent, Recording, Run, Step, StepResult
 from .vocabulary import ACTIONS, CLICKS, POINTER_ACTIONS, Action, ActionError
 
 __all__ = [
+    "EditError", "EditSummary", "RecordingEdit", "edit_recording",
     "ACTIONS", "CLICKS", "POINTER_ACTIONS", "SCHEMA_VERSION", "Action", "ActionError", "Anchor",
     "Chord", "KeyNameError", "NotFoundError", "RawEvent", "Recording", "Run", "ScriptError",
     "ScriptStep", "Step", "StepResult", "StorageError", "Store", "open_store", "parse_chord",

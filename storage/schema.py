@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, ForeignKeyConstraint,
                         Integer, LargeBinary, MetaData, String, Table, Text)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 metadata = MetaData()
 
@@ -91,6 +91,18 @@ actions = Table(
     Column("anchor_id", Integer, ForeignKey("anchors.id", ondelete="SET NULL")),
     Column("window_class", String(200)),
     Column("window_title", Text),
+)
+
+masks = Table(  # schema 2: regions that verification ignores (a clock, a blinking cursor)
+    "masks", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("recording_id", Integer, ForeignKey("recordings.id", ondelete="CASCADE"),
+           nullable=False, index=True),
+    Column("step", Integer),  # None: every step of the recording
+    Column("x", Integer, nullable=False),
+    Column("y", Integer, nullable=False),
+    Column("w", Integer, nullable=False),
+    Column("h", Integer, nullable=False),
 )
 
 runs = Table(

@@ -220,6 +220,27 @@ class Store:
             rows = conn.execute(query).mappings().all()
         return [_step(row) for row in rows]
 
+    # -- masks ------------------------------------------------------------------------
+
+    def add_mask(self, recording_id: int, box: tuple[int, int, int, int], *,
+                 step: int | None = None) -> None:
+        """A region that verification ignores: for one step, or (step None) for all."""
+        x, y, w, h = box
+        with self.engine.begin() as conn:
+            conn.execute(s.masks.insert().values(recording_id=recording_id, step=step, x=x,
+                                                 y=y, w=w, h=h))
+
+    def masks(self, recording_id: int) -> dict[int | None, list[tuple[int, int, int, int]]]:
+        """Masks by step number (None: the recording-wide ones)."""
+        m = s.masks.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(m.step, m.x, m.y, m.w, m.h)
+                                .where(m.recording_id == recording_id).order_by(m.id)).all()
+        out: dict[int | None, list[tuple[int, int, int, int]]] = {}
+        for step, x, y, w, h in rows:
+            out.setdefault(step, []).append((x, y, w, h))
+        return out
+
     # -- runs -------------------------------------------------------------------------
 
     def start_run(self, recording_id: int, *, mode: str, options: dict[str, Any]) -> int:

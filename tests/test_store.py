@@ -39,7 +39,7 @@ def test_new_file_is_private_and_in_wal_mode(db):
     assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     version = con.execute("select value from deskreel_meta where key='schema_version'")
     assert int(version.fetchone()[0]) == SCHEMA_VERSION
-    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0001"
+    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0002"
 
 
 def test_round_trip(db):
@@ -118,7 +118,7 @@ def test_newer_schema_is_refused(db):
     con.commit()
     con.close()
     with pytest.raises(StorageError, match=r"schema version 99, newer than this deskreel "
-                                           r"understands \(1\): upgrade deskreel"):
+                                           r"understands \(2\): upgrade deskreel"):
         open_store(db)
 
 
@@ -157,3 +157,24 @@ def test_missing_file_without_create(db):
 def test_directory_missing(tmp_path):
     with pytest.raises(StorageError, match="directory .* does not exist"):
         open_store(tmp_path / "nope" / "rec.db")
+
+
+def test_version_1_file_is_migrated(db):
+    with open_store(db) as store:
+        rec = store.create_recording("old", source="script")
+        store.add_steps(rec, make_steps())
+    con = sqlite3.connect(db)
+    con.executescript("""
+        drop table masks;
+        update deskreel_meta set value = '1' where key = 'schema_version';
+        update alembic_version set version_num = '0001';
+    """)
+    con.close()
+    with open_store(db) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 2
+        assert store.steps(rec) == make_steps()
+        store.add_mask(rec, (1, 2, 3, 4), step=2)
+        store.add_mask(rec, (0, 0, 10, 10))
+        assert store.masks(rec) == {2: [(1, 2, 3, 4)], None: [(0, 0, 10, 10)]}
+    con = sqlite3.connect(db)
+    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0002"

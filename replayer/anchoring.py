@@ -1,0 +1,118 @@
+"""Re-anchoring: find a step's target on today's screen before acting on it, or refuse.
+
+Each pointer step that has an anchor is looked for in a fresh grab (deskreel.matching does
+the search: a window around the recorded place, a coarse full-screen pass, then scales).
+A target that is not there yet is looked for again until the timeout, so a slow UI needs
+no hand-tuned sleeps and a fast one is not slowed down. Scales (0.8x-1.25x) are searched
+whenever nothing matches at 1x, which covers a different screen size or DPI too.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deskreel.grab import Grabber
+from deskreel.matching import Located, decode_png, locate
+from storage import Step
+
+__all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_THRESHOLD", "DEFAULT_TIMEOUT"]
+
+DEFAULT_THRESHOLD = 0.85
+DEFAULT_MARGIN = 0.05
+DEFAULT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorOptions:
+    threshold: float = DEFAULT_THRESHOLD  # least correlation that counts as the target
+    margin: float = DEFAULT_MARGIN  # how clearly the best must beat any look-alike
+    timeout: float = DEFAULT_TIMEOUT  # s to keep looking for a target that is not there yet
+    retry_every: float = 0.1  # s between grabs while waiting
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Where a step's target is now, and how sure we are."""
+
+    located: Located
+    recorded: tuple[int, int]
+    attempts: int
+    waited: float  # s spent looking, grabs included
+
+    @property
+    def found(self) -> bool:
+        return self.located.found
+
+    @property
+    def shift(self) -> tuple[int, int] | None:
+        point = self.located.point
+        return None if point is None else (point[0] - self.recorded[0],
+                                           point[1] - self.recorded[1])
+
+    def message(self, step: Step, threshold: float) -> str:
+        """The one line a person reads when the target was not found."""
+        loc = self.located
+        where = f" at {list(loc.best_elsewhere or ())}" if loc.top_left else ""
+        if loc.top_left is not None and loc.point is None:
+            where = f" near top-left {list(loc.top_left)}"
+        return (f"step {step.step} ({step.action.action}): target not found: best score "
+                f"{loc.score:.3f}{where}, margin {loc.margin:.3f}, threshold {threshold:.2f}; "
+                f"searched {loc.searched or 'nothing'} around {list(self.recorded)} for "
+                f"{self.waited:.1f}s ({self.attempts} grabs): {loc.reason}")
+
+
+class Locator:
+    """Looks for anchors on one display; use it from the replay thread only."""
+
+    def __init__(self, display_name: str, *, options: AnchorOptions = AnchorOptions(),
+                 pause: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic):
+        self.options, self._pause, self._clock = options, pause, clock
+        self.grabber = Grabber(display_name)
+        self._images: dict[int, Any] = {}
+        self.last_screen: Any = None
+
+    def find(self, step: Step) -> Finding | None:
+        """The step's target now; None when the step has no anchor to look for."""
+        anchor, target = step.anchor, step.action.target
+        if anchor is None or target is None:
+            return None
+        image = self._images.get(step.step)
+        if image is None:
+            image = self._images[step.step] = decode_png(anchor.png)
+        started = self._clock()
+        attempts = 0
+        while True:
+            screen = self.last_screen = self.grabber.rgb()
+            attempts += 1
+            located = locate(screen, image, anchor.offset, expected=target,
+                             threshold=self.options.threshold, margin=self.options.margin)
+            waited = self._clock() - started
+            if located.found or waited >= self.options.timeout:
+                return Finding(located, target, attempts, waited)
+            self._pause(self.options.retry_every)
+
+    def save_crops(self, step: Step, finding: Finding, folder: Path) -> list[Path]:
+        """The anchor and what the best match looked like, for the report."""
+        import cv2
+
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        saved = [folder / f"step{step.step:04d}-anchor.png"]
+        saved[0].write_bytes(step.anchor.png if step.anchor else b"")
+        loc = finding.located
+        if loc.top_left is not None and self.last_screen is not None and step.anchor:
+            x, y = loc.top_left
+            w = round(step.anchor.box[2] * loc.scale)
+            h = round(step.anchor.box[3] * loc.scale)
+            crop = self.last_screen[max(y, 0):y + h, max(x, 0):x + w]
+            path = folder / f"step{step.step:04d}-best-match.png"
+            cv2.imwrite(str(path), crop[:, :, ::-1])
+            saved.append(path)
+        return saved
+
+    def close(self) -> None:
+        self.grabber.close()

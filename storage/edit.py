@@ -1,0 +1,227 @@
+"""Edits to one recording, each in one transaction: drop, disable, enable, insert, trim,
+rename, and all of them on a copy.
+
+Steps are renumbered 1..n in order; each keeps its frames, anchor and raw-event range.
+Dropping or trimming a step also deletes the raw events that only it came from, so that
+`deskreel reduce` cannot bring it back. Frames are shared by content and are not copied.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, case, literal, select
+from sqlalchemy.exc import IntegrityError
+
+from . import schema as s
+from .store import StorageError, Store
+from .vocabulary import Action
+
+__all__ = ["EditError", "EditSummary", "RecordingEdit", "edit_recording"]
+
+Row = dict[str, Any]
+
+
+class EditError(StorageError):
+    """An edit that cannot apply (an unknown step, nothing left); nothing was changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingEdit:
+    """What to change. Step numbers are those before the edit, as `deskreel show` lists them."""
+
+    drop: frozenset[int] = frozenset()
+    disable: frozenset[int] = frozenset()
+    enable: frozenset[int] = frozenset()
+    insert_after: tuple[tuple[int, Action], ...] = ()  # after step 0: before the first step
+    trim_start: float | None = None  # drop steps starting earlier; the first left starts at 0
+    trim_end: float | None = None  # drop steps starting later than the duration minus this
+    rename: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EditSummary:
+    """What an edit did, in numbers."""
+
+    recording_id: int
+    name: str
+    dropped: int
+    inserted: int
+    disabled: int
+    enabled: int
+    steps: int  # after the edit
+    shift: float  # seconds every step moved earlier
+
+
+def edit_recording(store: Store, recording_id: int, edit: RecordingEdit, *,
+                   copy_to: str | None = None) -> EditSummary:
+    """Apply `edit` to a recording, or to a new copy of it named `copy_to`, atomically."""
+    for name in (edit.rename, copy_to):
+        if name is not None and not name.strip():
+            raise EditError("a recording name cannot be empty")
+    try:
+        with store.engine.begin() as conn:
+            target = recording_id if copy_to is None else _copy(conn, recording_id, copy_to)
+            rec = conn.execute(select(s.recordings.c.id, s.recordings.c.name)
+                               .where(s.recordings.c.id == target)).one()
+            plan = _plan(_rows(conn, target), edit, what=f"recording {rec.id} {rec.name!r}")
+            _apply(conn, target, plan)
+            if edit.rename is not None:
+                conn.execute(s.recordings.update().where(s.recordings.c.id == target)
+                             .values(name=edit.rename))
+    except IntegrityError:
+        raise EditError(f"{store.label} already holds a recording named "
+                        f"{edit.rename or copy_to!r}: choose another name") from None
+    return EditSummary(target, edit.rename or rec.name, len(plan.dropped), plan.inserted,
+                       plan.disabled, plan.enabled, len(plan.rows), plan.shift)
+
+
+@dataclass
+class _Plan:
+    rows: list[Row]  # the new action rows, renumbered
+    dropped: list[Row]  # the old rows that go
+    kept: list[Row]  # the old rows that stay (with their event ranges)
+    inserted: int
+    disabled: int
+    enabled: int
+    shift: float
+    events_before: float | None  # raw events earlier than this (old time) go, unless kept
+    events_after: float | None  # raw events later than this (old time) go, unless kept
+
+
+def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
+    """The new rows, from the old ones and the edit; pure, raises EditError."""
+    _check(edit, [r["step"] for r in rows], what)
+    duration = max((r["t_end"] for r in rows), default=0.0)
+    end = duration - edit.trim_end if edit.trim_end is not None else None
+    start = edit.trim_start
+    inserts: dict[int, list[Action]] = {}
+    for after, action in edit.insert_after:
+        inserts.setdefault(after, []).append(action)
+    new, dropped, kept = [_new_row(a, 0.0) for a in inserts.get(0, [])], [], []
+    for row in rows:
+        n, t = row["step"], row["t_start"]
+        if n in edit.drop or (start is not None and t < start) or (end is not None and t > end):
+            dropped.append(row)
+        else:
+            disabled = (bool(row["disabled"]) or n in edit.disable) and n not in edit.enable
+            new.append({**row, "disabled": disabled})
+            kept.append(row)
+        new += [_new_row(a, row["t_end"]) for a in inserts.get(n, [])]
+    if not new:
+        raise EditError(f"the edit would leave {what} without steps: drop or trim less")
+    shift = min(r["t_start"] for r in kept) if start is not None and kept else 0.0
+    for number, row in enumerate(new, start=1):
+        row.update(step=number, t_start=max(0.0, row["t_start"] - shift),
+                   t_end=max(0.0, row["t_end"] - shift))
+    return _Plan(
+        rows=new, dropped=dropped, kept=kept, inserted=len(edit.insert_after),
+        disabled=sum(1 for r in kept if r["step"] in edit.disable and not r["disabled"]),
+        enabled=sum(1 for r in kept if r["step"] in edit.enable and r["disabled"]),
+        shift=shift, events_before=shift if start is not None else None, events_after=end)
+
+
+def _check(edit: RecordingEdit, numbers: list[int], what: str) -> None:
+    known = set(numbers)
+    span = f"steps 1 to {max(numbers)}" if numbers else "no steps"
+    asked = [*edit.drop, *edit.disable, *edit.enable, *(n for n, _ in edit.insert_after if n)]
+    for n in sorted(set(asked)):
+        if n not in known:
+            raise EditError(f"{what} has no step {n} (it has {span})")
+    for a, b, verbs in ((edit.drop, edit.disable, "dropped and disabled"),
+                        (edit.drop, edit.enable, "dropped and enabled"),
+                        (edit.disable, edit.enable, "disabled and enabled")):
+        if a & b:
+            raise EditError(f"step {min(a & b)} cannot be both {verbs}")
+    for name, value in (("trim-start", edit.trim_start), ("trim-end", edit.trim_end)):
+        if value is not None and value < 0:
+            raise EditError(f"{name} must be zero or more seconds, got {value:g}")
+
+
+def _rows(conn: Connection, recording_id: int) -> list[Row]:
+    a = s.actions.c
+    query = select(s.actions).where(a.recording_id == recording_id).order_by(a.step)
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def _new_row(action: Action, t: float) -> Row:
+    row: Row = {c.name: _default(c) for c in s.actions.c}
+    row.update(step=None, kind=action.action, t_start=t, t_end=t, disabled=False,
+               body=json.dumps(action.to_json(), ensure_ascii=False))
+    return row
+
+
+def _default(column: Any) -> Any:
+    default = column.default
+    return default.arg if default is not None and not callable(default.arg) else None
+
+
+def _apply(conn: Connection, recording_id: int, plan: _Plan) -> None:
+    conn.execute(s.actions.delete().where(s.actions.c.recording_id == recording_id))
+    gone = [r["anchor_id"] for r in plan.dropped if r["anchor_id"] is not None]
+    for chunk in _chunks(gone):
+        conn.execute(s.anchors.delete().where(s.anchors.c.id.in_(chunk)))
+    conn.execute(s.actions.insert(), [{**r, "recording_id": recording_id} for r in plan.rows])
+    _edit_events(conn, recording_id, plan)
+
+
+def _edit_events(conn: Connection, recording_id: int, plan: _Plan) -> None:
+    """Delete the raw events only dropped steps (or the trimmed ends) came from; shift the rest."""
+    e = s.events.c
+    kept = _seqs(plan.kept)
+    dropped = _seqs(plan.dropped)
+    gone = []
+    for seq, t in conn.execute(select(e.seq, e.t).where(e.recording_id == recording_id)):
+        if seq in kept:
+            continue
+        if (seq in dropped or (plan.events_before is not None and t < plan.events_before)
+                or (plan.events_after is not None and t > plan.events_after)):
+            gone.append(seq)
+    for chunk in _chunks(gone):
+        conn.execute(s.events.delete().where(e.recording_id == recording_id, e.seq.in_(chunk)))
+    if plan.shift:
+        conn.execute(s.events.update().where(e.recording_id == recording_id).values(
+            t=case((e.t > plan.shift, e.t - plan.shift), else_=0.0)))
+
+
+def _seqs(rows: Iterable[Row]) -> set[int]:
+    out: set[int] = set()
+    for r in rows:
+        if r["event_first"] is not None:
+            out.update(range(r["event_first"], r["event_last"] + 1))
+    return out
+
+
+def _copy(conn: Connection, source: int, name: str) -> int:
+    """A new recording with the source's header, raw events, anchors and steps."""
+    r = s.recordings
+    row = dict(conn.execute(select(r).where(r.c.id == source)).mappings().one())
+    extra = json.loads(row.pop("extra") or "{}")
+    extra["copied_from"] = {"id": source, "name": row["name"]}
+    row.pop("id")
+    row.update(name=name, created=datetime.now(UTC), extra=json.dumps(extra))
+    new = conn.execute(r.insert().values(**row)).inserted_primary_key[0]
+    columns = [c for c in s.events.c if c.name != "recording_id"]
+    conn.execute(s.events.insert().from_select(
+        ["recording_id", *(c.name for c in columns)],
+        select(literal(new), *columns).where(s.events.c.recording_id == source)))
+    anchors: dict[int, int] = {}
+    for anchor in conn.execute(select(s.anchors).where(s.anchors.c.recording_id == source)
+                               ).mappings():
+        values = {k: v for k, v in anchor.items() if k != "id"}
+        anchors[anchor["id"]] = conn.execute(s.anchors.insert().values(
+            {**values, "recording_id": new})).inserted_primary_key[0]
+    steps = [{**row, "recording_id": new, "anchor_id": anchors.get(row["anchor_id"])}
+             for row in _rows(conn, source)]
+    if steps:
+        conn.execute(s.actions.insert(), steps)
+    return new
+
+
+def _chunks(items: list[int], size: int = 500) -> Iterable[list[int]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
