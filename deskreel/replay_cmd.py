@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .cli import DB_HELP, cli, open_db
@@ -18,6 +20,15 @@ from .errors import EXIT_OK, UserError
 @click.option("--max-idle", type=float, help="cap every pause between steps at S seconds")
 @click.option("--dry-run", is_flag=True, help="print the schedule; send no input")
 @click.option("--no-anchor", is_flag=True, help="use recorded coordinates as they are")
+@click.option("--threshold", type=click.FloatRange(0.5, 1.0), default=0.85, show_default=True,
+              help="least match score (normalized correlation) that counts as the target")
+@click.option("--timeout", type=click.FloatRange(0, 3600), default=10.0, show_default=True,
+              help="seconds to wait for a target to appear before giving up on it")
+@click.option("--on-missing", type=click.Choice(["abort", "skip", "ask"]), default="abort",
+              show_default=True, help="when a target is not found: abort the replay (exit 1), "
+              "skip the step, or ask (abort without a terminal)")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="folder for the crops of targets that were not found")
 @click.option("--abort-key", default="ctrl+alt+Escape", show_default=True,
               help="chord that aborts the replay (exit 130)")
 @click.option("--no-corner-abort", is_flag=True,
@@ -25,15 +36,19 @@ from .errors import EXIT_OK, UserError
 @click.option("--display", help="X display (default: $DISPLAY)")
 @click.option("-q", "--quiet", is_flag=True, help="print only the verdict")
 def replay(db: str, ref: str | None, speed: float, first: int | None, last: int | None,
-           max_idle: float | None, dry_run: bool, no_anchor: bool, abort_key: str,
+           max_idle: float | None, dry_run: bool, no_anchor: bool, threshold: float,
+           timeout: float, on_missing: str, report_dir: Path | None, abort_key: str,
            no_corner_abort: bool, display: str | None, quiet: bool) -> int:
     """Replay a recording or an imported script on the X display.
 
-    Stops on the abort key, when the pointer is thrown into a screen corner, on SIGINT and
-    on SIGTERM (exit 130), always releasing every key and button it pressed.
+    Before each pointer step, its target is found again on the screen by its image anchor
+    (a moved window, reordered widgets, another scale); a weak or ambiguous match is never
+    clicked. Stops on the abort key, when the pointer is thrown into a screen corner, on
+    SIGINT and on SIGTERM (exit 130), always releasing every key and button it pressed.
     Exit codes: 0 all steps done, 1 a step failed, 2 bad input, 130 aborted.
     """
-    from replayer import Progress, ReplayOptions, replay as run_replay, select_steps
+    from replayer import AnchorOptions, Progress, ReplayOptions, select_steps
+    from replayer import replay as run_replay
     from storage import parse_chord
 
     if speed <= 0:
@@ -42,7 +57,9 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
         raise UserError(f"--max-idle must be zero or more seconds, got {max_idle}")
     parse_chord(abort_key)
     options = ReplayOptions(speed=speed, first=first, last=last, max_idle=max_idle,
-                            dry_run=dry_run, anchor=not no_anchor, abort_key=abort_key,
+                            dry_run=dry_run, anchor=not no_anchor,
+                            anchoring=AnchorOptions(threshold=threshold, timeout=timeout),
+                            on_missing=on_missing, report_dir=report_dir, abort_key=abort_key,
                             corners=not no_corner_abort)
     with open_db(db) as store:
         recording = store.recording(ref)
