@@ -1,4 +1,4 @@
-"""`deskreel replay` and `deskreel release-all`."""
+"""`deskreel replay` (and --verify), `deskreel mask` and `deskreel release-all`."""
 
 from __future__ import annotations
 
@@ -27,8 +27,21 @@ from .errors import EXIT_OK, UserError
 @click.option("--on-missing", type=click.Choice(["abort", "skip", "ask"]), default="abort",
               show_default=True, help="when a target is not found: abort the replay (exit 1), "
               "skip the step, or ask (abort without a terminal)")
+@click.option("--verify", is_flag=True,
+              help="check every step: target found, and the screen after it matches the "
+              "recording's (exit 1 when any step fails)")
+@click.option("--tolerance", type=click.FloatRange(0, 1), default=0.02, show_default=True,
+              help="with --verify: fraction of a compared region's pixels that may differ; "
+              "pixels differing by less than 40 grey levels never count (anti-aliasing) and "
+              "no patch of more than 12 adjacent differing pixels is allowed")
+@click.option("--mask", "masks", multiple=True, metavar="X,Y,W,H",
+              help="with --verify: a region never compared (a clock); repeatable")
+@click.option("--keep-going", is_flag=True,
+              help="with --verify: go on after a failed step instead of stopping")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path),
+              help="write JUnit XML: one testcase per step")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="folder for the crops of targets that were not found")
+              help="write a static HTML report (and the crops of targets not found) here")
 @click.option("--abort-key", default="ctrl+alt+Escape", show_default=True,
               help="chord that aborts the replay (exit 130)")
 @click.option("--no-corner-abort", is_flag=True,
@@ -37,8 +50,10 @@ from .errors import EXIT_OK, UserError
 @click.option("-q", "--quiet", is_flag=True, help="print only the verdict")
 def replay(db: str, ref: str | None, speed: float, first: int | None, last: int | None,
            max_idle: float | None, dry_run: bool, no_anchor: bool, threshold: float,
-           timeout: float, on_missing: str, report_dir: Path | None, abort_key: str,
-           no_corner_abort: bool, display: str | None, quiet: bool) -> int:
+           timeout: float, on_missing: str, verify: bool, tolerance: float,
+           masks: tuple[str, ...], keep_going: bool, junit: Path | None,
+           report_dir: Path | None, abort_key: str, no_corner_abort: bool,
+           display: str | None, quiet: bool) -> int:
     """Replay a recording or an imported script on the X display.
 
     Before each pointer step, its target is found again on the screen by its image anchor
@@ -49,6 +64,7 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
     """
     from replayer import AnchorOptions, Progress, ReplayOptions, select_steps
     from replayer import replay as run_replay
+    from replayer.verify import VerifyOptions
     from storage import parse_chord
 
     if speed <= 0:
@@ -59,8 +75,12 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
     options = ReplayOptions(speed=speed, first=first, last=last, max_idle=max_idle,
                             dry_run=dry_run, anchor=not no_anchor,
                             anchoring=AnchorOptions(threshold=threshold, timeout=timeout),
-                            on_missing=on_missing, report_dir=report_dir, abort_key=abort_key,
-                            corners=not no_corner_abort)
+                            on_missing=on_missing,
+                            report_dir=report_dir / "crops" if report_dir else None,
+                            verify=VerifyOptions(tolerance=tolerance,
+                                                 masks=tuple(parse_box(m) for m in masks),
+                                                 keep_going=keep_going) if verify else None,
+                            abort_key=abort_key, corners=not no_corner_abort)
     with open_db(db) as store:
         recording = store.recording(ref)
         steps = select_steps(store.steps(recording.id), options)
@@ -69,7 +89,53 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
                             f"--from and --to: see 'deskreel show {db} -r {recording.id}'")
         outcome = run_replay(store, recording, options=options, display=display,
                              progress=Progress(total=len(steps), quiet=quiet))
+        if outcome.run_id is not None and (junit or report_dir):
+            _write_outputs(store, recording, outcome.run_id, steps, junit, report_dir)
     return outcome.exit_code
+
+
+def _write_outputs(store, recording, run_id: int, steps, junit: Path | None,
+                   report_dir: Path | None) -> None:
+    from deskreel.report import write_junit, write_report
+
+    run = next(r for r in store.runs(recording.id) if r.id == run_id)
+    if junit is not None:
+        write_junit(junit, recording, run, steps, store.step_results(run_id))
+        click.echo(f"deskreel: JUnit XML in {junit}", err=True)
+    if report_dir is not None:
+        page = write_report(store, recording, report_dir, run=run)
+        click.echo(f"deskreel: report in {page}", err=True)
+
+
+def parse_box(text: str) -> tuple[int, int, int, int]:
+    """`x,y,w,h` as four integers with a positive width and height."""
+    try:
+        x, y, w, h = (int(v) for v in text.split(","))
+    except ValueError:
+        raise UserError(f"a region is x,y,w,h in pixels, got {text!r}") from None
+    if x < 0 or y < 0 or w <= 0 or h <= 0:
+        raise UserError(f"a region needs x, y >= 0 and a positive width and height, "
+                        f"got {text!r}")
+    return (x, y, w, h)
+
+
+@cli.command("mask")
+@click.argument("db")
+@click.argument("region", metavar="X,Y,W,H")
+@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
+@click.option("--step", type=int, help="mask for this step only (default: every step)")
+def mask(db: str, region: str, ref: str | None, step: int | None) -> int:
+    """Store a region that `replay --verify` never compares (a clock, a blinking cursor)."""
+    box = parse_box(region)
+    with open_db(db) as store:
+        rec = store.recording(ref)
+        if step is not None and step not in {s.step for s in store.steps(rec.id)}:
+            raise UserError(f"recording {rec.name!r} has no step {step}: see "
+                            f"'deskreel show {db} -r {rec.id}'")
+        store.add_mask(rec.id, box, step=step)
+    where = f"step {step}" if step is not None else "every step"
+    click.echo(f"masked {list(box)} for {where} of {rec.name!r}", err=True)
+    return EXIT_OK
 
 
 replay.__doc__ = (replay.__doc__ or "") + f"\n    DB is {DB_HELP}."

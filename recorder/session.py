@@ -7,7 +7,6 @@ or 100 ms), and turns each quiet stretch of events into actions with frames and 
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import time
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deskreel.errors import UserError
+from deskreel.images import encode_webp, pixel_hash
 from deskreel.x11 import display_name
 from storage import Anchor, RawEvent, Step, Store
 from storage.vocabulary import Action
@@ -277,21 +277,11 @@ class Recorder:
             rgb = frame.pixels()
             data = encode_webp(rgb)
             key = self.store.put_frame(data, width=frame.width, height=frame.height,
-                                       fmt="webp", pixel_hash=hashlib.sha256(rgb).hexdigest())
+                                       fmt="webp", pixel_hash=pixel_hash(rgb))
             self._frame_keys[id(frame)] = key
             self.frames_stored += 1
             self.frame_bytes += len(data)
         return key
-
-
-def encode_webp(rgb: Any) -> bytes:
-    """Lossless WebP: about 5 KB for a 1280x800 desktop, against 40 KB as PNG."""
-    import cv2
-
-    ok, data = cv2.imencode(".webp", rgb[:, :, ::-1], [cv2.IMWRITE_WEBP_QUALITY, 101])
-    if not ok:
-        raise RuntimeError("WebP encoding failed")
-    return data.tobytes()
 
 
 def _anchor(frame: Frame, target: tuple[int, int]) -> Anchor | None:

@@ -11,8 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted, UserError
+from deskreel.grab import Grabber
+from deskreel.images import decode_image, encode_webp, pixel_hash
 from deskreel.x11 import connect, display_name
 from storage import Recording, Step, StepResult, Store
 
@@ -20,6 +23,7 @@ from .anchoring import AnchorOptions, Finding, Locator
 from .ask import ask
 from .execute import Gestures, execute, missing_env
 from .progress import Progress
+from .verify import VerifyOptions, checks_for, diff_image, settled_screen
 from .safety import DEFAULT_ABORT_KEY, AbortSwitch, AbortWatcher, on_signals
 from .timing import deadlines
 from .xinput import Injector, release_held
@@ -40,6 +44,7 @@ class ReplayOptions:
     anchoring: AnchorOptions = field(default_factory=AnchorOptions)
     on_missing: str = "abort"  # abort, skip or ask when a target is not found
     report_dir: Path | None = None  # where the crops of targets not found go
+    verify: VerifyOptions | None = None  # --verify: check each step's effect on the screen
     abort_key: str | None = DEFAULT_ABORT_KEY
     corners: bool = True
     gestures: Gestures = field(default_factory=Gestures)
@@ -72,8 +77,11 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
         return _dry_run(steps, options, progress)
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
-    run_id = store.start_run(recording.id, mode="replay", options=_options_json(options))
+    mode = "verify" if options.verify else "replay"
+    run_id = store.start_run(recording.id, mode=mode, options=_options_json(options))
     run = _Run(steps, options, progress, clock)
+    run.frames = _Frames(store, name)
+    run.masks = store.masks(recording.id)
     injector: Injector | None = None
     try:
         release_held(conn)  # keys or buttons a killed process left down
@@ -93,6 +101,7 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
             injector.close()
         if run.locator is not None:
             run.locator.close()
+        run.frames.close()
         conn.close()
         store.add_step_results(run_id, run.results)
         store.finish_run(run_id, run.status)
@@ -112,6 +121,9 @@ class _Run:
         self.results: list[StepResult] = []
         self.status, self.message = "passed", ""
         self.delay = 0.0  # s the schedule moved because targets took time to appear
+        self.frames: _Frames
+        self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
+        self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
 
     def steps_through(self, injector: Injector) -> None:
         self.injector = injector
@@ -126,8 +138,12 @@ class _Run:
             self.progress.step(index + 1, step, "ok" if result.status == "passed"
                                else result.status)
             if result.status == "failed":
-                self.status, self.message = "failed", result.message
-                return
+                first = self.status != "failed"
+                self.status = "failed"
+                self.message = result.message if first else self.message
+                verify = self.options.verify
+                if not (verify and verify.keep_going and result.details.get("checks")):
+                    return
 
     def _one(self, step: Step, deadline: float) -> StepResult:
         began = self.clock()
@@ -137,6 +153,11 @@ class _Run:
             return self._missing(step, finding, began, timing)
         target = finding.located.point if finding else None
         scale = finding.located.scale if finding else 1.0
+        verify = self.options.verify
+        before = None
+        if verify is not None:
+            before = self.locator.last_screen if finding and self.locator else \
+                self.frames.grab()
         try:
             note = execute(step.action, self.injector, gestures=self.options.gestures,
                            target=target, scale=scale)
@@ -147,7 +168,40 @@ class _Run:
         except Exception as err:  # an X error: this step failed, the replay stops
             return self._result(step, "failed", f"step {step.step} ({step.action.action}) "
                                 f"failed: {err}", began, finding, timing)
+        if finding is not None and finding.shift is not None:
+            self.last_shift = (finding.shift, scale)
+        if verify is not None:
+            return self._verified(step, verify, before, note, began, finding, timing)
         return self._result(step, "passed", note, began, finding, timing)
+
+    def _verified(self, step: Step, verify: VerifyOptions, before: Any, note: str,
+                  began: float, finding: Finding | None, timing: dict) -> StepResult:
+        """Let the screen settle, then compare it with the recording's after-frame."""
+        screen = settled_screen(self.frames.grab, settle=verify.settle, cap=verify.settle_cap,
+                                pause=self.switch.pause, clock=self.clock)
+        action = step.action
+        if finding is not None and finding.located.point is not None:
+            target, located, scale = action.target, finding.located.point, \
+                finding.located.scale
+        else:
+            (dx, dy), scale = self.last_shift
+            target, located = (0, 0), (dx, dy)
+        masks = [*verify.masks, *self.masks.get(None, []), *self.masks.get(step.step, [])]
+        checks = checks_for(action=action.action, before=self.frames.recorded(step.before_frame),
+                            after=self.frames.recorded(step.after_frame), screen=screen,
+                            target=target, located=located, scale=scale, region=action.region,
+                            masks=masks, options=verify)
+        details = dict(timing, checks=[c.to_json() for c in checks],
+                       replay_before=self.frames.save(before),
+                       replay_after=self.frames.save(screen))
+        failed = [c for c in checks if not c.passed]
+        if not failed:
+            note = note or (f"{len(checks)} checks passed" if checks else "no recorded frames")
+            return self._result(step, "passed", note, began, finding, details)
+        details["diff"] = self.frames.save(diff_image(screen, failed))
+        message = f"step {step.step} ({action.action}): the screen differs from the " \
+            f"recording: " + "; ".join(c.describe() for c in failed)
+        return self._result(step, "failed", message, began, finding, details)
 
     def _find(self, step: Step) -> Finding | None:
         if self.locator is None:
@@ -191,6 +245,34 @@ class _Run:
                           shift=finding.shift if finding else None, details=extra)
 
 
+class _Frames:
+    """Recorded frames (decoded once) and today's screens (grabbed, stored by content)."""
+
+    def __init__(self, store: Store, display: str):
+        self.store = store
+        self.grabber = Grabber(display)
+        self._decoded: dict[str, Any] = {}
+
+    def grab(self) -> Any:
+        return self.grabber.rgb()
+
+    def recorded(self, key: str | None) -> Any:
+        if key is None:
+            return None
+        if key not in self._decoded:
+            self._decoded[key] = decode_image(self.store.frame(key)[0])
+        return self._decoded[key]
+
+    def save(self, rgb: Any) -> str | None:
+        if rgb is None:
+            return None
+        return self.store.put_frame(encode_webp(rgb), width=rgb.shape[1], height=rgb.shape[0],
+                                    fmt="webp", pixel_hash=pixel_hash(rgb))
+
+    def close(self) -> None:
+        self.grabber.close()
+
+
 def _check_env(steps: list[Step]) -> None:
     """Refuse before any input when a `{{env:NAME}}` in a type step is not set."""
     for step in steps:
@@ -217,3 +299,4 @@ def _options_json(options: ReplayOptions) -> dict:
     data = asdict(options)
     data["report_dir"] = str(options.report_dir) if options.report_dir else None
     return data
+

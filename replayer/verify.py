@@ -1,0 +1,260 @@
+"""Verification: after a step settles, does the screen show what the recording showed?
+
+Three kinds of check, all in recorded coordinates mapped through the step's shift and scale:
+- target: the recorded after-frame around the target is found near the re-anchored target;
+- effect: each region that the action changed in the recording (before vs after) shows its
+  recorded content on today's screen, near where it was or, failing that, anywhere;
+- checkpoint: a `screenshot` step's region (or the whole screen) matches, pixel by pixel.
+Pixels differ when their grayscale values differ by more than `pixel_threshold` (below that
+is anti-aliasing and rendering noise); a check passes when at most `tolerance` of its
+pixels differ and no patch of more than `max_patch` adjacent pixels differs (a changed word
+in a large region is a small fraction but a solid patch). Masked regions (a clock, a
+blinking cursor) are never compared.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+__all__ = ["Check", "VerifyOptions", "checks_for", "diff_image", "settled_screen"]
+
+Box = tuple[int, int, int, int]
+Image = np.ndarray
+
+_PAD = 6  # px of context around a changed region
+_NEAR = 48  # px around the expected place searched before the whole screen
+_MIN_EFFECT = 30  # px: smaller changes (a caret blink) are not effects
+_MAX_EFFECTS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    tolerance: float = 0.02  # fraction of a check's pixels that may differ
+    pixel_threshold: int = 40  # grayscale difference (0-255) that counts as a changed pixel
+    max_patch: int = 12  # px: a larger patch of adjacent differing pixels fails a check
+    match_threshold: float = 0.9  # correlation for recorded content to count as present
+    masks: tuple[Box, ...] = ()  # recorded coordinates, for every step
+    settle: float = 0.3  # s the screen must stay unchanged after a step
+    settle_cap: float = 3.0  # s after which the screen is taken as it is
+    keep_going: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    kind: str  # target, effect, checkpoint
+    box: Box  # recorded coordinates
+    found_at: Box | None  # where its content is on today's screen
+    score: float
+    changed: float  # fraction of its pixels that differ
+    patch: int  # px in the largest patch of adjacent differing pixels
+    passed: bool
+
+    def describe(self) -> str:
+        where = f"at {list(self.found_at)}" if self.found_at else "nowhere"
+        return (f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, "
+                f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def checks_for(*, action: str, before: Image | None, after: Image | None, screen: Image,
+               target: tuple[int, int] | None, located: tuple[int, int] | None,
+               scale: float, region: Box | None, masks: Sequence[Box],
+               options: VerifyOptions) -> list[Check]:
+    """Every check of one step; empty when the recording has no frames to compare with."""
+    if after is None:
+        return []
+    mapper = _Mapper(target, located, scale)
+    keep = _unmasked(after.shape, masks)
+    if action == "screenshot":
+        box = region or (0, 0, after.shape[1], after.shape[0])
+        return [_checkpoint(after, screen, box, mapper, keep, options)]
+    checks = []
+    if target is not None:
+        checks.append(_find("target", after, screen, _around(target, after.shape), mapper,
+                            keep, options))
+    if before is not None and before.shape == after.shape:
+        for box in _effects(before, after, keep, options):
+            checks.append(_find("effect", after, screen, box, mapper, keep, options))
+    return checks
+
+
+def settled_screen(grab: Callable[[], Image], *, settle: float, cap: float,
+                   pause: Callable[[float], None],
+                   clock: Callable[[], float] = time.monotonic) -> Image:
+    """Grab until the screen stays the same for `settle` s (or `cap` s have passed)."""
+    started = clock()
+    last = grab()
+    stable_since = clock()
+    while clock() - stable_since < settle and clock() - started < cap:
+        pause(0.05)
+        now = grab()
+        if now.shape != last.shape or not np.array_equal(now, last):
+            last, stable_since = now, clock()
+    return last
+
+
+def diff_image(screen: Image, checks: Sequence[Check]) -> Image:
+    """Today's screen with each failed check's box in red, its recorded place in yellow."""
+    import cv2
+
+    out = screen.copy()
+    for check in checks:
+        if check.passed:
+            continue
+        x, y, w, h = check.box
+        cv2.rectangle(out, (x, y), (x + w, y + h), (255, 200, 0), 2)
+        if check.found_at:
+            fx, fy, fw, fh = check.found_at
+            cv2.rectangle(out, (fx, fy), (fx + fw, fy + fh), (255, 0, 0), 2)
+    return out
+
+
+class _Mapper:
+    """Recorded coordinates to today's: relative to the target, through shift and scale."""
+
+    def __init__(self, target: tuple[int, int] | None, located: tuple[int, int] | None,
+                 scale: float):
+        self.target, self.located, self.scale = target, located, scale
+
+    def box(self, box: Box) -> Box:
+        x, y, w, h = box
+        if self.target is None or self.located is None:
+            return box
+        tx, ty = self.target
+        lx, ly = self.located
+        s = self.scale
+        return (round(lx + (x - tx) * s), round(ly + (y - ty) * s), round(w * s), round(h * s))
+
+
+def _unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Image:
+    keep = np.ones(shape[:2], bool)
+    for x, y, w, h in masks:
+        keep[max(y, 0):y + h, max(x, 0):x + w] = False
+    return keep
+
+
+def _gray(image: Image) -> Image:
+    import cv2
+
+    return cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+
+
+def _effects(before: Image, after: Image, keep: Image, options: VerifyOptions) -> list[Box]:
+    """Boxes around what the action changed on the recorded screen, largest first."""
+    import cv2
+
+    changed = (np.abs(_gray(before).astype(np.int16) - _gray(after)) > options.pixel_threshold)
+    changed &= keep
+    if not changed.any():
+        return []
+    grown = cv2.dilate(changed.astype(np.uint8), np.ones((9, 9), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
+    boxes = [tuple(int(v) for v in stats[i][:4]) for i in range(1, count)
+             if stats[i][4] >= _MIN_EFFECT]
+    boxes.sort(key=lambda b: -b[2] * b[3])
+    height, width = after.shape[:2]
+    return [_clamp((x - _PAD, y - _PAD, w + 2 * _PAD, h + 2 * _PAD), width, height)
+            for x, y, w, h in boxes[:_MAX_EFFECTS]]
+
+
+def _around(target: tuple[int, int], shape: tuple[int, ...], size: tuple[int, int] = (96, 48)
+            ) -> Box:
+    return _clamp((target[0] - size[0] // 2, target[1] - size[1] // 2, *size), shape[1],
+                  shape[0])
+
+
+def _find(kind: str, after: Image, screen: Image, box: Box, mapper: _Mapper, keep: Image,
+          options: VerifyOptions) -> Check:
+    """Is the recorded content of `box` on the screen, near its mapped place or anywhere?"""
+    import cv2
+
+    x, y, w, h = box
+    crop = after[y:y + h, x:x + w]
+    crop_keep = keep[y:y + h, x:x + w]
+    if mapper.scale != 1.0:
+        size = (max(1, round(w * mapper.scale)), max(1, round(h * mapper.scale)))
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+        crop_keep = cv2.resize(crop_keep.astype(np.uint8), size,
+                               interpolation=cv2.INTER_NEAREST).astype(bool)
+    mx, my, _, _ = mapper.box(box)
+    sh, sw = screen.shape[:2]
+    near = _clamp((mx - _NEAR, my - _NEAR, crop.shape[1] + 2 * _NEAR,
+                   crop.shape[0] + 2 * _NEAR), sw, sh)
+    best = _best_match(screen, crop, near)
+    if best[0] < options.match_threshold:
+        anywhere = _best_match(screen, crop, (0, 0, sw, sh))
+        best = max(best, anywhere)
+    score, fx, fy = best
+    if fx < 0:
+        return Check(kind, box, None, 0.0, 1.0, w * h, False)
+    seen = screen[fy:fy + crop.shape[0], fx:fx + crop.shape[1]]
+    changed, patch = _changed(crop, seen, crop_keep, options)
+    found = (fx, fy, crop.shape[1], crop.shape[0])
+    return Check(kind, box, found, round(score, 4), round(changed, 4), patch,
+                 _passes(changed, patch, options))
+
+
+def _checkpoint(after: Image, screen: Image, box: Box, mapper: _Mapper, keep: Image,
+                options: VerifyOptions) -> Check:
+    x, y, w, h = box
+    mx, my, _, _ = mapper.box(box)
+    sh, sw = screen.shape[:2]
+    if mx < 0 or my < 0 or mx + w > sw or my + h > sh:
+        return Check("checkpoint", box, None, 0.0, 1.0, w * h, False)
+    seen = screen[my:my + h, mx:mx + w]
+    changed, patch = _changed(after[y:y + h, x:x + w], seen, keep[y:y + h, x:x + w], options)
+    return Check("checkpoint", box, (mx, my, w, h), round(1.0 - changed, 4), round(changed, 4),
+                 patch, _passes(changed, patch, options))
+
+
+def _best_match(screen: Image, crop: Image, area: Box) -> tuple[float, int, int]:
+    import cv2
+
+    ax, ay, aw, ah = area
+    if crop.shape[0] > ah or crop.shape[1] > aw or crop.size == 0:
+        return (0.0, -1, -1)
+    tmpl = _gray(crop)
+    region = _gray(screen[ay:ay + ah, ax:ax + aw])
+    if float(tmpl.std()) < 1.0:  # flat: correlation is undefined, compare levels instead
+        diff = cv2.matchTemplate(region.astype(np.float32), tmpl.astype(np.float32),
+                                 cv2.TM_SQDIFF_NORMED)
+        value, _, loc, _ = cv2.minMaxLoc(diff)
+        return (1.0 - float(value), ax + loc[0], ay + loc[1])
+    result = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
+    _, value, _, loc = cv2.minMaxLoc(result)
+    return (float(value), ax + loc[0], ay + loc[1])
+
+
+def _passes(changed: float, patch: int, options: VerifyOptions) -> bool:
+    return changed <= options.tolerance and patch <= options.max_patch
+
+
+def _changed(expected: Image, seen: Image, keep: Image, options: VerifyOptions
+             ) -> tuple[float, int]:
+    """The fraction of unmasked pixels that differ, and the largest patch of them."""
+    import cv2
+
+    if not keep.any():
+        return 0.0, 0
+    if expected.shape != seen.shape:
+        return 1.0, int(keep.sum())
+    diff = np.abs(_gray(expected).astype(np.int16) - _gray(seen)) > options.pixel_threshold
+    diff &= keep
+    if not diff.any():
+        return 0.0, 0
+    count, _, stats, _ = cv2.connectedComponentsWithStats(diff.astype(np.uint8), connectivity=8)
+    patch = int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
+    return float(diff.sum()) / float(keep.sum()), patch
+
+
+def _clamp(box: Box, width: int, height: int) -> Box:
+    x, y, w, h = box
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(width, x + w), min(height, y + h)
+    return (x0, y0, max(0, x1 - x0), max(0, y1 - y0))

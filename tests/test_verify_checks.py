@@ -1,0 +1,74 @@
+"""The pure comparisons behind --verify, on synthetic screens."""
+
+import cv2
+import numpy as np
+
+from replayer.verify import VerifyOptions, checks_for, settled_screen
+
+
+def screen(status="", shift=(0, 0), clock="12:00:00"):
+    img = np.full((400, 600, 3), 235, np.uint8)
+    dx, dy = shift
+    cv2.rectangle(img, (40 + dx, 40 + dy), (140 + dx, 80 + dy), (90, 90, 200), -1)
+    cv2.putText(img, "OK", (70 + dx, 68 + dy), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255,) * 3, 2)
+    cv2.putText(img, status, (40 + dx, 300 + dy), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0,) * 3, 2)
+    cv2.putText(img, clock, (450, 380), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0,) * 3, 1)
+    return img
+
+
+def run(before, after, today, *, located=(90, 60), masks=(), action="left_click", region=None,
+        target=(90, 60)):
+    return checks_for(action=action, before=before, after=after, screen=today,
+                      target=target, located=located, scale=1.0, region=region,
+                      masks=masks, options=VerifyOptions())
+
+
+def test_same_effect_passes():
+    checks = run(screen(), screen("OK clicked"), screen("OK clicked"))
+    kinds = [c.kind for c in checks]
+    assert kinds[0] == "target" and "effect" in kinds
+    assert all(c.passed for c in checks)
+
+
+def test_changed_effect_fails():
+    checks = run(screen(), screen("OK clicked"), screen("Something else"))
+    failed = [c for c in checks if not c.passed]
+    assert failed and failed[0].kind == "effect" and failed[0].changed > 0.02
+
+
+def test_shifted_layout_passes():
+    checks = run(screen(), screen("OK clicked"), screen("OK clicked", shift=(37, 21)),
+                 located=(127, 81))
+    assert all(c.passed for c in checks)
+    target = checks[0]
+    assert target.found_at[:2] == (target.box[0] + 37, target.box[1] + 21)
+
+
+def test_masked_clock_is_not_compared():
+    before, after = screen(clock="12:00:00"), screen("OK clicked", clock="12:00:01")
+    today = screen("OK clicked", clock="13:14:15")
+    unmasked = run(before, after, today)
+    assert not all(c.passed for c in unmasked)
+    masked = run(before, after, today, masks=[(440, 355, 160, 45)])
+    assert all(c.passed for c in masked)
+
+
+def test_checkpoint_region():
+    after = screen("OK clicked")
+    good = run(None, after, screen("OK clicked"), action="screenshot", target=(0, 0),
+               located=(0, 0), region=(0, 250, 600, 80))
+    bad = run(None, after, screen("Nope"), action="screenshot", target=(0, 0),
+              located=(0, 0), region=(0, 250, 600, 80))
+    assert good[0].passed and not bad[0].passed
+
+
+def test_nothing_to_compare_without_frames():
+    assert run(None, None, screen()) == []
+
+
+def test_settled_screen_waits_for_stillness():
+    frames = iter([screen("a"), screen("b"), screen("c")] + [screen("d")] * 100)
+    clock = iter(i * 0.05 for i in range(10_000))
+    result = settled_screen(lambda: next(frames), settle=0.3, cap=3.0, pause=lambda s: None,
+                            clock=lambda: next(clock))
+    assert np.array_equal(result, screen("d"))
