@@ -13,7 +13,7 @@ import click
 from sqlalchemy.exc import SQLAlchemyError
 
 from storage import (ActionError, KeyNameError, ScriptError, StorageError, Store, open_store,
-                     parse_script, script_lines)
+                     parse_script)
 
 from . import __version__
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError
@@ -137,38 +137,6 @@ def import_script(script: Path, db: str, name: str | None) -> int:
     return EXIT_OK
 
 
-@cli.command("export")
-@click.argument("db")
-@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
-@click.option("--format", "fmt", type=click.Choice(["actions"]), default="actions",
-              show_default=True, help="output dialect")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="output file (default: standard output)")
-def export(db: str, ref: str | None, fmt: str, out: Path | None) -> int:
-    """Export a recording's actions as JSON lines (one object per step, with step and t)."""
-    with open_db(db) as store:
-        rec = store.recording(ref)
-        steps = [(st.action, st.t_start) for st in store.steps(rec.id) if not st.disabled]
-    text = script_lines(steps)
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        _write_atomically(out, text)
-        click.echo(f"wrote {len(steps)} steps to {out}", err=True)
-    return EXIT_OK
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable "
-                        f"place") from None
-
-
 def _short(value: object, width: int = 40) -> str:
     text = value if isinstance(value, str) else str(list(value) if isinstance(value, tuple)
                                                      else value)
@@ -176,4 +144,4 @@ def _short(value: object, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-from . import record_cmd, replay_cmd  # noqa: E402,F401  (register their commands)
+from . import edit_cmd, export_cmd, record_cmd, replay_cmd  # noqa: E402,F401  (registering)

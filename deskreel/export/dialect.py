@@ -1,0 +1,83 @@
+"""What every dialect module shares: the translation, its context and the refusal.
+
+A dialect turns one vocabulary `Action` (already scaled to the exported screen) into the
+items an agent family writes for it: objects (anthropic, normalized) or call strings
+(browsergym, pyautogui). One step may need several items; `Dialect.render` joins them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from storage import Action
+
+__all__ = ["Context", "Dialect", "NotExpressible", "Translation"]
+
+
+class NotExpressible(Exception):
+    """The dialect has no way to say this action; the message says why, in a few words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a dialect may need besides the action itself."""
+
+    screen: tuple[int, int] | None  # the exported screen size; None when unknown
+    pointer: tuple[int, int] | None = None  # where the pointer is before the step, if known
+    following: Action | None = None  # the next exported step's action
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """The dialect's items for one step."""
+
+    items: tuple[Any, ...]
+    folds_next: bool = False  # the next step is part of this one (type + Return as submit)
+    loss: str | None = None  # what was left out while still expressing the step
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """One export format: its translation and what the dataset card says about it."""
+
+    name: str
+    translate: Callable[[Action, Context], Translation]
+    join: str | None  # code dialects join several calls with this; object dialects list them
+    summary: str  # the card's paragraph on what a line's "action" holds
+    notes: tuple[str, ...] = ()  # conventions and choices, one card bullet each
+
+    def render(self, items: Sequence[Any]) -> Any:
+        """One item as itself; several as a list, or as one code string."""
+        if len(items) == 1:
+            return items[0]
+        return self.join.join(items) if self.join is not None else list(items)
+
+
+def one(*items: Any, folds_next: bool = False, loss: str | None = None) -> Translation:
+    """A translation from items, spelled short in the dialect tables."""
+    return Translation(tuple(items), folds_next=folds_next, loss=loss)
+
+
+def python_args(*args: Any, **kwargs: Any) -> str:
+    """Arguments as Python literals: `12, 30, button='right'` (any Unicode in strings)."""
+    parts = [_literal(a) for a in args]
+    parts += [f"{k}={_literal(v)}" for k, v in kwargs.items()]
+    return ", ".join(parts)
+
+
+def seconds(value: float) -> str:
+    """Seconds as code writes them: 0.5, 2, 1.25."""
+    return f"{value:g}"
+
+
+def modifiers(with_key: str | None) -> list[str]:
+    """The modifier keysym names of a `with_key` chord, in order; [] for none."""
+    from storage import parse_chord
+
+    return list(parse_chord(with_key).keys) if with_key else []
+
+
+def _literal(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value)

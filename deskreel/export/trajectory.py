@@ -1,0 +1,150 @@
+"""One recording as trajectory lines: the screen the person saw, paired with the action.
+
+Each enabled step becomes one line; its image is the step's before-frame (the last visually
+distinct frame before the action began). `--scale-to` scales coordinates here, before the
+dialect sees them, so every dialect speaks of the exported screen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from storage import Action, Recording, Step
+
+from ..errors import UserError
+from .dialect import Context, Dialect, NotExpressible
+
+__all__ = ["Report", "Scale", "Trajectory", "trajectory"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """Screen pixels of the recording to pixels of the exported screen, per axis."""
+
+    source: tuple[int, int]
+    target: tuple[int, int]
+
+    def point(self, point: tuple[int, int]) -> tuple[int, int]:
+        (x, y), (sw, sh), (tw, th) = point, self.source, self.target
+        return (min(_half_up(x * tw / sw), tw - 1), min(_half_up(y * th / sh), th - 1))
+
+    def action(self, action: Action) -> Action:
+        changes: dict[str, Any] = {}
+        for name in ("coordinate", "start_coordinate"):
+            if getattr(action, name) is not None:
+                changes[name] = self.point(getattr(action, name))
+        if action.region is not None:
+            x, y, w, h = action.region
+            (tw, th), (sw, sh) = self.target, self.source
+            x0, y0 = self.point((x, y))
+            x1, y1 = min(_half_up((x + w) * tw / sw), tw), min(_half_up((y + h) * th / sh), th)
+            changes["region"] = (x0, y0, max(1, x1 - x0), max(1, y1 - y0))
+        return dataclasses.replace(action, **changes) if changes else action
+
+
+@dataclass
+class Report:
+    """Steps a dialect could not express (their line's action is null), or expressed lossily."""
+
+    unexpressed: Counter[tuple[str, str]] = field(default_factory=Counter)
+    losses: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def lines(self, dialect: str) -> list[str]:
+        """One line per kind and reason, most frequent first; [] when nothing was lost."""
+        out = [f"{dialect} cannot express {n} {kind} step{'s' * (n != 1)}: {reason} "
+               f"(action null)" for (kind, reason), n in self.unexpressed.most_common()]
+        out += [f"{dialect} expressed {n} {kind} step{'s' * (n != 1)} without: {reason}"
+                for (kind, reason), n in self.losses.most_common()]
+        return out
+
+
+@dataclass
+class Trajectory:
+    """A recording's lines, the frames they name (in first-use order) and what they hold."""
+
+    lines: list[dict[str, Any]]
+    frames: list[str]
+    kinds: Counter[str]
+    screen: tuple[int, int] | None
+
+
+def trajectory(recording: Recording, steps: list[Step], dialect: Dialect, *,
+               scale_to: tuple[int, int] | None = None, with_after: bool = False,
+               report: Report) -> Trajectory:
+    """The lines of one recording in `dialect`; disabled steps are left out."""
+    scale = _scale(recording, scale_to)
+    screen = scale.target if scale else recording.screen
+    enabled = [st for st in steps if not st.disabled]
+    actions = [scale.action(st.action) if scale else st.action for st in enabled]
+    lines: list[dict[str, Any]] = []
+    frames: dict[str, None] = {}
+    kinds: Counter[str] = Counter()
+    pointer: tuple[int, int] | None = None
+    i = 0
+    while i < len(enabled):
+        step, action = enabled[i], actions[i]
+        following = actions[i + 1] if i + 1 < len(actions) else None
+        line, folds = _line(recording, step, action, dialect, Context(screen, pointer, following),
+                            report)
+        last = enabled[i + 1] if folds else step
+        line["screen"] = list(screen) if screen else None
+        line["image"] = _image(step.before_frame, frames)
+        if with_after:
+            line["image_after"] = _image(last.after_frame, frames)
+        lines.append(_ordered(line))
+        for done in actions[i:i + 1 + folds]:
+            kinds[done.action] += 1
+            pointer = _pointer_after(done, pointer)
+        i += 1 + folds
+    return Trajectory(lines, list(frames), kinds, screen)
+
+
+def _line(recording: Recording, step: Step, action: Action, dialect: Dialect, ctx: Context,
+          report: Report) -> tuple[dict[str, Any], int]:
+    line: dict[str, Any] = {"recording": recording.name, "step": step.step,
+                            "t": round(step.t_start, 6)}
+    try:
+        translation = dialect.translate(action, ctx)
+    except NotExpressible as why:
+        report.unexpressed[(action.action, str(why))] += 1
+        line.update(action=None, unexpressed=str(why))
+        return line, 0
+    if translation.loss:
+        report.losses[(action.action, translation.loss)] += 1
+    line["action"] = dialect.render(translation.items)
+    return line, int(translation.folds_next)
+
+
+_ORDER = ("recording", "step", "t", "screen", "image", "image_after", "action", "unexpressed")
+
+
+def _ordered(line: dict[str, Any]) -> dict[str, Any]:
+    return {key: line[key] for key in _ORDER if key in line}
+
+
+def _image(frame: str | None, frames: dict[str, None]) -> str | None:
+    if frame is None:
+        return None
+    frames[frame] = None
+    return f"frames/{frame}.png"
+
+
+def _pointer_after(action: Action, pointer: tuple[int, int] | None) -> tuple[int, int] | None:
+    return action.coordinate if action.is_pointer and action.coordinate else pointer
+
+
+def _scale(recording: Recording, scale_to: tuple[int, int] | None) -> Scale | None:
+    if scale_to is None:
+        return None
+    if recording.screen is None:
+        raise UserError(f"recording {recording.name!r} has no screen size (an imported "
+                        f"script), so --scale-to cannot scale it: export it without "
+                        f"--scale-to")
+    return Scale(recording.screen, scale_to)
+
+
+def _half_up(value: float) -> int:
+    return int(value + 0.5)

@@ -1,0 +1,128 @@
+"""`deskreel export`: a recording as JSON lines, or recordings as a dataset directory."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from storage import Recording, Store, script_lines
+
+from .cli import cli, open_db
+from .errors import EXIT_OK, UserError
+from .export import DIALECTS, FORMATS, ExportOptions, Scale, Summary, write_dataset
+
+
+def _size(ctx: click.Context, param: click.Parameter, value: str | None
+          ) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    w, sep, h = value.lower().partition("x")
+    if not (sep and w.isdigit() and h.isdigit() and 0 < int(w) <= 16384
+            and 0 < int(h) <= 16384):
+        raise click.BadParameter(f"write WIDTHxHEIGHT in pixels, such as 1280x800; got {value!r}")
+    return int(w), int(h)
+
+
+@cli.command("export")
+@click.argument("db")
+@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
+@click.option("--all", "every", is_flag=True, help="export every recording in DB")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="actions",
+              show_default=True, help="the dialect of the actions")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="dataset directory; with --format actions, a .jsonl file or nothing "
+                   "(standard output) writes the plain JSON lines")
+@click.option("--scale-to", callback=_size, metavar="WxH",
+              help="resize frames and scale coordinates to this screen, such as 1280x800")
+@click.option("--with-after", is_flag=True, help="add each step's after-frame (image_after)")
+@click.option("--force", is_flag=True, help="replace a previous export in --out")
+def export(db: str, ref: str | None, every: bool, fmt: str, out: Path | None,
+           scale_to: tuple[int, int] | None, with_after: bool, force: bool) -> int:
+    """Export recordings for agents: trajectories in a dialect, paired with the screens.
+
+    A dataset directory holds one <recording>.jsonl per recording, frames/<hash>.png and a
+    README.md dataset card. Each line pairs the screen before a step with its action.
+    Actions a dialect cannot express are reported here and in the card, and their
+    line's action is null. DB is a deskreel database file or an SQLAlchemy URL.
+    """
+    if ref is not None and every:
+        raise UserError("give -r/--recording or --all, not both")
+    if out is None or out.suffix.lower() == ".jsonl":
+        if fmt != "actions":
+            raise UserError(f"--format {fmt} writes a dataset directory (trajectories, "
+                            f"frames, README.md): give it with --out DIR")
+        return _plain_lines(db, ref, every, out, scale_to, with_after)
+    options = ExportOptions(scale_to=scale_to, with_after=with_after, force=force)
+    with open_db(db) as store:
+        recordings = store.recordings() if every else [store.recording(ref)]
+        if every and not recordings:
+            raise UserError(f"{db} holds no recordings to export")
+        summary = _write(store, recordings, out, fmt, options, progress=every)
+    _tell(summary, out)
+    return EXIT_OK
+
+
+def _write(store: Store, recordings: list[Recording], out: Path, fmt: str,
+           options: ExportOptions, *, progress: bool) -> Summary:
+    if not progress:
+        return write_dataset(store, recordings, out, DIALECTS[fmt], options=options)
+    with click.progressbar(length=len(recordings), label="exporting", file=sys.stderr,
+                           item_show_func=lambda r: r) as bar:
+        def done(rec: Recording) -> None:
+            bar.update(1, rec.name)
+
+        return write_dataset(store, recordings, out, DIALECTS[fmt], options=options, each=done)
+
+
+def _tell(summary: Summary, out: Path) -> None:
+    steps = sum(e.lines for e in summary.recordings)
+    n = len(summary.recordings)
+    click.echo(f"wrote {n} recording{'s' * (n != 1)} ({steps} lines, {summary.frames} frames) "
+               f"as {summary.dialect.name} to {out}/", err=True)
+    for line in summary.report.lines(summary.dialect.name):
+        click.echo(f"deskreel: {line}", err=True)
+
+
+def _plain_lines(db: str, ref: str | None, every: bool, out: Path | None,
+                 scale_to: tuple[int, int] | None, with_after: bool) -> int:
+    """The actions as `deskreel import` reads them back: one object per step, with step and t."""
+    if every:
+        raise UserError("--all writes a dataset directory: give --out DIR (one .jsonl per "
+                        "recording)")
+    if with_after:
+        raise UserError("--with-after pairs frames: give --out DIR for a dataset directory")
+    with open_db(db) as store:
+        rec = store.recording(ref)
+        steps = [st for st in store.steps(rec.id) if not st.disabled]
+    if scale_to is not None and rec.screen is None:
+        raise UserError(f"recording {rec.name!r} has no screen size (an imported script), so "
+                        f"--scale-to cannot scale it")
+    scale = Scale(rec.screen, scale_to) if scale_to and rec.screen else None
+    text = script_lines([(scale.action(st.action) if scale else st.action, st.t_start)
+                         for st in steps])
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        _write_privately(out, text)
+        click.echo(f"wrote {len(steps)} steps to {out}", err=True)
+    return EXIT_OK
+
+
+def _write_privately(path: Path, text: str) -> None:
+    """Write a 0600 file through a temporary file and a rename: never half-written."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as err:
+        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable "
+                        f"place") from None

@@ -1,0 +1,207 @@
+"""`deskreel edit` and storage.edit: one transaction each, renumbered steps, nothing half-done."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from deskreel.cli import run
+from deskreel.edit_cmd import parse_steps
+from storage import Action, EditError, RecordingEdit, edit_recording, open_store
+from storage import schema as s
+from tests.fixture_recording import build_recording
+
+
+def deskreel(*args: object) -> int:
+    return run([str(a) for a in args])
+
+
+@pytest.fixture
+def fixture(tmp_path):
+    return build_recording(tmp_path / "rec.db")
+
+
+def state(db) -> dict:
+    """Everything an edit may touch, to prove that a refused edit touched nothing."""
+    with open_store(db) as store, store.engine.connect() as conn:
+        return {t.name: sorted(map(tuple, conn.execute(select(t)).all()), key=repr)
+                for t in (s.recordings, s.actions, s.anchors, s.events, s.frames)}
+
+
+def steps(db, ref="every-kind"):
+    with open_store(db) as store:
+        return store.steps(store.recording(ref).id)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("3", {3}),
+    ("3,5,9-12", {3, 5, 9, 10, 11, 12}),
+    (" 2 - 4 , 7 ", {2, 3, 4, 7}),
+    ("5-5", {5}),
+])
+def test_steps_syntax(text, expected):
+    assert parse_steps(text) == expected
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "'' is not a step or a range"),
+    ("a", "'a' is not a step or a range"),
+    ("9-", "'9-' is not a step"),
+    ("3,,4", "'' is not a step"),
+    ("0", "numbered from 1"),
+    ("12-9", "the range 12-9 runs backwards (write 9-12)"),
+    ("1-999999", "longer than"),
+])
+def test_bad_steps_syntax(text, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_steps(text)
+
+
+def test_drop_renumbers_and_keeps_frames_and_anchors(fixture, capsys):
+    before = {st.step: st for st in fixture.steps}
+    assert deskreel("edit", fixture.db, "-r", fixture.name, "--drop", "2,5-6") == 0
+    assert "3 dropped; it now has 24 steps" in capsys.readouterr().err
+    after = steps(fixture.db)
+    assert [st.step for st in after] == list(range(1, 25))
+    old_numbers = [n for n in before if n not in (2, 5, 6)]
+    for st, old in zip(after, old_numbers, strict=True):
+        was = before[old]
+        assert (st.action, st.t_start, st.before_frame, st.after_frame, st.anchor,
+                st.window_title, st.disabled, st.events) == (
+            was.action, was.t_start, was.before_frame, was.after_frame, was.anchor,
+            was.window_title, was.disabled, was.events)
+    with open_store(fixture.db) as store, store.engine.connect() as conn:
+        anchors = conn.scalar(select(func.count()).select_from(s.anchors))
+        dropped_events = [was.events for n, was in before.items() if n in (2, 5, 6)]
+        seqs = set(conn.scalars(select(s.events.c.seq)))
+    assert anchors == sum(1 for st in after if st.anchor)  # step 2's anchor went with it
+    for first, last in dropped_events:
+        assert not seqs & set(range(first, last + 1))  # reduce cannot bring them back
+
+
+def test_disable_enable_and_show(fixture, capsys):
+    assert deskreel("edit", fixture.db, "-r", "1", "--disable", "3-4", "--enable", "24") == 0
+    assert "2 disabled, 1 enabled" in capsys.readouterr().err
+    flags = {st.step: st.disabled for st in steps(fixture.db)}
+    assert [n for n, off in flags.items() if off] == [3, 4]
+    assert deskreel("show", fixture.db, "-r", "1") == 0
+    shown = [line for line in capsys.readouterr().out.splitlines() if line.endswith("disabled")]
+    assert [line.split()[0] for line in shown] == ["3", "4"]
+
+
+def test_insert_after_takes_the_previous_steps_end(fixture):
+    wait = '{"action": "wait", "duration": 2}'
+    click = '{"action": "left_click", "coordinate": [5, 6]}'
+    assert deskreel("edit", fixture.db, "-r", "1", "--insert-after", "3", wait,
+                    "--insert-after", "3", click, "--insert-after", "0",
+                    '{"action": "screenshot"}') == 0
+    after = steps(fixture.db)
+    assert len(after) == len(fixture.steps) + 3
+    assert after[0].action == Action("screenshot") and after[0].t_start == 0.0
+    third = fixture.steps[2]
+    assert [st.action.action for st in after[4:6]] == ["wait", "left_click"]
+    assert all(st.t_start == st.t_end == third.t_end for st in after[4:6])
+    assert after[4].before_frame is None and after[4].anchor is None
+    assert after[6].action == fixture.steps[3].action  # the old step 4 follows
+
+
+def test_trim_start_and_end(fixture, capsys):
+    # Steps start at 0.5, 1.5, 2.5...; the recording lasts until 28.6 s.
+    assert deskreel("edit", fixture.db, "-r", "1", "--trim-start", "2", "--trim-end", "4") == 0
+    assert "moved 2.5s earlier" in capsys.readouterr().err
+    after = steps(fixture.db)
+    kept = [st for st in fixture.steps if 2 <= st.t_start <= 28.6 - 4]
+    assert [st.action for st in after] == [st.action for st in kept]
+    assert after[0].t_start == 0.0
+    assert [round(st.t_start, 6) for st in after] == [round(st.t_start - 2.5, 6) for st in kept]
+    with open_store(fixture.db) as store:
+        events = store.events(fixture.recording_id)
+    assert min(e.t for e in events) == 0.0
+    assert max(e.t for e in events) <= kept[-1].t_end - 2.5 + 1e-9
+
+
+def test_rename_and_an_edit_survive_a_reopen(fixture):
+    assert deskreel("edit", fixture.db, "-r", fixture.name, "--rename", "clean",
+                    "--drop", "1") == 0
+    with open_store(fixture.db) as store:
+        rec = store.recording("clean")
+        assert rec.id == fixture.recording_id and rec.steps == len(fixture.steps) - 1
+        assert store.steps(rec.id)[0].action == fixture.steps[1].action
+
+
+def test_copy_to_leaves_the_original_and_shares_frames(fixture, capsys):
+    original = state(fixture.db)
+    assert deskreel("edit", fixture.db, "-r", "1", "--copy-to", "copy", "--drop", "1-3") == 0
+    assert "copied recording 1 'every-kind' to 2 'copy'" in capsys.readouterr().err
+    now = state(fixture.db)
+    assert now["frames"] == original["frames"]  # shared by content, not copied
+    assert steps(fixture.db) == fixture.steps  # the original is untouched
+    copy = steps(fixture.db, "copy")
+    assert [st.action for st in copy] == [st.action for st in fixture.steps[3:]]
+    assert [st.anchor for st in copy] == [st.anchor for st in fixture.steps[3:]]
+    with open_store(fixture.db) as store:
+        rec = store.recording("copy")
+        assert rec.extra["copied_from"] == {"id": 1, "name": "every-kind"}
+        assert rec.screen == (320, 200)
+        kept = store.events(rec.id)
+        assert 0 < len(kept) < len(store.events(1))
+        with store.engine.connect() as conn:
+            anchors = set(conn.scalars(select(s.anchors.c.recording_id)))
+    assert anchors == {1, 2}
+
+
+def test_a_plain_copy(fixture):
+    assert deskreel("edit", fixture.db, "-r", "1", "--copy-to", "backup") == 0
+    assert steps(fixture.db, "backup") == steps(fixture.db)  # anchors equal by value
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--drop", "99"], "recording 1 'every-kind' has no step 99 (it has steps 1 to 27)"),
+    (["--drop", "3-1"], "--drop '3-1': the range 3-1 runs backwards"),
+    (["--disable", "x"], "--disable 'x': 'x' is not a step or a range"),
+    (["--insert-after", "3", "{bad"], "--insert-after 3: not valid JSON"),
+    (["--insert-after", "3", '{"action": "fly"}'], "--insert-after 3: unknown action 'fly'"),
+    (["--insert-after", "3", '{"action": "left_click"}'], "coordinate is required"),
+    (["--insert-after", "40", '{"action": "wait", "duration": 1}'], "has no step 40"),
+    (["--insert-after", "three", "{}"], "'three' is not a step number"),
+    (["--drop", "2", "--disable", "2"], "step 2 cannot be both dropped and disabled"),
+    (["--trim-start", "-1"], "--trim-start must be zero or more seconds"),
+    (["--trim-start", "nan"], "--trim-start must be zero or more seconds"),
+    (["--trim-start", "100"], "without steps: drop or trim less"),
+    (["--drop", "1-27"], "without steps"),
+    (["--rename", "taken"], "already holds a recording named 'taken'"),
+    (["--drop", "1", "--rename", "taken"], "already holds a recording named 'taken'"),
+    (["--copy-to", "taken", "--drop", "1"], "already holds a recording named 'taken'"),
+    (["--rename", "x", "--copy-to", "y"], "give --rename or --copy-to, not both"),
+    (["--rename", " "], "a recording name cannot be empty"),
+    ([], "nothing to do"),
+])
+def test_bad_edits_change_nothing(fixture, capsys, args, message):
+    build_recording(fixture.db, name="taken")
+    before = state(fixture.db)
+    capsys.readouterr()
+    assert deskreel("edit", fixture.db, "-r", "1", *args) == 2
+    err = capsys.readouterr().err
+    assert message in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert state(fixture.db) == before
+
+
+def test_edit_needs_a_recording(fixture, capsys):
+    assert deskreel("edit", fixture.db, "--drop", "1") == 2
+    assert deskreel("edit", fixture.db, "-r", "nope", "--drop", "1") == 2
+    assert "has no recording 'nope'" in capsys.readouterr().err
+
+
+def test_the_storage_function_is_one_transaction(fixture):
+    """A failure after the steps were rewritten (the rename) rolls the steps back too."""
+    build_recording(fixture.db, name="taken")
+    with open_store(fixture.db) as store:
+        with pytest.raises(EditError):
+            edit_recording(store, fixture.recording_id,
+                           RecordingEdit(drop=frozenset({1, 2}), rename="taken"))
+        assert store.steps(fixture.recording_id) == fixture.steps
+        summary = edit_recording(store, fixture.recording_id, RecordingEdit(
+            drop=frozenset({1}), insert_after=((2, Action("cursor_position")),)))
+    assert (summary.dropped, summary.inserted, summary.steps) == (1, 1, len(fixture.steps))
+    assert summary.name == "every-kind"

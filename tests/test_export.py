@@ -1,0 +1,519 @@
+"""`deskreel export`: every dialect, golden lines on a real recording, frames, files, privacy."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from deskreel.cli import run
+from deskreel.export import DIALECTS, Context, NotExpressible
+from storage import Action, script_lines
+from tests.fixture_recording import (ACTIONS, SCREEN, SECRET_ENV, build_recording, draw,
+                                     frame_of)
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+DIALECT_FORMATS = ("anthropic", "normalized", "browsergym", "pyautogui")
+
+
+def deskreel(*args: object) -> int:
+    return run([str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def fixture(tmp_path_factory):
+    return build_recording(tmp_path_factory.mktemp("db") / "rec.db")
+
+
+def export_dir(fixture, tmp_path, fmt: str, *options: object) -> list[dict[str, Any]]:
+    out = tmp_path / f"out-{fmt}"
+    assert deskreel("export", fixture.db, "--format", fmt, "--out", out, *options) == 0
+    return [json.loads(line) for line in (out / "every-kind.jsonl").read_text().splitlines()]
+
+
+# -- golden lines: the fixture recording in each dialect ------------------------------------
+
+NULL = None
+GOLDEN: dict[str, dict[int, Any]] = {
+    "actions": {n: Action.from_json(obj).to_json()
+                for n, (obj, disabled) in enumerate(ACTIONS, start=1) if not disabled},
+    "anthropic": {
+        1: {"action": "mouse_move", "coordinate": [100, 50]},
+        2: {"action": "left_click", "coordinate": [40, 30]},
+        3: {"action": "type", "text": "hello world"},
+        4: {"action": "key", "text": "Return"},
+        5: {"action": "key", "text": "ctrl+s"},
+        6: {"action": "hold_key", "text": "Shift_L", "duration": 0.8},
+        7: {"action": "left_click", "coordinate": [60, 70], "text": "shift"},
+        8: {"action": "right_click", "coordinate": [200, 100]},
+        9: {"action": "middle_click", "coordinate": [210, 110]},
+        10: {"action": "double_click", "coordinate": [120, 80]},
+        11: {"action": "triple_click", "coordinate": [130, 90]},
+        12: {"action": "left_click_drag", "start_coordinate": [10, 10], "coordinate": [150, 120]},
+        13: {"action": "scroll", "coordinate": [160, 100], "scroll_direction": "down",
+             "scroll_amount": 3},
+        14: {"action": "scroll", "coordinate": [160, 100], "scroll_direction": "up",
+             "scroll_amount": 2},
+        15: {"action": "scroll", "coordinate": [160, 100], "scroll_direction": "left",
+             "scroll_amount": 1},
+        16: {"action": "scroll", "coordinate": [300, 190], "scroll_direction": "right",
+             "scroll_amount": 4, "text": "ctrl"},
+        17: {"action": "wait", "duration": 1.5},
+        18: [{"action": "mouse_move", "coordinate": [50, 60]}, {"action": "left_mouse_down"}],
+        19: {"action": "left_mouse_up"},
+        20: {"action": "screenshot"},
+        21: {"action": "cursor_position"},
+        22: {"action": "key", "text": "Prior"},
+        23: {"action": "type", "text": "{{env:DESKREEL_TEST_SECRET}}"},
+        25: {"action": "type", "text": "café ✓"},
+        26: NULL,
+        27: {"action": "key", "text": "Escape"},
+    },
+    "normalized": {
+        1: {"action": "mouse_move", "to_coordinate": [0.3125, 0.25]},
+        2: {"action": "left_click", "at_coordinate": [0.125, 0.15], "with_key": None},
+        3: {"action": "type", "text": "hello world", "submit": True},  # step 4 folded in
+        5: {"action": "key", "text": ["ctrl", "s"], "with_duration": None},
+        6: {"action": "key", "text": ["shift"], "with_duration": 0.8},
+        7: {"action": "left_click", "at_coordinate": [0.1875, 0.35], "with_key": "shift"},
+        8: {"action": "right_click", "at_coordinate": [0.625, 0.5], "with_key": None},
+        9: {"action": "middle_click", "at_coordinate": [0.6562, 0.55], "with_key": None},
+        10: {"action": "double_click", "at_coordinate": [0.375, 0.4], "with_key": None},
+        11: {"action": "triple_click", "at_coordinate": [0.4062, 0.45], "with_key": None},
+        12: {"action": "left_click_drag", "from_coordinate": [0.0312, 0.05],
+             "to_coordinate": [0.4688, 0.6], "with_key": None},
+        13: {"action": "scroll", "at_coordinate": [0.5, 0.5], "scroll_direction": "down",
+             "scroll_amount": 3},
+        14: {"action": "scroll", "at_coordinate": [0.5, 0.5], "scroll_direction": "up",
+             "scroll_amount": 2},
+        15: {"action": "scroll", "at_coordinate": [0.5, 0.5], "scroll_direction": "left",
+             "scroll_amount": 1},
+        16: NULL, 17: {"action": "wait", "duration": 1.5}, 18: NULL, 19: NULL, 20: NULL,
+        21: NULL,
+        22: {"action": "key", "text": ["pageup"], "with_duration": None},
+        23: {"action": "type", "text": "{{env:DESKREEL_TEST_SECRET}}", "submit": False},
+        25: {"action": "type", "text": "café ✓", "submit": False},
+        26: {"action": "left_click_drag", "from_coordinate": [0.0625, 0.9],
+             "to_coordinate": [0.9375, 0.1], "with_key": "shift"},
+        27: {"action": "key", "text": ["esc"], "with_duration": None},
+    },
+    "browsergym": {
+        1: "mouse_move(100, 50)",
+        2: "mouse_click(40, 30)",
+        3: "keyboard_type('hello world')",
+        4: "keyboard_press('Enter')",
+        5: "keyboard_press('Control+s')",
+        6: "keyboard_down('Shift')\nnoop(800)\nkeyboard_up('Shift')",
+        7: "keyboard_down('Shift')\nmouse_click(60, 70)\nkeyboard_up('Shift')",
+        8: "mouse_click(200, 100, button='right')",
+        9: "mouse_click(210, 110, button='middle')",
+        10: "mouse_dblclick(120, 80)",
+        11: NULL,
+        12: "mouse_drag_and_drop(10, 10, 150, 120)",
+        13: "mouse_move(160, 100)\nscroll(0, 300)",  # the pointer was at the drag's end
+        14: "scroll(0, -200)",  # already there
+        15: "scroll(-100, 0)",
+        16: "mouse_move(300, 190)\nkeyboard_down('Control')\nscroll(400, 0)\n"
+            "keyboard_up('Control')",
+        17: "noop(1500)",
+        18: "mouse_down(50, 60)",
+        19: "mouse_up(50, 60)",  # where step 18 left the pointer
+        20: NULL, 21: NULL,
+        22: "keyboard_press('PageUp')",
+        23: "keyboard_type('{{env:DESKREEL_TEST_SECRET}}')",
+        25: "keyboard_type('café ✓')",
+        26: "keyboard_down('Shift')\nmouse_drag_and_drop(20, 180, 300, 20)\n"
+            "keyboard_up('Shift')",
+        27: "keyboard_press('Escape')",
+    },
+    "pyautogui": {
+        1: "pyautogui.moveTo(100, 50)",
+        2: "pyautogui.click(40, 30)",
+        3: "pyautogui.write('hello world')",
+        4: "pyautogui.press('enter')",
+        5: "pyautogui.hotkey('ctrl', 's')",
+        6: "pyautogui.keyDown('shift'); time.sleep(0.8); pyautogui.keyUp('shift')",
+        7: "pyautogui.keyDown('shift'); pyautogui.click(60, 70); pyautogui.keyUp('shift')",
+        8: "pyautogui.click(200, 100, button='right')",
+        9: "pyautogui.click(210, 110, button='middle')",
+        10: "pyautogui.doubleClick(120, 80)",
+        11: "pyautogui.tripleClick(130, 90)",
+        12: "pyautogui.moveTo(10, 10); pyautogui.dragTo(150, 120, duration=0.5, button='left')",
+        13: "pyautogui.scroll(-3, x=160, y=100)",
+        14: "pyautogui.scroll(2, x=160, y=100)",
+        15: "pyautogui.hscroll(-1, x=160, y=100)",
+        16: "pyautogui.keyDown('ctrl'); pyautogui.hscroll(4, x=300, y=190); "
+            "pyautogui.keyUp('ctrl')",
+        17: "time.sleep(1.5)",
+        18: "pyautogui.mouseDown(50, 60, button='left')",
+        19: "pyautogui.mouseUp(button='left')",
+        20: NULL, 21: NULL,
+        22: "pyautogui.press('pageup')",
+        23: "pyautogui.write('{{env:DESKREEL_TEST_SECRET}}')",
+        25: NULL,
+        26: "pyautogui.moveTo(20, 180); pyautogui.keyDown('shift'); "
+            "pyautogui.dragTo(300, 20, duration=0.5, button='left'); pyautogui.keyUp('shift')",
+        27: "pyautogui.press('esc')",
+    },
+}
+UNEXPRESSED = {
+    "actions": {},
+    "anthropic": {26: "left_click_drag takes no modifier keys"},
+    "normalized": {16: "scroll takes no modifier keys", 18: "no separate button press",
+                   19: "no separate button release", 20: "no screenshot action",
+                   21: "pointer position"},
+    "browsergym": {11: "no triple click", 20: "no screenshot action", 21: "pointer position"},
+    "pyautogui": {20: "no screenshot action", 21: "never reaches the agent",
+                  25: "ASCII only"},
+}
+
+
+@pytest.mark.parametrize("fmt", GOLDEN)
+def test_golden_lines(fixture, tmp_path, fmt):
+    lines = export_dir(fixture, tmp_path, fmt)
+    assert {line["step"]: line["action"] for line in lines} == GOLDEN[fmt]
+    reasons = {line["step"]: line["unexpressed"] for line in lines if "unexpressed" in line}
+    assert set(reasons) == set(UNEXPRESSED[fmt])
+    for step, words in UNEXPRESSED[fmt].items():
+        assert words in reasons[step]
+    assert [line["step"] for line in lines] == sorted(GOLDEN[fmt])  # recorded order
+    assert all(line["recording"] == "every-kind" and line["screen"] == list(SCREEN)
+               for line in lines)
+
+
+@pytest.mark.parametrize("fmt", ["browsergym", "pyautogui"])
+def test_code_dialects_are_python(fixture, tmp_path, fmt):
+    """Every call string parses, and calls only the dialect's own functions."""
+    allowed = {"browsergym": {"mouse_move", "mouse_click", "mouse_dblclick", "mouse_down",
+                              "mouse_up", "mouse_drag_and_drop", "scroll", "keyboard_press",
+                              "keyboard_down", "keyboard_up", "keyboard_type", "noop"},
+               "pyautogui": {"pyautogui", "time"}}[fmt]
+    for line in export_dir(fixture, tmp_path, fmt):
+        if line["action"] is None:
+            continue
+        tree = ast.parse(line["action"])
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else func.value.id  # type: ignore
+                assert name in allowed, line["action"]
+
+
+# -- one action at a time: key names and the corners of each dialect -------------------------
+
+def translate(fmt: str, obj: dict[str, Any], *, screen=(1000, 500), pointer=None,
+              following=None) -> Any:
+    dialect = DIALECTS[fmt]
+    ctx = Context(screen, pointer, Action.from_json(following) if following else None)
+    return dialect.render(dialect.translate(Action.from_json(obj), ctx).items)
+
+
+def key(text: str, **more: Any) -> dict[str, Any]:
+    return {"action": "key", "text": text, **more}
+
+
+@pytest.mark.parametrize("fmt,obj,expected", [
+    ("browsergym", key("BackSpace"), "keyboard_press('Backspace')"),
+    ("browsergym", key("Next"), "keyboard_press('PageDown')"),
+    ("browsergym", key("Left"), "keyboard_press('ArrowLeft')"),
+    ("browsergym", key("super+shift+t"), "keyboard_press('Meta+Shift+t')"),
+    ("browsergym", key("alt+F4"), "keyboard_press('Alt+F4')"),
+    ("browsergym", key("ctrl+plus"), "keyboard_press('Control++')"),
+    ("browsergym", key("KP_0"), "keyboard_press('Numpad0')"),
+    ("browsergym", key("Tab"), "keyboard_press('Tab')"),
+    ("browsergym", key("space"), "keyboard_press('Space')"),
+    ("browsergym", key("XF86AudioMute"), "keyboard_press('AudioVolumeMute')"),
+    ("browsergym", key("ctrl+shift", duration=1.25),
+     "keyboard_down('Control')\nkeyboard_down('Shift')\nnoop(1250)\nkeyboard_up('Shift')\n"
+     "keyboard_up('Control')"),
+    ("browsergym", {"action": "type", "text": "it's \"quoted\"\nline 2 ü"},
+     "keyboard_type('it\\'s \"quoted\"\\nline 2 ü')"),
+    ("browsergym", {"action": "left_mouse_up"}, NotExpressible),  # pointer unknown
+    ("pyautogui", key("BackSpace"), "pyautogui.press('backspace')"),
+    ("pyautogui", key("Next"), "pyautogui.press('pagedown')"),
+    ("pyautogui", key("super+l"), "pyautogui.hotkey('win', 'l')"),
+    ("pyautogui", key("ctrl+alt+Delete"), "pyautogui.hotkey('ctrl', 'alt', 'delete')"),
+    ("pyautogui", key("F5"), "pyautogui.press('f5')"),
+    ("pyautogui", key("KP_7"), "pyautogui.press('num7')"),
+    ("pyautogui", key("ctrl+minus"), "pyautogui.hotkey('ctrl', '-')"),
+    ("pyautogui", key("udiaeresis"), NotExpressible),
+    ("pyautogui", {"action": "type", "text": "a\tb\n"}, "pyautogui.write('a\\tb\\n')"),
+    ("pyautogui", {"action": "left_mouse_down"}, "pyautogui.mouseDown(button='left')"),
+    ("normalized", key("ctrl+shift+t"),
+     {"action": "key", "text": ["ctrl", "shift", "t"], "with_duration": None}),
+    ("normalized", key("Return"), {"action": "key", "text": ["enter"], "with_duration": None}),
+    ("normalized", key("super+Tab"), {"action": "key", "text": ["super", "tab"],
+                                      "with_duration": None}),
+    ("normalized", {"action": "scroll", "coordinate": [999, 0], "scroll_direction": "down",
+                    "scroll_amount": 65},
+     [{"action": "scroll", "at_coordinate": [0.999, 0.0], "scroll_direction": "down",
+       "scroll_amount": n} for n in (30, 30, 5)]),
+    ("anthropic", key("ctrl+shift+t", duration=2), {"action": "hold_key", "text": "ctrl+shift+t",
+                                                    "duration": 2.0}),
+    ("anthropic", {"action": "double_click", "coordinate": [5, 6], "with_key": "ctrl+shift"},
+     {"action": "double_click", "coordinate": [5, 6], "text": "ctrl+shift"}),
+    ("anthropic", {"action": "left_mouse_up", "coordinate": [7, 8]},
+     [{"action": "mouse_move", "coordinate": [7, 8]}, {"action": "left_mouse_up"}]),
+])
+def test_translation_table(fmt, obj, expected):
+    if expected is NotExpressible:
+        with pytest.raises(NotExpressible):
+            translate(fmt, obj)
+    else:
+        assert translate(fmt, obj) == expected
+
+
+def test_submit_folds_only_a_plain_return():
+    typed = {"action": "type", "text": "q"}
+    folds = DIALECTS["normalized"].translate
+    assert folds(Action.from_json(typed), Context(SCREEN, None, Action.from_json(
+        key("Return")))).folds_next
+    for following in (key("Return", duration=1), key("KP_Enter"), key("Tab"), None):
+        ctx = Context(SCREEN, None, Action.from_json(following) if following else None)
+        assert not folds(Action.from_json(typed), ctx).folds_next
+
+
+def test_normalized_needs_a_screen_size():
+    with pytest.raises(NotExpressible, match="screen size is unknown"):
+        translate("normalized", {"action": "left_click", "coordinate": [1, 2]}, screen=None)
+
+
+# -- pairing, frames and scaling ------------------------------------------------------------
+
+def test_lines_pair_the_before_frame_with_the_action(fixture, tmp_path):
+    lines = export_dir(fixture, tmp_path, "anthropic", "--with-after")
+    for line in lines:
+        step = line["step"]
+        if ACTIONS[step - 1][0]["action"] == "wait":
+            assert line["image"] is None and line["image_after"] is None
+            continue
+        k = frame_of(step)
+        assert line["image"] == f"frames/{fixture.frames[k]}.png"
+        assert line["image_after"] == f"frames/{fixture.frames[k + 1]}.png"
+    assert 24 not in {line["step"] for line in lines}  # disabled
+    out = tmp_path / "out-anthropic"
+    named = {line[k] for line in lines for k in ("image", "image_after") if line[k]}
+    assert {f"frames/{p.name}" for p in (out / "frames").iterdir()} == named
+    png = cv2.imread(str(out / lines[0]["image"]))
+    assert png.shape[:2] == (SCREEN[1], SCREEN[0])
+    assert np.array_equal(png, draw(0))  # lossless all the way
+
+
+def test_without_after_frames_only_before_frames_are_written(fixture, tmp_path):
+    lines = export_dir(fixture, tmp_path, "actions")
+    assert all("image_after" not in line for line in lines)
+    frames = {p.name for p in (tmp_path / "out-actions" / "frames").iterdir()}
+    assert frames == {Path(line["image"]).name for line in lines if line["image"]}
+
+
+def test_folded_submit_pairs_with_the_screen_after_the_return(fixture, tmp_path):
+    lines = export_dir(fixture, tmp_path, "normalized", "--with-after")
+    typed = next(line for line in lines if line["step"] == 3)
+    assert typed["image"] == f"frames/{fixture.frames[frame_of(3)]}.png"
+    assert typed["image_after"] == f"frames/{fixture.frames[frame_of(4) + 1]}.png"
+
+
+def test_scale_to_resizes_frames_and_coordinates_per_axis(fixture, tmp_path):
+    lines = export_dir(fixture, tmp_path, "anthropic", "--scale-to", "160x160")
+    by_step = {line["step"]: line["action"] for line in lines}
+    assert by_step[2] == {"action": "left_click", "coordinate": [20, 24]}  # x/2, y*0.8
+    assert by_step[12]["start_coordinate"] == [5, 8]
+    assert by_step[16]["coordinate"] == [150, 152]
+    assert all(line["screen"] == [160, 160] for line in lines)
+    for png in (tmp_path / "out-anthropic" / "frames").iterdir():
+        assert cv2.imread(str(png)).shape[:2] == (160, 160)
+    card = (tmp_path / "out-anthropic" / "README.md").read_text()
+    assert "160x160" in card and "INTER_AREA" in card
+    scaled = export_dir(fixture, tmp_path, "actions", "--scale-to", "160x160")
+    region = next(line["action"] for line in scaled if line["step"] == 20)["region"]
+    assert region == [0, 0, 80, 80]
+
+
+def test_scale_to_keeps_normalised_coordinates(fixture, tmp_path):
+    plain = export_dir(fixture, tmp_path, "normalized")
+    (tmp_path / "scaled").mkdir()
+    scaled = export_dir(fixture, tmp_path / "scaled", "normalized", "--scale-to", "640x400")
+    assert [line["action"] for line in scaled] == [line["action"] for line in plain]
+
+
+# -- files: plain lines, the dataset directory, atomicity ------------------------------------
+
+def test_plain_lines_are_the_import_format_and_round_trip(fixture, tmp_path, capsys):
+    capsys.readouterr()
+    assert deskreel("export", fixture.db, "-r", fixture.name) == 0
+    text = capsys.readouterr().out
+    enabled = [st for st in fixture.steps if not st.disabled]
+    assert text == script_lines([(st.action, st.t_start) for st in enabled])
+    out = tmp_path / "steps.jsonl"
+    assert deskreel("export", fixture.db, "-r", fixture.name, "--out", out) == 0
+    assert out.read_text() == text
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    db = tmp_path / "again.db"
+    assert deskreel("import", out, db, "--name", "again") == 0
+    capsys.readouterr()
+    assert deskreel("export", db, "-r", "again") == 0
+    assert capsys.readouterr().out == text
+
+
+def test_dataset_directory_is_private_and_complete(fixture, tmp_path):
+    export_dir(fixture, tmp_path, "pyautogui", "--with-after")
+    out = tmp_path / "out-pyautogui"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    assert stat.S_IMODE((out / "frames").stat().st_mode) == 0o700
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert {p.name for p in files} >= {"README.md", "every-kind.jsonl"}
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in files)
+    assert [p.name for p in tmp_path.iterdir()] == ["out-pyautogui"]  # no temporary left
+
+
+def test_dataset_card_says_what_is_inside(fixture, tmp_path, capsys):
+    capsys.readouterr()
+    export_dir(fixture, tmp_path, "pyautogui")
+    err = capsys.readouterr().err
+    card = (tmp_path / "out-pyautogui" / "README.md").read_text()
+    assert card.startswith("# deskreel export: pyautogui")
+    for words in ("| every-kind | ", "`every-kind.jsonl`", "320x200", "## Pairing rule",
+                  "before-frame", "| `scroll` | 4 |", "| `key` | 5 |", "`pyautogui.click(x, y)`"):
+        assert words in card, words
+    for lost in ("pyautogui cannot express 1 type step: pyautogui.write types ASCII only",
+                 "pyautogui cannot express 1 screenshot step",
+                 "pyautogui cannot express 1 cursor_position step"):
+        assert lost in card and lost in err
+    assert "wrote 1 recording (26 lines, 25 frames) as pyautogui" in err
+
+
+def test_lossy_steps_are_reported_too(fixture, tmp_path, capsys):
+    capsys.readouterr()
+    export_dir(fixture, tmp_path, "anthropic")
+    err = capsys.readouterr().err
+    assert "anthropic expressed 1 screenshot step without: screenshot region" in err
+    assert "anthropic cannot express 1 left_click_drag step" in err
+    assert "Nothing: every exported step" not in (tmp_path / "out-anthropic/README.md").read_text()
+
+
+def test_a_non_empty_directory_is_refused_unless_a_previous_export(fixture, tmp_path, capsys):
+    out = tmp_path / "data"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    for extra in ((), ("--force",)):
+        assert deskreel("export", fixture.db, "--format", "normalized", "--out", out,
+                        *extra) == 2
+        assert (out / "notes.txt").read_text() == "mine"
+    err = capsys.readouterr().err
+    assert "is not empty: choose a new directory, or add --force" in err
+    assert "is not a deskreel export, so --force will not replace it" in err
+
+    done = tmp_path / "done"
+    export_dir(fixture, tmp_path, "actions")
+    (tmp_path / "out-actions").rename(done)
+    assert deskreel("export", fixture.db, "--format", "normalized", "--out", done) == 2
+    assert deskreel("export", fixture.db, "--format", "normalized", "--out", done,
+                    "--force") == 0
+    assert (done / "README.md").read_text().startswith("# deskreel export: normalized")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "done"]
+
+
+def test_an_empty_directory_is_used(fixture, tmp_path):
+    (tmp_path / "out-browsergym").mkdir(mode=0o755)
+    assert export_dir(fixture, tmp_path, "browsergym")
+    assert stat.S_IMODE((tmp_path / "out-browsergym").stat().st_mode) == 0o700
+
+
+def test_a_failed_export_leaves_nothing(fixture, tmp_path, monkeypatch, capsys):
+    from deskreel.export import writer
+
+    calls = []
+
+    def broken(data, fmt, size):
+        calls.append(1)
+        if len(calls) == 5:
+            raise OSError(28, "No space left on device")
+        return data
+
+    monkeypatch.setattr(writer, "png_frame", broken)
+    capsys.readouterr()
+    assert deskreel("export", fixture.db, "--format", "anthropic", "--out", tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "nothing was written" in err
+    assert len(err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
+    db = tmp_path / "two.db"
+    build_recording(db, name="first")
+    assert deskreel("import", SAMPLES / "scripts" / "every-action.json", db,
+                    "--name", "a/script") == 0
+    capsys.readouterr()
+    out = tmp_path / "all"
+    assert deskreel("export", db, "--all", "--format", "browsergym", "--out", out) == 0
+    captured = capsys.readouterr()
+    assert "exporting" in captured.err and captured.out == ""
+    assert sorted(p.name for p in out.glob("*.jsonl")) == ["a_script.jsonl", "first.jsonl"]
+    script = [json.loads(line) for line in (out / "a_script.jsonl").read_text().splitlines()]
+    assert all(line["image"] is None and line["screen"] is None for line in script)
+    assert script[0]["action"] == "mouse_move(200, 150)"
+    card = (out / "README.md").read_text()
+    assert "| a/script |" in card and "| first |" in card and "unknown" in card
+
+
+# -- usage ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args,message", [
+    (["-r", "1", "--all", "--out", "{tmp}/x"], "give -r/--recording or --all, not both"),
+    (["--format", "anthropic"], "--format anthropic writes a dataset directory"),
+    (["--format", "anthropic", "--out", "{tmp}/x.jsonl"], "give it with --out DIR"),
+    (["--all"], "--all writes a dataset directory"),
+    (["--with-after"], "--with-after pairs frames"),
+    (["--scale-to", "12by3", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),
+    (["--format", "pyautogui", "--out", "{tmp}/no/such/dir"], "does not exist"),
+    (["-r", "nope", "--out", "{tmp}/x"], "has no recording 'nope'"),
+])
+def test_usage_errors_are_one_line(fixture, tmp_path, capsys, args, message):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert deskreel("export", fixture.db, *args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_scale_to_needs_a_screen_size(tmp_path, capsys):
+    db = tmp_path / "rec.db"
+    deskreel("import", SAMPLES / "scripts" / "every-action.json", db)
+    capsys.readouterr()
+    for out in (tmp_path / "x", tmp_path / "x.jsonl"):
+        assert deskreel("export", db, "--scale-to", "100x100", "--out", out) == 2
+        assert "has no screen size" in capsys.readouterr().err
+        assert not out.exists()
+
+
+# -- privacy --------------------------------------------------------------------------------
+
+def test_no_export_ever_holds_an_env_value(fixture, tmp_path, monkeypatch, capsys):
+    secret = "hunter2-Z9q-secret-value"
+    monkeypatch.setenv(SECRET_ENV, secret)
+    written: list[Path] = []
+    for fmt in DIALECTS:
+        out = tmp_path / fmt
+        assert deskreel("export", fixture.db, "--format", fmt, "--out", out,
+                        "--with-after") == 0
+        written += [p for p in out.rglob("*") if p.is_file()]
+    assert deskreel("export", fixture.db, "--out", tmp_path / "plain.jsonl") == 0
+    written.append(tmp_path / "plain.jsonl")
+    assert deskreel("export", fixture.db) == 0
+    printed = capsys.readouterr()
+    placeholder = ("{{env:" + SECRET_ENV + "}}").encode()
+    for path in written:
+        assert secret.encode() not in path.read_bytes(), path
+    assert secret not in printed.out + printed.err
+    assert placeholder in printed.out.encode()
+    holding = {p.parent.name for p in written if placeholder in p.read_bytes()}
+    assert holding == {*DIALECTS, tmp_path.name}
+    assert os.environ[SECRET_ENV] == secret
