@@ -1,0 +1,509 @@
+"""Image anchors: choose a distinctive crop around a pointer target, and find it on a screen.
+
+Pure functions over RGB frames (H x W x 3, uint8); nothing here talks to X. OpenCV is
+imported inside the functions so that importing this module stays cheap for `--help`.
+Scores are normalized cross-correlation (cv2.TM_CCOEFF_NORMED) on grayscale, 1.0 = exact;
+colour only breaks ties between places that grayscale cannot tell apart.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["AnchorChoice", "Located", "choose_anchor", "decode_png", "encode_png", "locate"]
+
+Image = npt.NDArray[np.uint8]
+Box = tuple[int, int, int, int]
+Point = tuple[int, int]
+Zone = tuple[Point, tuple[int, int]]  # top-left positions within (rx, ry) of a place
+
+_GROWTH = 1.5  # per round of choose_anchor()
+_PEAKS = 10  # candidates per search that are scored at full resolution
+_PEAK_POOL = 400  # local maxima considered when spreading those candidates out
+_NEAR = 48  # pixels around a crop that choose_anchor() checks exactly for look-alikes
+_FLOOR = 0.25  # correlation below which a place is not worth a closer look
+# 0.8x to 1.25x in steps of ~8%, finer steps only around the best of them; 1.0 is left out
+# because locate() tries it first.
+_DEFAULT_SCALES = (0.8, 0.86, 0.93, 1.08, 1.16, 1.25)
+_FINE_STEPS = (-0.04, -0.03, -0.02, -0.01, 0.01, 0.02, 0.03, 0.04)
+_SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
+_FLAT = 1.0  # grayscale std below which an image has no pattern to correlate
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorChoice:
+    """A crop box around a target, the target's place in it, and how unique the crop is."""
+
+    box: Box  # x, y, w, h in the frame
+    offset: Point  # target position inside the crop
+    score: float  # the crop's match at its own place: 1.0, or 0.0 when it is flat
+    margin: float  # score minus the best look-alike outside its own neighbourhood
+    distinctive: bool
+
+    def crop(self, frame: Image) -> Image:
+        """The pixels of `box` in `frame`, as a new array."""
+        x, y, w, h = self.box
+        return frame[y:y + h, x:x + w].copy()
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where an anchor was found on a screen, or why it was not."""
+
+    found: bool
+    point: Point | None  # the target on this screen; None unless found
+    score: float  # of the best match: grayscale, or colour when colour broke a tie
+    margin: float  # best minus the runner-up outside the best's neighbourhood
+    scale: float
+    top_left: Point | None  # of the best match, found or not
+    searched: str  # stages that looked for the best match, e.g. "window+coarse+scales"
+    best_elsewhere: Point | None  # the target point the runner-up would give
+    elapsed_ms: float
+    reason: str = ""  # why found is False, in words for the replay report
+
+
+class _Hit(NamedTuple):
+    score: float
+    x: int  # top-left of the match
+    y: int
+
+
+_NOWHERE = _Hit(0.0, -1, -1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Screen:
+    rgb: Image
+    levels: dict[int, Image]  # grayscale at full (1), half (2) and quarter (4) resolution
+
+    @classmethod
+    def of(cls, rgb: Image) -> _Screen:
+        import cv2
+
+        gray = _gray(rgb)
+        half = cv2.pyrDown(gray)
+        return cls(rgb, {1: gray, 2: half, 4: cv2.pyrDown(half)})
+
+    @property
+    def gray(self) -> Image:
+        return self.levels[1]
+
+
+def choose_anchor(
+    frame: Image,
+    target: Point,
+    *,
+    min_size: int = 24,
+    max_size: int = 240,
+    min_contrast: float = 10.0,
+    min_margin: float = 0.1,
+) -> AnchorChoice:
+    """Grow a box around `target` until its crop has texture and no look-alike in `frame`."""
+    height, width = frame.shape[:2]
+    if not (0 <= target[0] < width and 0 <= target[1] < height):
+        raise ValueError(f"target {target} is outside the {width}x{height} frame")
+    screen = _Screen.of(frame)
+    rivals: list[Point] = []  # targets of look-alikes found so far, checked first next time
+    best: AnchorChoice | None = None
+    judged: set[Box] = set()
+    for w, h in _sizes(min_size, max_size, width, height):
+        # Centred first; then, while still one row high, with the target near one end, which
+        # reaches a field's label while the box is too small to reach it from the middle.
+        for shift in (0, -w * 5 // 12, w * 5 // 12) if h == min(min_size, height) else (0,):
+            box = _box_around((target[0] + shift, target[1]), w, h, width, height)
+            if box in judged:
+                continue
+            judged.add(box)
+            choice, rivals = _judge(screen, box, target, rivals,
+                                    min_contrast=min_contrast, min_margin=min_margin)
+            if choice.distinctive:
+                return choice
+            if best is None or choice.margin >= best.margin:
+                best = choice
+    assert best is not None  # _sizes yields at least one size
+    return best
+
+
+def locate(
+    screen: Image,
+    anchor_img: Image,
+    offset: Point,
+    *,
+    expected: Point | None = None,
+    threshold: float = 0.85,
+    margin: float = 0.05,
+    scales: Sequence[float] | None = None,
+    window: int = 160,
+) -> Located:
+    """Find `anchor_img` on `screen` and its target point; refuse weak or ambiguous matches.
+
+    Looks near `expected` (the recorded target) first, then over the whole screen at reduced
+    resolution, then at 0.8x-1.25x if nothing matched; `scales` searches those scales instead.
+    """
+    started = time.perf_counter()
+    tmpl = _gray(anchor_img)
+    if tmpl.shape[0] > screen.shape[0] or tmpl.shape[1] > screen.shape[1]:
+        return _refused(started, "the anchor is larger than the screen")
+    if float(tmpl.std()) < _FLAT:
+        return _refused(started, "the anchor is a flat image: nothing to match")
+    seen = _Screen.of(screen)
+    guess = None if expected is None else _sub(expected, offset)
+    scale, hits, stages = _search(seen, tmpl, guess, threshold=threshold, scales=scales,
+                                  window=window)
+    if not hits:
+        return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
+    sized = _resized(anchor_img, scale)
+    best, runner, by_colour = _settle(seen, sized, hits, threshold=threshold, margin=margin)
+    shift = (round(offset[0] * sized.shape[1] / tmpl.shape[1]),
+             round(offset[1] * sized.shape[0] / tmpl.shape[0]))
+    found = best.score >= threshold and best.score - runner.score >= margin
+    return Located(
+        found=found,
+        point=_add((best.x, best.y), shift) if found else None,
+        score=round(best.score, 4),
+        margin=round(best.score - runner.score, 4),
+        scale=scale,
+        top_left=(best.x, best.y),
+        searched="+".join(stages + ["colour"] * by_colour),
+        best_elsewhere=_add((runner.x, runner.y), shift) if runner.x >= 0 else None,
+        elapsed_ms=_since(started),
+        reason="" if found else _why(best, runner, threshold, margin, shift),
+    )
+
+
+def encode_png(crop: Image) -> bytes:
+    """Lossless PNG bytes of an RGB (or grayscale) crop."""
+    import cv2
+
+    pixels = cv2.cvtColor(crop, cv2.COLOR_RGB2BGR) if crop.ndim == 3 else crop
+    ok, data = cv2.imencode(".png", pixels)
+    if not ok:
+        raise ValueError(f"cannot encode a {crop.shape} {crop.dtype} array as PNG")
+    return data.tobytes()
+
+
+def decode_png(data: bytes) -> Image:
+    """The RGB pixels (H x W x 3, uint8) of PNG bytes."""
+    import cv2
+
+    pixels = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if pixels is None:
+        raise ValueError("not a PNG image (or a damaged one)")
+    return cv2.cvtColor(pixels, cv2.COLOR_BGR2RGB)
+
+
+def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,
+           min_contrast: float, min_margin: float) -> tuple[AnchorChoice, list[Point]]:
+    """How distinctive the crop `box` is, and the target of a look-alike that spoils it."""
+    x, y, w, h = box
+    offset = _sub(target, (x, y))
+    crop = screen.gray[y:y + h, x:x + w]
+    if float(crop.std()) < min_contrast:
+        return AnchorChoice(box, offset, score=0.0, margin=0.0, distinctive=False), rivals
+    own = ((x, y), _radius(w, h))  # what locate() would count as this very place
+    pad = min(max(w, h), _NEAR)
+    nearby = ((w + 2 * pad) * (h + 2 * pad),
+              lambda: _search_region(screen.gray, crop, (x, y), pad=pad, keep_out=own))
+    frame = (screen.gray.size // _factor(w, h) ** 2,
+             lambda: _scan(screen, crop, keep_out=own))
+    # The last box's look-alike first, it is the likeliest and cheapest to recheck; then the
+    # neighbourhood, where borders and rows repeat, and the whole frame, cheaper first.
+    searches: list[Callable[[], Iterable[_Hit]]] = [
+        lambda: (hit for r in rivals if (hit := _probe(screen.gray, crop, _sub(r, offset), pad=2))),
+        *(search for _, search in sorted((nearby, frame), key=lambda pair: pair[0])),
+    ]
+    bar = 1.0 - min_margin
+    runner_up = _NOWHERE
+    for hit in chain.from_iterable(search() for search in searches):  # lazily, in turn
+        if _near(hit, *own):
+            continue
+        if hit.score >= bar:  # grayscale cannot tell it apart; colour may, as in locate()
+            hit = hit._replace(score=_colour_score(screen.rgb, screen.rgb[y:y + h, x:x + w],
+                                                   (hit.x, hit.y)))
+        runner_up = max(runner_up, hit)
+        if runner_up.score >= bar:
+            break
+    margin = round(1.0 - max(0.0, runner_up.score), 4)
+    choice = AnchorChoice(box, offset, score=1.0, margin=margin, distinctive=margin >= min_margin)
+    return choice, [] if choice.distinctive else [_add((runner_up.x, runner_up.y), offset)]
+
+
+def _sizes(min_size: int, max_size: int, width: int, height: int) -> Iterator[tuple[int, int]]:
+    """Box sizes to try, small to large: wider first, then taller."""
+    # What identifies a widget usually sits in its row (a label beside a field), while the
+    # rows above and below move independently when a layout changes.
+    w = h = float(min_size)
+    last = None
+    while True:
+        size = (min(round(w), max_size, width), min(round(h), max_size, height))
+        if size == last:
+            return
+        yield size
+        last = size
+        if w < min(max_size, width):
+            w *= _GROWTH
+        else:
+            h *= _GROWTH
+
+
+def _box_around(centre: Point, w: int, h: int, width: int, height: int) -> Box:
+    # Clamping at a frame edge shifts the box, so it grows away from that edge.
+    x = min(max(centre[0] - w // 2, 0), width - w)
+    y = min(max(centre[1] - h // 2, 0), height - h)
+    return x, y, w, h
+
+
+def _search(screen: _Screen, tmpl: Image, guess: Point | None, *, threshold: float,
+            scales: Sequence[float] | None, window: int) -> tuple[float, list[_Hit], list[str]]:
+    """The scale, the candidates at that scale, and the stages that ran to find them."""
+    stages: list[str] = []
+    hits: list[_Hit] = []
+    if scales is None:
+        if guess is not None:
+            stages.append("window")
+            hits += _search_window(screen.gray, tmpl, guess, window, threshold)
+        if not hits or max(hits).score < threshold:
+            stages.append("coarse")
+        hits += _scan(screen, tmpl)  # always: a look-alike anywhere on the screen matters
+        if hits and max(hits).score >= threshold:
+            return 1.0, hits, stages
+    stages.append("scales")
+    scale, scaled = _search_scales(screen, tmpl, scales or _DEFAULT_SCALES)
+    if scaled and (not hits or max(scaled) > max(hits)):
+        return scale, scaled, stages
+    return 1.0, hits, stages
+
+
+def _settle(screen: _Screen, sized: Image, hits: list[_Hit], *, threshold: float,
+            margin: float) -> tuple[_Hit, _Hit, bool]:
+    """The best candidate, the runner-up elsewhere, and whether colour had to decide."""
+    best, _ = _rank(hits, sized.shape)
+    # The coarse search samples a long ridge of equal scores (a plain panel, a field wider
+    # than it was) sparsely: look around the winner exactly before trusting its position.
+    zone = ((best.x, best.y), _radius(sized.shape[1], sized.shape[0]))
+    hits = hits + _search_region(screen.gray, _gray(sized), (best.x, best.y),
+                                 pad=2 * _SAME_PLACE, keep_out=zone)
+    best, runner = _rank(hits, sized.shape)
+    if best.score < threshold or best.score - runner.score >= margin or sized.ndim != 3:
+        return best, runner, False
+    colour = [_Hit(_colour_score(screen.rgb, sized, (x, y)), x, y) for _, x, y in hits]
+    c_best, c_runner = _rank(colour, sized.shape)
+    if c_best.score - c_runner.score >= margin and _score_at(hits, c_best) >= threshold:
+        return c_best, c_runner, True
+    return best, runner, False
+
+
+def _search_window(gray: Image, tmpl: Image, top_left: Point, window: int,
+                   threshold: float) -> list[_Hit]:
+    # Most steps replay onto an unchanged screen: try the exact place before the window.
+    hit = _probe(gray, tmpl, top_left, pad=2)
+    if hit is not None and hit.score >= threshold:
+        return [hit]
+    return _search_region(gray, tmpl, top_left, pad=window)
+
+
+def _search_region(gray: Image, tmpl: Image, top_left: Point, *, pad: int,
+                   keep_out: Zone | None = None) -> list[_Hit]:
+    """Full-resolution matches with their top-left within `pad` of `top_left`.
+
+    Without `keep_out`: the best, then the best outside its neighbourhood, then other peaks.
+    With it: the best outside `keep_out`, then other peaks. Either way the runner-up is exact.
+    """
+    import cv2
+
+    th, tw = tmpl.shape
+    x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
+    region = gray[y0:max(0, top_left[1] + pad + th), x0:max(0, top_left[0] + pad + tw)]
+    if region.shape[0] < th or region.shape[1] < tw:
+        return []
+    result = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
+    hits: list[_Hit] = []
+    if keep_out is None:
+        _, score, _, (x, y) = cv2.minMaxLoc(result)
+        hits.append(_Hit(float(score), x0 + x, y0 + y))
+        keep_out = (x0 + x, y0 + y), _radius(tw, th)
+    _blank(result, keep_out, origin=(x0, y0))
+    peaks = _peaks(result, count=_PEAKS, spread=_radius(tw, th))
+    return hits + [_Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
+
+
+def _scan(screen: _Screen, tmpl: Image, *, count: int = _PEAKS,
+          keep_out: Zone | None = None) -> Iterator[_Hit]:
+    """The screen's likeliest places, found at reduced resolution and scored at full.
+
+    Lazily, in the order the coarse search ranks them: callers may stop at the first
+    that settles their question.
+    """
+    import cv2
+
+    th, tw = tmpl.shape
+    factor = _factor(tw, th)
+    small = tmpl
+    for _ in range(factor.bit_length() - 1):
+        small = cv2.pyrDown(small)
+    coarse = screen.levels[factor]
+    if small.shape[0] > coarse.shape[0] or small.shape[1] > coarse.shape[1]:
+        return
+    result = cv2.matchTemplate(coarse, small, cv2.TM_CCOEFF_NORMED)
+    if keep_out is not None:
+        (kx, ky), (rx, ry) = keep_out
+        _blank(result, ((kx // factor, ky // factor), (rx // factor, ry // factor)))
+    rx, ry = _radius(tw, th)
+    for x, y in _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor))):
+        hit = _probe(screen.gray, tmpl, (x * factor, y * factor), pad=factor)
+        if hit is not None:
+            yield hit
+
+
+def _factor(w: int, h: int) -> int:
+    """How much to shrink screen and template for a coarse scan."""
+    # A quarter of the resolution blurs small text beyond recognition; keep it for big crops.
+    return 4 if min(w, h) >= 64 else 2 if min(w, h) >= 12 else 1
+
+
+def _blank(result: npt.NDArray[np.float32], zone: Zone, *, origin: Point = (0, 0)) -> None:
+    """Take `zone` (top-left positions around a place) out of a correlation map."""
+    (x, y), (rx, ry) = zone
+    x, y = x - origin[0], y - origin[1]
+    result[max(0, y - ry):max(0, y + ry + 1), max(0, x - rx):max(0, x + rx + 1)] = -1.0
+
+
+def _peaks(result: npt.NDArray[np.float32], *, count: int, spread: tuple[int, int]) -> list[Point]:
+    """The highest local maxima of a correlation map, more than `spread` apart."""
+    import cv2
+
+    # Local maxima only, or the shoulders of one strong peak would take every place; then
+    # spread out, or one long plateau (a border, a row of text) would.
+    is_peak = cv2.compare(result, cv2.dilate(result, np.ones((3, 3), np.uint8)), cv2.CMP_GE)
+    is_peak &= cv2.compare(result, _FLOOR, cv2.CMP_GT)
+    places = cv2.findNonZero(is_peak)
+    if places is None:
+        return []
+    xs, ys = places.reshape(-1, 2).T
+    scores = result[ys, xs]
+    if len(scores) > _PEAK_POOL:
+        top = np.argpartition(scores, -_PEAK_POOL)[-_PEAK_POOL:]
+        xs, ys, scores = xs[top], ys[top], scores[top]
+    chosen: list[Point] = []
+    for i in np.argsort(scores)[::-1]:
+        x, y = int(xs[i]), int(ys[i])
+        if all(abs(x - cx) > spread[0] or abs(y - cy) > spread[1] for cx, cy in chosen):
+            chosen.append((x, y))
+            if len(chosen) == count:
+                break
+    return chosen
+
+
+def _search_scales(screen: _Screen, tmpl: Image,
+                   scales: Sequence[float]) -> tuple[float, list[_Hit]]:
+    """The best scale, coarse to fine, and the candidates at that scale, best first."""
+    scanned = {s: hits for s in scales
+               if (hits := sorted(_scan(screen, _resized(tmpl, s)), reverse=True))}
+    if not scanned:
+        return 1.0, []
+    best, coarse = max((hits[0], s) for s, hits in scanned.items())
+    scale = coarse
+    th, tw = _resized(tmpl, coarse).shape
+    centre = (best.x + tw // 2, best.y + th // 2)
+    for s in [round(coarse + step, 3) for step in _FINE_STEPS] if len(scales) > 1 else []:
+        sized = _resized(tmpl, s)
+        hit = _probe(screen.gray, sized, _sub(centre, (sized.shape[1] // 2, sized.shape[0] // 2)),
+                     pad=3)
+        if hit is not None and hit.score > best.score:
+            best, scale = hit, s
+    sized = _resized(tmpl, scale)
+    others = [_probe(screen.gray, sized, (hit.x, hit.y), pad=2) for hit in scanned[coarse][1:]]
+    return scale, [best, *(hit for hit in others if hit is not None)]
+
+
+def _probe(gray: Image, tmpl: Image, top_left: Point, *, pad: int) -> _Hit | None:
+    """The best full-resolution match with its top-left within `pad` pixels of `top_left`."""
+    import cv2
+
+    th, tw = tmpl.shape
+    x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
+    region = gray[y0:max(0, top_left[1] + pad + th), x0:max(0, top_left[0] + pad + tw)]
+    if region.shape[0] < th or region.shape[1] < tw:
+        return None
+    _, score, _, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED))
+    return _Hit(float(score), x0 + x, y0 + y)
+
+
+def _rank(hits: list[_Hit], shape: tuple[int, ...]) -> tuple[_Hit, _Hit]:
+    """The best hit, and the best one outside its neighbourhood (_NOWHERE if none)."""
+    best = max(hits)
+    radius = _radius(shape[1], shape[0])
+    others = (hit for hit in hits if not _near(hit, (best.x, best.y), radius))
+    return best, max(others, default=_NOWHERE)
+
+
+def _colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
+    # Grayscale correlation is blind to hue (a red and a green button of one shape both score
+    # 1.0); correlating each channel separately tells them apart.
+    import cv2
+
+    x, y = top_left
+    window = rgb[y:y + tmpl.shape[0], x:x + tmpl.shape[1]]
+    return float(cv2.matchTemplate(window, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0])
+
+
+def _score_at(hits: list[_Hit], place: _Hit) -> float:
+    return max(hit.score for hit in hits if (hit.x, hit.y) == (place.x, place.y))
+
+
+def _why(best: _Hit, runner: _Hit, threshold: float, margin: float, shift: Point) -> str:
+    if best.score < threshold:
+        return f"no match: the best score {best.score:.3f} is below the threshold {threshold:.2f}"
+    return (f"ambiguous: a match at {_add((runner.x, runner.y), shift)} scores {runner.score:.3f}, "
+            f"within {margin:.2f} of the best ({best.score:.3f})")
+
+
+def _refused(started: float, reason: str, searched: str = "") -> Located:
+    return Located(found=False, point=None, score=0.0, margin=0.0, scale=1.0, top_left=None,
+                   searched=searched, best_elsewhere=None, elapsed_ms=_since(started),
+                   reason=reason)
+
+
+def _gray(image: Image) -> Image:
+    import cv2
+
+    return cv2.cvtColor(image, cv2.COLOR_RGB2GRAY) if image.ndim == 3 else image
+
+
+def _resized(image: Image, scale: float) -> Image:
+    import cv2
+
+    if scale == 1.0:
+        return image
+    h, w = image.shape[:2]
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+
+
+def _radius(w: int, h: int) -> tuple[int, int]:
+    """How far from a match another one still counts as the same place."""
+    # Small and absolute: one row down a list is another target however big the crop is.
+    return min(_SAME_PLACE, max(2, w // 4)), min(_SAME_PLACE, max(2, h // 4))
+
+
+def _near(hit: _Hit, place: Point, radius: tuple[int, int]) -> bool:
+    return abs(hit.x - place[0]) <= radius[0] and abs(hit.y - place[1]) <= radius[1]
+
+
+def _since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)
+
+
+def _sub(a: Point, b: Point) -> Point:
+    return a[0] - b[0], a[1] - b[1]
+
+
+def _add(a: Point, b: Point) -> Point:
+    return a[0] + b[0], a[1] + b[1]
