@@ -144,4 +144,10 @@ def _short(value: object, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-from . import edit_cmd, export_cmd, record_cmd, replay_cmd  # noqa: E402,F401  (registering)
+from . import (  # noqa: E402,F401  (each module registers its commands)
+    edit_cmd,
+    export_cmd,
+    record_cmd,
+    replay_cmd,
+    report_cmd,
+)

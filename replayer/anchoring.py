@@ -100,9 +100,13 @@ class Locator:
         """The anchor and what the best match looked like, for the report."""
         import cv2
 
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.parent.chmod(0o700)
+        folder.mkdir(exist_ok=True, mode=0o700)
+        folder.chmod(0o700)
         saved = [folder / f"step{step.step:04d}-anchor.png"]
         saved[0].write_bytes(step.anchor.png if step.anchor else b"")
+        saved[0].chmod(0o600)
         loc = finding.located
         if loc.top_left is not None and self.last_screen is not None and step.anchor:
             x, y = loc.top_left
@@ -111,6 +115,7 @@ class Locator:
             crop = self.last_screen[max(y, 0):y + h, max(x, 0):x + w]
             path = folder / f"step{step.step:04d}-best-match.png"
             cv2.imwrite(str(path), crop[:, :, ::-1])
+            path.chmod(0o600)
             saved.append(path)
         return saved
 

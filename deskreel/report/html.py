@@ -1,0 +1,192 @@
+"""The static HTML report of a recording, or of one run of it: index.html plus img/.
+
+The page works offline and from a CI artifact: no network, no scripts (its Content Security
+Policy forbids both), CSS inline. When the run failed, the failed step comes first: its
+message, the recorded screen against today's, the diff and the failed checks. Directories
+are 0700 and files 0600 (the frames show what people typed); index.html is written last,
+whole, so that a crash never leaves half a page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from html import escape
+from pathlib import Path
+
+from storage import Recording, Run, Step, StepResult, Store
+
+from ..errors import UserError
+from ..table import format_duration
+from .atomic import write_private
+from .figures import ImageDir, Pic, figure, frame_figure, private_dir
+from .outcome import Outcome, counts, outcomes, run_duration, step_label, utc_text
+from .steps import (anchor_boxes, badge, check_boxes, checks_of, checks_table, match_box,
+                    step_article)
+from .style import CSS
+
+__all__ = ["write_report"]
+
+MARKER = "<!-- deskreel report -->"
+_CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"
+
+
+def write_report(store: Store, recording: Recording, out_dir: str | os.PathLike[str], *,
+                 run: Run | None = None) -> Path:
+    """Write the report of `recording` (with `run`'s results when given); return index.html."""
+    out = Path(out_dir)
+    if run is not None and run.recording_id != recording.id:
+        raise ValueError(f"run {run.id} is not a run of recording {recording.id}")
+    _prepare(out)
+    steps = store.steps(recording.id)
+    results = store.step_results(run.id) if run is not None else []
+    page = _page(recording, run, steps, results, ImageDir(store, out))
+    index = out / "index.html"
+    write_private(index, page.encode("utf-8"))
+    return index
+
+
+def _prepare(out: Path) -> None:
+    """Refuse to write into a directory that holds something else; make it private."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out} is a file: give a directory for the report")
+    if out.is_dir() and not _is_report(out):
+        raise UserError(f"{out} is not empty and holds no deskreel report: choose a new "
+                        f"directory")
+    try:
+        private_dir(out)
+    except OSError as err:
+        raise UserError(f"cannot create {out} ({err.strerror}): choose a writable "
+                        f"place") from None
+
+
+def _is_report(out: Path) -> bool:
+    index = out / "index.html"
+    if index.is_file():
+        with index.open("rb") as f:
+            return MARKER.encode() in f.read(200)
+    # empty, what a crashed earlier report left (images, temporary files), or the crops
+    # that `replay --report` saved for targets it did not find
+    return all(p.name in ("img", "crops") or p.name.startswith(".index.html.")
+               for p in out.iterdir())
+
+
+def _page(recording: Recording, run: Run | None, steps: Sequence[Step],
+          results: Sequence[StepResult], images: ImageDir) -> str:
+    items = outcomes(steps, results, run) if run is not None else None
+    verdict = run.status if run is not None else "recording"
+    title = f"{recording.name}: {verdict}"
+    width = max(3, len(str(max((s.step for s in steps), default=0))))
+    parts = [f"<!doctype html>\n{MARKER}\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+             f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{escape(title)} - deskreel</title><style>{CSS}</style></head><body>",
+             _header(recording, run, items),
+             "<main>", _summary(recording, run, items, results, images)]
+    failed = [o for o in items or [] if o.status == "failed"]
+    if failed:
+        parts.append(_failure(failed[0], failed[1:], images, width))
+    parts.append(_strip(steps, items, width))
+    parts.append('<section id="steps"><h2>Steps</h2>')
+    by_step = {o.step.step: o for o in items or []}
+    parts += [step_article(s, by_step.get(s.step), images, width) for s in steps]
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    parts.append(f"</section><footer>deskreel report written {now}. Images in img/ are the "
+                 f"stored frames (lossless WebP or PNG), named by hash; click one for its "
+                 f"full size.</footer></main></body></html>\n")
+    return "\n".join(parts)
+
+
+def _header(recording: Recording, run: Run | None, items: list[Outcome] | None) -> str:
+    if run is None or items is None:
+        return (f'<header class="verdict recording"><h1>{escape(recording.name)}</h1>'
+                f"<p>recording {recording.id}: {recording.steps} steps, no run shown</p></header>")
+    tally = counts(items)
+    return (f'<header class="verdict {escape(run.status)}"><h1>{escape(recording.name)}: '
+            f"{escape(run.status.upper())}</h1><p>run {run.id} ({escape(run.mode)}): "
+            f"{tally['passed']} passed, {tally['failed']} failed, {tally['skipped']} skipped "
+            f"of {len(items)} steps</p></header>")
+
+
+def _summary(recording: Recording, run: Run | None, items: list[Outcome] | None,
+             results: Sequence[StepResult], images: ImageDir) -> str:
+    screen = f"{recording.screen[0]}x{recording.screen[1]}" if recording.screen else "unknown"
+    rows = [("recording", f"{recording.name} (id {recording.id}, {recording.source})")]
+    if run is not None and items is not None:
+        tally = counts(items)
+        not_run = tally["not run"]
+        rows += [("verdict", badge(run.status)),
+                 ("steps", f"{tally['passed']} passed, {tally['failed']} failed, "
+                           f"{tally['skipped'] - not_run - tally['aborted']} skipped, "
+                           f"{tally['aborted']} aborted, {not_run} not run, of {len(items)}"),
+                 ("duration", format_duration(run_duration(run, results))),
+                 ("run", f"{run.id} ({run.mode})"), ("started", utc_text(run.started)),
+                 ("screen", f"{screen} recorded; {_replay_screen(results, images)} replayed")]
+    else:
+        rows += [("steps", str(recording.steps)),
+                 ("duration", format_duration(recording.duration)),
+                 ("recorded", utc_text(recording.created)), ("screen", screen),
+                 ("host", recording.host or "unknown"),
+                 ("keyboard layout", recording.keyboard_layout or "unknown")]
+    cells = "".join(f"<tr><th>{escape(k)}</th><td>{v if k == 'verdict' else escape(v)}</td>"
+                    f"</tr>" for k, v in rows)
+    return f'<table class="summary">{cells}</table>'
+
+
+def _failure(first: Outcome, others: Sequence[Outcome], images: ImageDir, width: int) -> str:
+    """The first failed step, shown so that a reader sees why in seconds."""
+    step, result = first.step, first.result
+    checks = checks_of(result)
+    d = result.details if result else {}
+    if checks:
+        figures = [
+            frame_figure(images, step.after_frame, "recorded after (yellow: expected)",
+                         check_boxes(checks, today=False, failed_only=True), big=True),
+            frame_figure(images, d.get("replay_after"), "replay after (red: found)",
+                         check_boxes(checks, today=True, failed_only=True), big=True,
+                         absent="not kept")]
+        if d.get("diff"):
+            figures.append(frame_figure(images, d.get("diff"), "diff (red: found today, "
+                                        "yellow: recorded place)", big=True))
+    else:
+        figures = [
+            frame_figure(images, step.before_frame, "recorded before (blue: anchor)",
+                         anchor_boxes(step), big=True),
+            frame_figure(images, d.get("replay_before"), "replay before",
+                         match_box(step, result), big=True, absent="not kept")]
+        if step.anchor is not None:
+            figures.append(figure(images.png(step.anchor.png), "anchor crop"))
+    action = json.dumps(step.action.to_json(), ensure_ascii=False)
+    label = escape(step_label(step, width))
+    parts = [f'<section class="failure" id="failure"><h2>Failed at <a href="#step-{step.step}">'
+             f"{label}</a></h2>", f'<pre class="message">{escape(first.message)}</pre>',
+             f'<pre class="action">{escape(action)}</pre>',
+             f'<div class="compare">{"".join(figures)}</div>']
+    if checks:
+        parts.append(checks_table(checks))
+    if others:
+        links = ", ".join(f'<a href="#step-{o.step.step}">{o.step.step}</a>' for o in others)
+        parts.append(f"<p>Also failed: steps {links}.</p>")
+    return "\n".join(parts) + "</section>"
+
+
+def _strip(steps: Sequence[Step], items: list[Outcome] | None, width: int) -> str:
+    """Every step as a coloured chip that jumps to it."""
+    status = {o.step.step: o.status for o in items or []}
+    chips = []
+    for s in steps:
+        state = status.get(s.step) or ("disabled" if s.disabled else "recorded")
+        css = state.replace(" ", "-")
+        chips.append(f'<a class="{escape(css)}" href="#step-{s.step}" '
+                     f'title="{escape(step_label(s, width))}: {escape(state)}">{s.step}</a>')
+    return f'<nav class="strip">{"".join(chips)}</nav>'
+
+
+def _replay_screen(results: Sequence[StepResult], images: ImageDir) -> str:
+    for r in results:
+        pic: Pic | None = images.frame(r.details.get("replay_after"))
+        if pic is not None:
+            return f"{pic.width}x{pic.height}"
+    return "unknown"

@@ -1,0 +1,183 @@
+"""One step of the timeline: its action, status, timings, re-anchoring, frames and checks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from storage import Step, StepResult
+
+from .figures import Box, ImageDir, figure, frame_figure
+from .outcome import Outcome, anchoring_facts, step_label, timing_facts
+
+__all__ = ["anchor_boxes", "badge", "check_boxes", "checks_of", "checks_table", "match_box",
+           "step_article"]
+
+
+def step_article(step: Step, outcome: Outcome | None, images: ImageDir, width: int) -> str:
+    """A timeline entry; without an outcome it shows the recording alone."""
+    if outcome is None:
+        status = "disabled" if step.disabled else "recorded"
+    else:
+        status = outcome.status
+    action = json.dumps(step.action.to_json(), ensure_ascii=False)
+    parts = [f'<article class="step {_css(status)}" id="step-{step.step}">',
+             f'<h3><a href="#step-{step.step}">{escape(step_label(step, width))}</a> '
+             f"{badge(status)}</h3>",
+             f'<pre class="action">{escape(action)}</pre>', _window(step)]
+    parts.append(_facts("recorded", _recorded_facts(step)))
+    result = outcome.result if outcome else None
+    if outcome is not None and outcome.message:
+        parts.append(f'<p class="message">{escape(outcome.message)}</p>')
+    if result is not None:
+        parts.append(_facts("timing", timing_facts(result)))
+        parts.append(_facts("re-anchoring", anchoring_facts(result)))
+    parts.append('<div class="frames">' + "".join(_figures(step, result, images)) + "</div>")
+    if result is not None and checks_of(result):
+        parts.append(checks_table(checks_of(result)))
+    parts.append("</article>")
+    return "\n".join(p for p in parts if p)
+
+
+def badge(status: str) -> str:
+    return f'<span class="badge {_css(status)}">{escape(status)}</span>'
+
+
+def checks_of(result: StepResult | None) -> list[dict[str, Any]]:
+    """The verification checks a result holds (dicts, as `Check.to_json` wrote them)."""
+    checks = result.details.get("checks") if result else None
+    return [c for c in checks if isinstance(c, dict)] if isinstance(checks, list) else []
+
+
+def checks_table(checks: Sequence[dict[str, Any]]) -> str:
+    rows = []
+    for c in checks:
+        changed = c.get("changed")
+        differ = f"{changed * 100:.1f}%" if isinstance(changed, int | float) else "?"
+        score = c.get("score")
+        rows.append("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in (
+            c.get("kind", "?"), _box_text(c.get("box")), _box_text(c.get("found_at")),
+            f"{score:.3f}" if isinstance(score, int | float) else "?", differ))
+            + f"<td>{badge('passed' if c.get('passed') else 'failed')}</td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("check", "recorded box", "found at today",
+                                              "score", "pixels differing", "verdict"))
+    return f'<table class="checks"><tr>{head}</tr>{"".join(rows)}</table>'
+
+
+def check_boxes(checks: Sequence[dict[str, Any]], *, today: bool, failed_only: bool = False
+                ) -> list[Box]:
+    """Check boxes: recorded places (on recorded frames) or where each was found today."""
+    boxes = []
+    for c in checks:
+        if failed_only and c.get("passed"):
+            continue
+        box = _rect(c.get("found_at") if today else c.get("box"))
+        label = str(c.get("kind", "check"))
+        if box is None and today and not c.get("passed") and _rect(c.get("box")):
+            # found nowhere: show where the recording had it, so the eye knows where to look
+            boxes.append(Box(*_rect(c.get("box")), kind="expected", label=f"{label}: nowhere"))
+        if box is None:
+            continue
+        if today:
+            kind = "ok" if c.get("passed") else "found"
+            changed = c.get("changed")
+            if isinstance(changed, int | float):
+                label += f" {changed * 100:.0f}% differ"
+        else:
+            kind = "ok" if c.get("passed") else "expected"
+        boxes.append(Box(*box, kind=kind, label=label))
+    return boxes
+
+
+def anchor_boxes(step: Step) -> list[Box]:
+    """The anchor's box and the target point, on the recorded before-frame."""
+    boxes = []
+    if step.anchor is not None:
+        boxes.append(Box(*step.anchor.box, kind="anchor", label="anchor"))
+    target = step.action.target
+    if target is not None:
+        boxes.append(Box(target[0], target[1], 0, 0, kind="point", label="target"))
+    return boxes
+
+
+def match_box(step: Step, result: StepResult | None) -> list[Box]:
+    """Where the anchor matched today: its box moved by the shift, grown by the scale."""
+    if result is None:
+        return []
+    anchor, target = step.anchor, step.action.target
+    label = f"match {result.score:.3f}" if result.score is not None else "match"
+    if anchor is not None and result.shift is not None:
+        scale = result.scale or 1.0
+        ox, oy = anchor.offset
+        tx, ty = target or (anchor.box[0] + ox, anchor.box[1] + oy)
+        lx, ly = tx + result.shift[0], ty + result.shift[1]
+        return [Box(round(lx - ox * scale), round(ly - oy * scale),
+                    round(anchor.box[2] * scale), round(anchor.box[3] * scale), "match", label),
+                Box(lx, ly, 0, 0, "point", "target today")]
+    targets = [c for c in checks_of(result) if c.get("kind") == "target"]
+    found = _rect(targets[0].get("found_at")) if targets else None
+    return [Box(*found, kind="match", label=label)] if found else []
+
+
+def _figures(step: Step, result: StepResult | None, images: ImageDir) -> list[str]:
+    checks = checks_of(result)
+    out = [frame_figure(images, step.before_frame, "recorded before", anchor_boxes(step)),
+           frame_figure(images, step.after_frame, "recorded after",
+                        check_boxes(checks, today=False))]
+    if result is not None:
+        d = result.details
+        out.append(frame_figure(images, d.get("replay_before"), "replay before",
+                                match_box(step, result), absent="not kept"))
+        out.append(frame_figure(images, d.get("replay_after"), "replay after",
+                                check_boxes(checks, today=True), absent="not kept"))
+        if d.get("diff"):
+            out.append(frame_figure(images, d.get("diff"), "diff"))
+    if step.anchor is not None:
+        out.append(figure(images.png(step.anchor.png), "anchor crop"))
+    return out
+
+
+def _recorded_facts(step: Step) -> list[tuple[str, str]]:
+    """When the step happened in the recording, and how distinct its anchor was there."""
+    facts = [("at", f"{step.t_start:.3f} s"), ("took", f"{step.t_end - step.t_start:.3f} s")]
+    anchor = step.anchor
+    if anchor is not None:
+        facts += [(name, f"{value:.3f}") for name, value in
+                  (("anchor score", anchor.score), ("anchor margin", anchor.margin))
+                  if value is not None]
+    if step.disabled:
+        facts.append(("disabled", "yes: replays skip it"))
+    return facts
+
+
+def _window(step: Step) -> str:
+    if not (step.window_title or step.window_class):
+        return ""
+    return (f'<p class="window">window: <b>{escape(step.window_title or "")}</b> '
+            f"{escape(step.window_class or '')}</p>")
+
+
+def _facts(title: str, facts: list[tuple[str, str]]) -> str:
+    if not facts:
+        return ""
+    items = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in facts)
+    return f'<div class="facts"><b>{escape(title)}</b><dl>{items}</dl></div>'
+
+
+def _rect(value: object) -> tuple[int, int, int, int] | None:
+    if (isinstance(value, list | tuple) and len(value) == 4
+            and all(isinstance(v, int | float) for v in value)):
+        x, y, w, h = (round(v) for v in value)
+        return x, y, w, h
+    return None
+
+
+def _box_text(value: object) -> str:
+    box = _rect(value)
+    return "nowhere" if value is None else str(list(box)) if box else str(value)
+
+
+def _css(status: str) -> str:
+    return status.replace(" ", "-") if status.replace(" ", "").isalpha() else "other"

@@ -1,0 +1,104 @@
+"""`deskreel report` (a static HTML page, and JUnit XML) and `deskreel runs`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from storage import Recording, Run, Store
+
+from .cli import cli, open_db
+from .errors import EXIT_OK, UserError
+from .table import format_duration, render_table
+
+
+@cli.command("report")
+@click.argument("db")
+@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest, "
+              "or the run's)")
+@click.option("--run", "run_id", type=int, help="show this run's results (see 'deskreel runs')")
+@click.option("--last-run", is_flag=True, help="show the recording's latest run")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="directory for index.html and img/ (created private, mode 0700)")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path),
+              help="also write the run's JUnit XML to this file (mode 0600)")
+def report(db: str, ref: str | None, run_id: int | None, last_run: bool, out: Path,
+           junit: Path | None) -> int:
+    """Write a static HTML report of a recording, or of one of its runs, into OUT.
+
+    The page needs no network and runs no scripts: open OUT/index.html in a browser or
+    keep the directory as a CI artifact. Without --run or --last-run it shows the
+    recording alone: its steps, frames, anchors and windows.
+    """
+    from .report import write_junit, write_report
+
+    if run_id is not None and last_run:
+        raise UserError("give --run ID or --last-run, not both")
+    if junit is not None and run_id is None and not last_run:
+        raise UserError("--junit needs a run: add --run ID or --last-run")
+    with open_db(db) as store:
+        rec, run = _pick(store, db, ref, run_id, last_run)
+        index = write_report(store, rec, out, run=run)
+        if junit is not None and run is not None:
+            try:
+                write_junit(junit, rec, run, store.steps(rec.id), store.step_results(run.id))
+            except OSError as err:
+                raise UserError(f"cannot write {junit} ({err.strerror}): choose a writable "
+                                f"file") from None
+    what = f"run {run.id} ({run.status})" if run else "the recording"
+    click.echo(f"wrote the report of {rec.name!r}, {what}, to {index}"
+               + (f" and JUnit XML to {junit}" if junit else ""), err=True)
+    return EXIT_OK
+
+
+@cli.command("runs")
+@click.argument("db")
+@click.option("-r", "--recording", "ref", help="only this recording's runs (id or name)")
+def runs(db: str, ref: str | None) -> int:
+    """List the past replays and verifications in DB, with their verdicts."""
+    with open_db(db) as store:
+        if ref is not None:
+            rec = store.recording(ref)
+            found, names = store.runs(rec.id), {rec.id: rec.name}
+        else:
+            found = store.runs()
+            names = {r.id: r.name for r in store.recordings()} if found else {}
+    if not found:
+        click.echo(f"{db} holds no runs yet: replay a recording with 'deskreel replay'",
+                   err=True)
+        return EXIT_OK
+    rows = [[str(r.id), names.get(r.recording_id, str(r.recording_id)),
+             r.started.strftime("%Y-%m-%d %H:%M:%S"), r.mode, r.status, str(r.steps_passed),
+             str(r.steps_failed), _duration(r)] for r in found]
+    click.echo(render_table(["run", "recording", "started", "mode", "status", "passed",
+                             "failed", "duration"], rows))
+    return EXIT_OK
+
+
+def _pick(store: Store, db: str, ref: str | None, run_id: int | None, last_run: bool
+          ) -> tuple[Recording, Run | None]:
+    """The recording and run the options name; a run given by id names its recording."""
+    if run_id is None:
+        rec = store.recording(ref)
+        if not last_run:
+            return rec, None
+        past = store.runs(rec.id)
+        if not past:
+            raise UserError(f"recording {rec.name!r} has no runs yet: replay it with "
+                            f"'deskreel replay {db} -r {rec.id}'")
+        return rec, past[-1]
+    run = next((r for r in store.runs() if r.id == run_id), None)
+    if run is None:
+        raise UserError(f"{db} has no run {run_id}: see 'deskreel runs {db}'")
+    rec = store.recording(run.recording_id)
+    if ref is not None and ref not in (str(rec.id), rec.name):
+        raise UserError(f"run {run_id} replayed recording {rec.id} {rec.name!r}, not {ref!r}: "
+                        f"drop -r or give another run")
+    return rec, run
+
+
+def _duration(run: Run) -> str:
+    if run.ended is None:
+        return "-"
+    return format_duration(max(0.0, (run.ended - run.started).total_seconds()))

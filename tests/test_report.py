@@ -1,0 +1,253 @@
+"""`deskreel report` and `deskreel runs`: the HTML page and JUnit XML of a failed verify run."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import deskreel.report_cmd  # registers the commands until cli.py imports it
+from deskreel.cli import run
+from deskreel.images import encode_webp
+from deskreel.report import write_junit, write_report
+from storage import Action, Anchor, Step, StepResult, Store, open_store
+
+W, H = 320, 200
+SCRIPT = "<script>alert(1)</script>"
+FAILED = "step 3 (left_click): the screen differs from the recording: effect [150, 60, 90, 50]"
+
+
+@dataclass
+class Fixture:
+    db: Path
+    recording_id: int
+    run_id: int
+
+
+def screen(*, dialog: bool = False, pressed: bool = False, moved: int = 0) -> np.ndarray:
+    """A small desktop: a title bar, two buttons and, after a click, a dialog."""
+    img = np.full((H, W, 3), 235, np.uint8)
+    cv2.rectangle(img, (0, 0), (W, 18), (40, 70, 140), -1)
+    colour = (90, 160, 90) if pressed else (60, 120, 200)
+    cv2.rectangle(img, (40 + moved, 30), (100 + moved, 50), colour, -1)
+    cv2.putText(img, "OK", (58 + moved, 46), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1)
+    cv2.rectangle(img, (40, 120), (100, 140), (200, 90, 60), -1)
+    if dialog:
+        cv2.rectangle(img, (150, 60), (240, 110), (30, 30, 30), -1)
+        cv2.putText(img, "Saved", (165, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 0), 1)
+    return img
+
+
+def put(store: Store, img: np.ndarray) -> str:
+    return store.put_frame(encode_webp(img), width=W, height=H, fmt="webp")
+
+
+def anchor_of(img: np.ndarray, box: tuple[int, int, int, int], target: tuple[int, int]
+              ) -> Anchor:
+    x, y, w, h = box
+    ok, png = cv2.imencode(".png", img[y:y + h, x:x + w, ::-1])
+    assert ok
+    return Anchor(png=png.tobytes(), box=box, offset=(target[0] - x, target[1] - y),
+                  score=1.0, margin=0.4)
+
+
+def build(db: Path) -> Fixture:
+    """Four steps; a verify run where 1 passed, 2 was skipped, 3 failed and 4 never ran."""
+    with open_store(db) as store:
+        rec = store.create_recording("login <form>", source="recorder", screen=(W, H))
+        plain, pressed, dialog = screen(), screen(pressed=True), screen(dialog=True)
+        f_plain, f_pressed, f_dialog = put(store, plain), put(store, pressed), put(store, dialog)
+        click = Action.from_json({"action": "left_click", "coordinate": [70, 40]})
+        store.add_steps(rec, [
+            Step(step=1, action=click, t_start=0.5, t_end=0.6, before_frame=f_plain,
+                 after_frame=f_pressed, anchor=anchor_of(plain, (30, 25, 80, 30), (70, 40)),
+                 window_class="App", window_title="Login & <friends>"),
+            Step(step=2, action=Action.from_json({"action": "left_click",
+                                                  "coordinate": [70, 130]}),
+                 t_start=1.0, t_end=1.1, before_frame=f_pressed, after_frame=f_pressed,
+                 anchor=anchor_of(pressed, (35, 115, 70, 30), (70, 130))),
+            Step(step=3, action=click, t_start=2.0, t_end=2.1, before_frame=f_pressed,
+                 after_frame=f_dialog, anchor=anchor_of(pressed, (30, 25, 80, 30), (70, 40))),
+            Step(step=4, action=Action.from_json({"action": "type", "text": SCRIPT}),
+                 t_start=3.0, t_end=3.5, before_frame=f_dialog, after_frame=f_dialog)])
+        today = screen(pressed=True, moved=8)  # the button moved 8 px; no dialog appears
+        diff = today.copy()
+        cv2.rectangle(diff, (150, 60), (240, 110), (255, 200, 0), 2)
+        run_id = store.start_run(rec, mode="verify", options={})
+        store.add_step_results(run_id, [
+            StepResult(step=1, status="passed", message="2 checks passed", t_start=0.51,
+                       t_end=0.92, score=0.991, margin=0.31, scale=1.0, shift=(8, 0),
+                       details={"late_ms": 3.2, "locate_ms": 12.5, "attempts": 1,
+                                "searched": "window",
+                                "replay_before": put(store, screen(moved=8)),
+                                "replay_after": put(store, screen(pressed=True, moved=8)),
+                                "checks": [{"kind": "target", "box": [22, 16, 96, 48],
+                                            "found_at": [30, 16, 96, 48], "score": 0.99,
+                                            "changed": 0.0, "passed": True}]}),
+            StepResult(step=2, status="skipped", message="step 2 (left_click): target not "
+                       "found: best score 0.412", t_start=1.0, t_end=2.0, score=0.412,
+                       margin=0.01, scale=1.0, details={"late_ms": 1.0, "attempts": 9}),
+            StepResult(step=3, status="failed", message=FAILED, t_start=2.01, t_end=5.2,
+                       score=0.987, margin=0.3, scale=1.0, shift=(8, 0),
+                       details={"late_ms": 2.0, "locate_ms": 8.0, "attempts": 1,
+                                "searched": "window", "replay_before": put(store, today),
+                                "replay_after": put(store, today), "diff": put(store, diff),
+                                "checks": [{"kind": "target", "box": [22, 16, 96, 48],
+                                            "found_at": [30, 16, 96, 48], "score": 0.98,
+                                            "changed": 0.01, "passed": True},
+                                           {"kind": "effect", "box": [150, 60, 90, 50],
+                                            "found_at": None, "score": 0.31,
+                                            "changed": 1.0, "passed": False}]})])
+        store.finish_run(run_id, "failed")
+    return Fixture(db, rec, run_id)
+
+
+@pytest.fixture
+def fixture(tmp_path: Path) -> Fixture:
+    return build(tmp_path / "r.db")
+
+
+def deskreel(*args: object) -> int:
+    return run([str(a) for a in args])
+
+
+def test_the_failed_step_comes_first_and_the_page_is_offline(fixture, tmp_path):
+    out = tmp_path / "report"
+    assert deskreel("report", fixture.db, "--run", fixture.run_id, "--out", out) == 0
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    assert stat.S_IMODE((out / "img").stat().st_mode) == 0o700
+    assert "http://" not in page and "https://" not in page
+    assert "<script" not in page.lower().replace("&lt;script", "")
+    assert page.index(FAILED) < page.index('id="step-1"')
+    assert page.index('id="failure"') < page.index('id="steps"')
+    sources = re.findall(r'(?:src|href)="([^"#]+)"', page)
+    assert sources and all((out / s).is_file() for s in sources)
+    for path in (out / "img").iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE((out / "index.html").stat().st_mode) == 0o600
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "Login &amp; &lt;friends&gt;" in page and "login &lt;form&gt;" in page
+    assert "not run: the replay stopped at step 3" in page
+    assert "match 0.987" in page  # the anchor's match box on the replay-before frame
+
+
+def test_a_report_can_be_written_again_and_made_private(fixture, tmp_path):
+    out = tmp_path / "report"
+    out.mkdir(mode=0o755)
+    os.chmod(out, 0o755)
+    with open_store(fixture.db) as store:
+        rec = store.recording(fixture.recording_id)
+        runs = store.runs(rec.id)
+        first = write_report(store, rec, out, run=runs[0]).read_bytes()
+        again = write_report(store, rec, out, run=runs[0]).read_bytes()
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    assert first.split(b"<footer>")[0] == again.split(b"<footer>")[0]
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_directory_holding_other_things_is_refused(fixture, tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("mine")
+    os.chmod(tmp_path, 0o755)
+    assert deskreel("report", fixture.db, "--out", tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no deskreel report" in err
+    assert not (tmp_path / "index.html").exists()
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == 0o755  # left as it was
+
+
+def test_the_recording_alone(fixture, tmp_path, capsys):
+    out = tmp_path / "alone"
+    assert deskreel("report", fixture.db, "-r", "login <form>", "--out", out) == 0
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "no run shown" in page and "anchor crop" in page and "replay before" not in page
+    assert "anchor margin" in page and "took" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "Login &amp; &lt;friends&gt;" in page
+    assert all((out / s).is_file() for s in re.findall(r'src="([^"]+)"', page))
+
+
+def test_junit(fixture, tmp_path):
+    path = tmp_path / "junit.xml"
+    with open_store(fixture.db) as store:
+        rec = store.recording(fixture.recording_id)
+        run_ = store.runs(rec.id)[0]
+        write_junit(path, rec, run_, store.steps(rec.id), store.step_results(run_.id))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    suite = ET.parse(path).getroot()
+    assert suite.tag == "testsuite" and suite.get("name") == "login <form>"
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"),
+            suite.get("skipped")) == ("4", "1", "0", "2")
+    assert float(suite.get("time")) >= 0 and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:]{8}",
+                                                          suite.get("timestamp"))
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == ["step 001 left_click", "step 002 left_click",
+                                              "step 003 left_click", "step 004 type"]
+    assert {c.get("classname") for c in cases} == {"deskreel.login <form>"}
+    assert cases[0].find("failure") is None and cases[0].find("skipped") is None
+    assert cases[1].find("skipped").get("message").startswith("step 2 (left_click): target")
+    failure = cases[2].find("failure")
+    assert failure.get("message") == FAILED and failure.get("type") == "VerificationFailed"
+    assert "FAILED effect [150, 60, 90, 50]: best match 0.310 nowhere" in failure.text
+    assert SCRIPT not in failure.text
+    assert cases[3].find("skipped").get("message") == "not run: the replay stopped at step 3"
+
+
+def test_report_writes_junit_too(fixture, tmp_path):
+    path = tmp_path / "j.xml"
+    assert deskreel("report", fixture.db, "--last-run", "--out", tmp_path / "o",
+                    "--junit", path) == 0
+    assert ET.parse(path).getroot().get("failures") == "1"
+
+
+def test_runs_lists_the_run(fixture, capsys):
+    assert deskreel("runs", fixture.db) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["run", "recording", "started", "mode", "status", "passed",
+                              "failed", "duration"]
+    assert re.match(rf"{fixture.run_id}\s+login <form>\s+\S+ \S+\s+verify\s+failed\s+1\s+1\s+",
+                    out[1])
+    assert deskreel("runs", fixture.db, "-r", fixture.recording_id) == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--run", "99"), "has no run 99"),
+    (("--run", "1", "--last-run"), "not both"),
+    (("--junit", "x.xml"), "--junit needs a run"),
+    (("-r", "nope"), "no recording 'nope'"),
+])
+def test_user_errors_are_one_line(fixture, tmp_path, capsys, args, message):
+    assert deskreel("report", fixture.db, *args, "--out", tmp_path / "o") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_lost_frames_and_odd_details_still_render(tmp_path):
+    """Frames the database lost, a hash that is a path, control characters: no crash."""
+    with open_store(tmp_path / "odd.db") as store:
+        rec = store.create_recording("odd\x1bname", source="script")
+        store.add_steps(rec, [Step(step=1, action=Action.from_json(
+            {"action": "left_click", "coordinate": [5, 5]}))])
+        run_id = store.start_run(rec, mode="verify", options={})
+        store.add_step_results(run_id, [StepResult(
+            step=1, status="failed", message="bad\x00thing", details={
+                "replay_before": "0" * 64, "replay_after": "../../etc/passwd",
+                "checks": [{"kind": "effect"}, "junk"]})])
+        store.finish_run(run_id, "failed")
+        recording, run_ = store.recording(rec), store.runs(rec)[0]
+        index = write_report(store, recording, tmp_path / "out", run=run_)
+        junit = write_junit(tmp_path / "j.xml", recording, run_, store.steps(rec),
+                            store.step_results(run_id))
+    page = index.read_text(encoding="utf-8")
+    assert "no frame" in page and "not kept" not in page and "frame lost or unreadable" in page
+    assert list((tmp_path / "out" / "img").iterdir()) == []
+    suite = ET.parse(junit).getroot()
+    assert suite.get("failures") == "1" and suite.get("name") == "odd\ufffdname"

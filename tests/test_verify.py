@@ -1,0 +1,101 @@
+"""`deskreel replay --verify` on a real Xvfb with the sample app: verdicts per step, exit
+codes, JUnit XML and the HTML report."""
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+from storage import open_store
+from tests.test_anchoring import record_clicks
+
+
+def deskreel(*args, env=None, timeout=180):
+    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def recorded(launch_app, run_deskreel, xvfb, tmp_path, **app_options):
+    """A real recording: click Open, OK and Save (each changes the status line)."""
+    app = launch_app(**app_options)
+    db = tmp_path / "rec.db"
+    record_clicks(app, run_deskreel, xvfb, db, "button:Open", "button:OK", "button:Save")
+    app.stop()
+    return db, app
+
+
+def test_same_layout_passes_with_junit_and_report(launch_app, run_deskreel, xvfb, tmp_path):
+    db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
+    launch_app()
+    junit, report = tmp_path / "junit.xml", tmp_path / "report"
+    done = deskreel("replay", db, "--verify", "--junit", junit, "--report", report,
+                    env=xvfb.env())
+    assert done.returncode == 0, done.stderr
+    suite = ET.parse(junit).getroot()
+    suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
+    assert suite.get("tests") == "3" and suite.get("failures") == "0"
+    assert (report / "index.html").exists() and (report.stat().st_mode & 0o777) == 0o700
+    with open_store(db, create=False) as store:
+        run = store.runs()[-1]
+        results = store.step_results(run.id)
+    assert run.mode == "verify" and run.status == "passed"
+    assert all(r.details["checks"] for r in results)
+    assert any(c["kind"] == "effect" for r in results for c in r.details["checks"])
+
+
+def test_moved_and_reordered_pass(launch_app, run_deskreel, xvfb, tmp_path):
+    db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
+    for options in ({"geometry": "+240+90"}, {"layout": "reordered"}):
+        app = launch_app(**options)
+        done = deskreel("replay", db, "--verify", env=xvfb.env())
+        app.stop()
+        assert done.returncode == 0, (options, done.stderr)
+        assert [e["widget"] for e in app.events("click")] == ["button:Open", "button:OK",
+                                                               "button:Save"]
+
+
+def test_renamed_target_fails_at_that_step(launch_app, run_deskreel, xvfb, tmp_path):
+    db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
+    launch_app(layout="renamed")
+    junit = tmp_path / "junit.xml"
+    done = deskreel("replay", db, "--verify", "--timeout", "1", "--junit", junit,
+                    env=xvfb.env())
+    assert done.returncode == 1, done.stderr
+    assert "step 3 (left_click): target not found" in done.stderr
+    failures = ET.parse(junit).getroot().iter("failure")
+    assert any("step 3" in (f.get("message") or "") for f in failures)
+
+
+def test_changed_effect_fails_with_the_diff(launch_app, run_deskreel, xvfb, tmp_path):
+    db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
+    launch_app(effect="changed")
+    done = deskreel("replay", db, "--verify", "--report", tmp_path / "report", env=xvfb.env())
+    assert done.returncode == 1, done.stderr
+    assert "step 2 (left_click): the screen differs from the recording: effect" in done.stderr
+    assert "% of pixels differ" in done.stderr
+    with open_store(db, create=False) as store:
+        results = store.step_results(store.runs()[-1].id)
+    failed = [r for r in results if r.status == "failed"]
+    assert [r.step for r in failed] == [2] and failed[0].details["diff"]
+    assert len(results) == 2  # stopped at the first failure
+
+
+def test_keep_going_reports_every_step(launch_app, run_deskreel, xvfb, tmp_path):
+    db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
+    launch_app(effect="changed")
+    done = deskreel("replay", db, "--verify", "--keep-going", env=xvfb.env())
+    assert done.returncode == 1
+    with open_store(db, create=False) as store:
+        results = store.step_results(store.runs()[-1].id)
+    assert [r.status for r in results] == ["passed", "failed", "passed"]
+
+
+def test_masked_clock_passes(launch_app, run_deskreel, xvfb, tmp_path):
+    db, app = recorded(launch_app, run_deskreel, xvfb, tmp_path, clock=True)
+    x, y, w, h = app.widgets["label:clock"]
+    assert deskreel("mask", db, f"{x},{y},{w},{h}").returncode == 0
+    import time
+
+    time.sleep(1.2)  # the clock shows another time than in any recorded frame
+    launch_app(clock=True)
+    done = deskreel("replay", db, "--verify", env=xvfb.env())
+    assert done.returncode == 0, done.stderr
