@@ -25,24 +25,38 @@ from .table import format_bytes, format_duration
               help="chord that stops recording (SIGINT and SIGTERM stop it too)")
 @click.option("--pause-key", default="ctrl+alt+Home", show_default=True,
               help="chord that pauses and resumes recording; nothing is stored while paused")
+@click.option("--deny", multiple=True, metavar="class:GLOB|title:GLOB",
+              help="also pause while a window matching this is active (repeatable); the "
+              "defaults cover password prompts, keyrings and password managers")
+@click.option("--no-default-deny", is_flag=True, help="do not use the default deny-list")
+@click.option("--redact-typing", is_flag=True,
+              help="store typed text as {{secret:N}} placeholders, and no frames of typing; "
+              "replay takes the values from $DESKREEL_SECRET_N")
 @click.option("--display", help="X display (default: $DISPLAY)")
 def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str,
-           pause_key: str, display: str | None) -> int:
+           pause_key: str, deny: tuple[str, ...], no_default_deny: bool, redact_typing: bool,
+           display: str | None) -> int:
     """Record mouse, keyboard and screen into DB as vocabulary actions.
 
-    The chords' own keystrokes are never recorded. The database file is created private
-    (mode 0600).
+    The chords' own keystrokes are never recorded. Nothing is recorded while paused or
+    while a deny-listed window is active. The database file is created private (0600).
     """
     from recorder import Recorder, RecordOptions
+    from recorder.privacy import DEFAULT_DENY, DenyList
     from storage import parse_chord
 
+    try:
+        deny_list = DenyList(((), DEFAULT_DENY)[not no_default_deny] + deny)
+    except ValueError as err:
+        raise UserError(f"--deny: {err}") from None
     if parse_chord(stop_key).text == parse_chord(pause_key).text:
         raise UserError("--stop-key and --pause-key must differ")
     _check_writable(db)
     with open_db(db, create=True) as store:
         name = name or store.free_name(time.strftime("rec-%Y%m%d-%H%M%S"))
         options = RecordOptions(name=name, fps=fps, frames=not no_frames, stop_key=stop_key,
-                                pause_key=pause_key)
+                                pause_key=pause_key, deny=deny_list,
+                                redact_typing=redact_typing)
         recorder = Recorder(store, options=options, display=display,
                             say=lambda message: click.echo(f"deskreel: {message}", err=True))
         stop = threading.Event()

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Frame", "FrameTimeline", "ScreenCapture", "WindowInfo"]
+__all__ = ["WINDOW_POLL", "Frame", "FrameTimeline", "ScreenCapture", "WindowInfo"]
+
+WINDOW_POLL = 0.05  # s between looks at the active window
 
 
 @dataclass
@@ -122,11 +124,12 @@ class FrameTimeline:
 
 
 class ScreenCapture:
-    """A thread that grabs the screen at `fps` into a FrameTimeline and tracks the window."""
+    """A thread that grabs the screen at `fps` into a FrameTimeline and tracks the window;
+    `on_window` returning True means: grab nothing while this window is active."""
 
     def __init__(self, display_name: str, timeline: FrameTimeline, *, fps: float = 10.0,
                  frames: bool = True, clock: Callable[[], float] = time.monotonic,
-                 on_window: Callable[[WindowInfo], None] = lambda info: None):
+                 on_window: Callable[[WindowInfo], bool] = lambda info: False):
         self.timeline, self.fps, self.frames, self._clock = timeline, fps, frames, clock
         self._name, self._on_window = display_name, on_window
         self._stop = threading.Event()
@@ -158,19 +161,21 @@ class ScreenCapture:
             conn.close()
 
     def _loop(self, conn: Any, grabber: Any) -> None:
-        period = 1.0 / self.fps
-        due = self._clock()
+        # the window is watched at 20 Hz whatever the frame rate: the deny-list needs it
+        tick = min(1.0 / self.fps, WINDOW_POLL)
+        next_grab = due = self._clock()
         while not self._stop.is_set():
             now = self._clock()
             info = active_window(conn, now)
             self.timeline.note_window(info)
-            self._on_window(info)
-            if grabber is not None and not self.paused:
+            skip = self._on_window(info)
+            if grabber is not None and not self.paused and not skip and now >= next_grab:
                 raw, width, height = grabber.raw()
                 self.timeline.add(now, zlib.crc32(raw), width, height, raw)
-            due += period
+                next_grab = now + 1.0 / self.fps
+            due += tick
             self._stop.wait(max(0.0, due - self._clock()))
-            if self._clock() - due > period:
+            if self._clock() - due > tick:
                 due = self._clock()  # fell behind (a busy machine): skip, do not burst
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import queue
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +22,9 @@ from storage.vocabulary import Action
 
 from .capture import InputCapture
 from .chords import ChordFilter
+from .privacy import DenyList, Redactor
 from .reduce import DEFAULT_THRESHOLDS, Reduced, Thresholds, reduce_events
-from .screen import Frame, FrameTimeline, ScreenCapture
+from .screen import WINDOW_POLL, Frame, FrameTimeline, ScreenCapture, WindowInfo
 
 __all__ = ["DEFAULT_PAUSE_KEY", "DEFAULT_STOP_KEY", "RecordOptions", "RecordSummary",
            "Recorder"]
@@ -31,6 +33,11 @@ DEFAULT_STOP_KEY = "ctrl+alt+End"
 DEFAULT_PAUSE_KEY = "ctrl+alt+Home"
 BATCH_ROWS = 100
 BATCH_SECONDS = 0.1
+HOLDBACK = 3 * WINDOW_POLL  # s events wait, so a denied window is known before they are kept
+
+
+class WriteFailed(UserError):
+    """The database refused a write (a full disk, a lost server): the recording stops."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +50,8 @@ class RecordOptions:
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     settle: float = 0.4  # s the screen must stay unchanged for an after-frame
     settle_cap: float = 2.0  # s after an action when we take the screen as it is
+    deny: DenyList = field(default_factory=DenyList)  # windows during which nothing is kept
+    redact_typing: bool = False  # typed text stored as {{secret:N}}, no frames of typing
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +87,16 @@ class Recorder:
         self.capture = InputCapture(self._display, self._queue, clock=clock)
         self.timeline = FrameTimeline()
         self.screen = ScreenCapture(self._display, self.timeline, fps=options.fps,
-                                    frames=options.frames, clock=clock)
+                                    frames=options.frames, clock=clock,
+                                    on_window=self._window_denied)
+        self._redactor = Redactor(enabled=options.redact_typing)
+        self._held_back: deque[RawEvent] = deque()
+        self.denied: str | None = None  # why the active window is not being recorded
         self._filter = ChordFilter({"stop": options.stop_key, "pause": options.pause_key})
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
         self.frames_stored = self.frame_bytes = 0
         self.steps = self.events = 0
+        self.write_failed = False
         self._last_end: float | None = None
         self.paused = False
 
@@ -110,10 +124,11 @@ class Recorder:
             self.screen.stop()
             try:
                 self.capture.join()
-            except Exception as err:
-                self.say(f"X connection ended: {err}")
-            self._drain()
-            self._write_tail()
+            except Exception:  # the X connection broke: said in the loop already
+                pass
+            if not self.write_failed:
+                self._drain()
+                self._write_tail()
         duration = self._clock() - self.t0
         return RecordSummary(self.recording_id, name, self.steps, self.events, duration,
                              self.frames_stored, self.frame_bytes, ended_by)
@@ -123,7 +138,8 @@ class Recorder:
         self._batch: list[RawEvent] = []
         self._last_commit = self._clock()
         while True:
-            if self._take(timeout=0.05) == "stop":
+            self._take(timeout=0.05)
+            if self._release(self._clock()) == "stop":
                 return "stop key"
             now = self._clock()
             if self._batch and (len(self._batch) >= BATCH_ROWS
@@ -135,35 +151,59 @@ class Recorder:
                 self.timeline.forget_before(now - 5.0)
             if should_stop():
                 return "interrupt"
-            if not self.capture.alive:
+            if not self.capture.alive or _connection_lost(self.screen.error):
+                self.say("the X server went away: the recording ends here; everything "
+                         "captured so far is kept")
                 return "X server gone"
             if self.screen.error is not None:
                 raise UserError(f"screen capture failed: {self.screen.error}")
 
-    def _take(self, *, timeout: float) -> str | None:
-        """Move queued events through the chord filter into the batch and the chunk."""
+    def _take(self, *, timeout: float) -> None:
+        """Move queued events into the hold-back queue, on the recording's clock."""
         try:
             item = self._queue.get(timeout=timeout)
         except queue.Empty:
-            return None
-        signal = None
+            return
         while item is not None:
-            event = RawEvent(item[0] - self.t0, *item[1:])
-            filtered = self._filter.feed(event)
+            self._held_back.append(RawEvent(item[0] - self.t0, *item[1:]))
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                item = None
+
+    def _release(self, now: float, *, everything: bool = False) -> str | None:
+        """Events older than the hold-back go through the chord filter and the deny-list."""
+        signal = None
+        while self._held_back and (everything or
+                                   now - self.t0 - self._held_back[0].t >= HOLDBACK):
+            filtered = self._filter.feed(self._held_back.popleft())
             for kept in filtered.keep:
-                self._keep(kept)
+                if not self._deny(kept):
+                    self._keep(kept)
             for fired in filtered.fired:
                 if fired == "stop":
                     signal = "stop"
                 else:
                     self._toggle_pause()
-            if signal or len(self._batch) >= BATCH_ROWS:
+            if signal:
                 return signal
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                item = None
         return signal
+
+    def _window_denied(self, info: WindowInfo) -> bool:
+        """Called by the screen thread for every look at the active window."""
+        return self.options.deny.reason(info.window_class, info.title) is not None
+
+    def _deny(self, event: RawEvent) -> bool:
+        """True while a deny-listed window is active (looking one poll ahead, to be safe)."""
+        info = self.timeline.window_at(self.t0 + event.t + WINDOW_POLL)
+        reason = self.options.deny.reason(info.window_class, info.title) if info else None
+        if reason != self.denied:
+            if reason:
+                self.say(f"paused while a private window is active ({reason})")
+            elif self.denied:
+                self.say("recording again: the private window is gone")
+            self.denied = reason
+        return reason is not None
 
     def _keep(self, event: RawEvent) -> None:
         self._batch.append(event)
@@ -187,7 +227,8 @@ class Recorder:
             self.say("recording again")
 
     def _commit(self) -> None:
-        self.store.add_events(self.recording_id, self._batch, first_seq=self.events)
+        self._write(self.store.add_events, self.recording_id, self._redactor.events(self._batch),
+                    first_seq=self.events)
         self.events += len(self._batch)
         self._batch = []
         self._last_commit = self._clock()
@@ -199,15 +240,24 @@ class Recorder:
         return not self._chunk.held and now - (self.t0 + self._chunk.events[-1].t) >= wait_for
 
     def _drain(self) -> None:
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            for kept in self._filter.feed(RawEvent(item[0] - self.t0, *item[1:])).keep:
-                self._keep(kept)
+        self._take(timeout=0)
+        self._release(self._clock(), everything=True)
+
+    def _write(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        try:
+            return method(*args, **kwargs)
+        except SQLAlchemyError as err:
+            self.write_failed = True
+            reason = str(getattr(err, "orig", None) or err).splitlines()[0]
+            raise WriteFailed(f"cannot write to {self.store.label} ({reason}): recording "
+                              f"stopped; the {self.events} events and {self.steps} steps "
+                              f"already written are kept") from None
 
     def _write_tail(self) -> None:
+        if self.write_failed:
+            return
         for kept in self._filter.flush():
             self._keep(kept)
         if self._batch:
@@ -228,7 +278,7 @@ class Recorder:
             steps.append(self._step(self.steps + 1 + i, r, chunk.first_seq, following, now,
                                     final))
         if steps:
-            self.store.add_steps(self.recording_id, steps)
+            self._write(self.store.add_steps, self.recording_id, steps)
             self.steps += len(steps)
             self._last_end = reduced[-1].t_end
         self.timeline.forget_before(self.t0 + chunk.events[-1].t - 1.0)
@@ -251,8 +301,10 @@ class Recorder:
         t0 = self.t0
         events = (first_seq + r.first, first_seq + r.last) if r.first >= 0 else None
         window = self.timeline.window_at(t0 + r.t_start)
+        action = self._redactor.action(r.action)
         before = after = anchor = None
-        if self.options.frames and r.action.action != "wait":
+        private = self.options.redact_typing and action.action == "type"
+        if self.options.frames and action.action != "wait" and not private:
             before_frame = self.timeline.before(t0 + r.t_start)
             limit = t0 + r.t_end + self.options.settle_cap
             if following is not None:
@@ -264,7 +316,7 @@ class Recorder:
             after = self._store_frame(after_frame)
             if before_frame is not None and r.action.is_pointer and r.action.target:
                 anchor = _anchor(before_frame, r.action.target)
-        return Step(step=number, action=r.action, t_start=r.t_start,
+        return Step(step=number, action=action, t_start=r.t_start,
                     t_end=r.t_end, events=events, before_frame=before, after_frame=after,
                     anchor=anchor, window_class=window.window_class if window else None,
                     window_title=window.title if window else None)
@@ -295,6 +347,12 @@ def _anchor(frame: Frame, target: tuple[int, int]) -> Anchor | None:
     bx, by, bw, bh = choice.box
     return Anchor(png=encode_png(pixels[by:by + bh, bx:bx + bw]), box=choice.box,
                   offset=choice.offset, score=choice.score, margin=choice.margin)
+
+
+def _connection_lost(error: BaseException | None) -> bool:
+    from Xlib import error as xerror
+
+    return isinstance(error, (xerror.ConnectionClosedError, ConnectionError, BrokenPipeError))
 
 
 def _dpi(screen: Any) -> float | None:

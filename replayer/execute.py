@@ -17,7 +17,8 @@ from .xinput import Injector
 
 __all__ = ["BUTTONS", "WHEEL", "Gestures", "execute", "expand_env", "missing_env"]
 
-ENV_PLACEHOLDER = re.compile(r"\{\{env:([A-Za-z_][A-Za-z0-9_]*)\}\}")
+# {{env:NAME}} in scripts; {{secret:N}} where `record --redact-typing` hid typed text
+PLACEHOLDER = re.compile(r"\{\{(?:env:([A-Za-z_][A-Za-z0-9_]*)|secret:(\d+))\}\}")
 
 BUTTONS = {"left_click": 1, "middle_click": 2, "right_click": 3, "double_click": 1,
            "triple_click": 1}
@@ -83,13 +84,19 @@ def execute(action: Action, injector: Injector, *, gestures: Gestures = Gestures
 
 
 def expand_env(text: str) -> str:
-    """`{{env:NAME}}` becomes $NAME's value, at the moment of typing and nowhere else."""
-    return ENV_PLACEHOLDER.sub(lambda m: os.environ[m.group(1)], text)
+    """Placeholders become their variables' values, at the moment of typing and nowhere
+    else: `{{env:NAME}}` is $NAME, `{{secret:N}}` is $DESKREEL_SECRET_N."""
+    return PLACEHOLDER.sub(lambda m: os.environ[_variable(m)], text)
 
 
 def missing_env(text: str) -> list[str]:
-    """Names of `{{env:NAME}}` variables in `text` that are not set."""
-    return [name for name in ENV_PLACEHOLDER.findall(text) if name not in os.environ]
+    """The variables that `text`'s placeholders need and that are not set."""
+    return [name for name in map(_variable, PLACEHOLDER.finditer(text))
+            if name not in os.environ]
+
+
+def _variable(match: re.Match[str]) -> str:
+    return match.group(1) or f"DESKREEL_SECRET_{match.group(2)}"
 
 
 class _modifiers:

@@ -274,12 +274,12 @@ class _Frames:
 
 
 def _check_env(steps: list[Step]) -> None:
-    """Refuse before any input when a `{{env:NAME}}` in a type step is not set."""
+    """Refuse before any input when a type step's placeholder has no value to type."""
     for step in steps:
         if step.action.action == "type":
             missing = missing_env(step.action.text or "")
             if missing:
-                raise UserError(f"step {step.step} (type) types {{{{env:{missing[0]}}}}} but "
+                raise UserError(f"step {step.step} (type) types {step.action.text!r} but "
                                 f"${missing[0]} is not set: export it before replaying")
 
 
