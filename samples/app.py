@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import time
 import tkinter as tk
@@ -12,14 +13,20 @@ from typing import IO, Any
 WINDOW_WIDTH, WINDOW_HEIGHT = 800, 600
 FONT = ("DejaVu Sans", -14)  # negative size = pixels, so the look does not depend on dpi
 MONO_FONT = ("DejaVu Sans Mono", -13)
+BANNER_FONT = ("DejaVu Sans", -16, "bold")
+BANNER_HEIGHT = 60  # --banner pushes every widget down by this much (before --scale)
+BANNER_TEXT = "A new version is available"
+CHANGED_OK_STATUS = "Something else happened"  # what OK shows with --effect changed
 SCROLL_UNITS = 3  # lines (or characters) per wheel notch
 LISTBOX_ITEMS = [
     f"Item {i:02d}" + (" - a long line so the list can also scroll sideways" if i % 5 == 0 else "")
     for i in range(1, 51)
 ]
 
+Box = tuple[int, int, int, int]  # x, y, width, height
+
 # Widget name -> (x, y, width, height) inside the window.
-NORMAL_LAYOUT: dict[str, tuple[int, int, int, int]] = {
+NORMAL_LAYOUT: dict[str, Box] = {
     "button:Save": (20, 20, 100, 32),
     "button:Open": (130, 20, 100, 32),
     "button:Delete": (240, 20, 100, 32),
@@ -36,7 +43,7 @@ NORMAL_LAYOUT: dict[str, tuple[int, int, int, int]] = {
     "label:clock": (620, 562, 160, 26),
 }
 # The same widgets elsewhere, so an image-matching replayer has to search for them.
-REORDERED_LAYOUT: dict[str, tuple[int, int, int, int]] = {
+REORDERED_LAYOUT: dict[str, Box] = {
     "canvas": (20, 20, 760, 200),
     "listbox": (20, 240, 260, 310),
     "label:name": (300, 240, 60, 28),
@@ -52,6 +59,22 @@ REORDERED_LAYOUT: dict[str, tuple[int, int, int, int]] = {
     "label:status": (300, 562, 480, 26),
     "label:clock": (20, 562, 160, 26),
 }
+# --layout duplicate[-context]: the toolbar's OK moves into two framed rows "[label] [OK]"
+# at the top of the listbox column; a second widget of the same name gets "#2".
+ROW_TOPS = (20, 100)
+ROW_PARTS: dict[str, Box] = {  # relative to the row's top-left
+    "frame:row": (0, 0, 300, 64),  # first, so that the label and button stack above it
+    "label:{text}": (12, 16, 160, 32),  # right-aligned text, 12 px left of the button
+    "button:OK": (184, 16, 100, 32),
+}
+ROW_TEXTS = {"duplicate": ("Confirm", "Confirm"), "duplicate-context": ("Invoice", "Refund")}
+ROWS_LEFT = 480
+ROWS_LISTBOX = (480, 180, 300, 136)
+LAYOUTS = ("normal", "reordered", "renamed", "removed", "duplicate", "duplicate-context")
+# Integer pixel options that --scale multiplies; sizes with units ("3m") follow `tk scaling`.
+PIXEL_OPTIONS = ("borderwidth", "highlightthickness", "padx", "pady", "insertwidth",
+                 "insertborderwidth", "selectborderwidth", "spacing1", "spacing2", "spacing3")
+
 # X modifier mask bits; Mod2 (NumLock) is left out because it says nothing about intent.
 MODIFIERS = (("shift", 0x1), ("lock", 0x2), ("ctrl", 0x4), ("alt", 0x8),
              ("super", 0x40), ("altgr", 0x80))
@@ -73,31 +96,43 @@ class EventLog:
 class SampleApp:
     """The widgets, their bindings and the JSON log they feed."""
 
-    def __init__(self, root: tk.Tk, log: EventLog, *, layout: str, clock: bool) -> None:
+    def __init__(self, root: tk.Tk, log: EventLog, *, places: dict[str, Box],
+                 scale: float = 1.0, late: float | None = None, effect: str = "normal",
+                 log_status: bool = False) -> None:
         self.root = root
         self.log = log
         self.names: dict[str, str] = {str(root): "window"}
         self.widgets: dict[str, tk.Widget] = {}
+        self.places = places
+        self._scale = scale
+        self._late = late
+        self._late_name = next((n for n in ("button:Save", "button:Store") if n in places), None)
+        self._effect = effect
+        self._log_status = log_status
         self._press_modifiers: list[str] = []
         self._drag_from: tuple[int, int] | None = None
         self._counts = {"double": 0, "triple": 0, "context": 0}
-        places = dict(REORDERED_LAYOUT if layout == "reordered" else NORMAL_LAYOUT)
-        if layout == "renamed":
-            places["button:Store"] = places.pop("button:Save")
-        if not clock:
-            del places["label:clock"]
         for name, (x, y, width, height) in places.items():
             widget = self._make(name)
-            widget.place(x=x, y=y, width=width, height=height)
+            if scale != 1.0:
+                self._scale_pixel_options(widget)
+            if not (late is not None and name == self._late_name):
+                widget.place(x=x, y=y, width=width, height=height)
             self._register(name, widget)
         self._bind_logging()
-        if clock:
+        if "label:clock" in places:
             self._tick()
 
     def _make(self, name: str) -> tk.Widget:
-        kind, _, label = name.partition(":")
+        kind = name.partition(":")[0]
         if kind == "button":
-            return tk.Button(self.root, text=label, command=lambda: self._clicked(name))
+            return tk.Button(self.root, text=text_of(name), command=lambda: self._clicked(name))
+        if kind == "frame":
+            return tk.Frame(self.root, relief="groove", bd=2)
+        if name == "label:banner":
+            return tk.Label(self.root, text=BANNER_TEXT, anchor="w", padx=16, bd=0,
+                            background="#2f6db5", foreground="white",
+                            font=scaled_font(BANNER_FONT, self._scale))
         if name == "entry":
             self.entry_value = tk.StringVar(self.root)
             self.entry_value.trace_add("write", lambda *_: self.log.write(
@@ -117,7 +152,8 @@ class SampleApp:
         return self._make_label(name)
 
     def _make_text(self) -> tk.Text:
-        self.text = tk.Text(self.root, font=MONO_FONT, insertofftime=0, undo=False,
+        self.text = tk.Text(self.root, font=scaled_font(MONO_FONT, self._scale),
+                            insertofftime=0, undo=False,
                             exportselection=False)
         # <<Modified>> is queued and coalesces keystrokes, so logs would differ run to run;
         # a tag right after the class bindings sees each edit as soon as it happens.
@@ -133,6 +169,8 @@ class SampleApp:
         texts = {"label:name": "Name:", "label:double": "Double-click me",
                  "label:triple": "Triple-click me", "label:context": "Right-click me",
                  "label:status": "Ready", "label:clock": ""}
+        if name not in texts:  # a row label of the duplicate layouts: "label:Refund"
+            return tk.Label(self.root, text=text_of(name), anchor="e")
         boxed = name in ("label:double", "label:triple", "label:context")
         label_widget = tk.Label(self.root, text=texts[name], anchor="center" if boxed else "w",
                                 relief="groove" if boxed else "flat", bd=2)
@@ -147,15 +185,27 @@ class SampleApp:
     def _make_canvas(self) -> tk.Canvas:
         # No border or highlight ring, so canvas coordinates equal widget coordinates.
         self.canvas = tk.Canvas(self.root, background="white", highlightthickness=0, bd=0)
-        self.canvas.create_text(10, 10, text="Drag the blue box", anchor="nw", font=FONT)
-        self.canvas.create_rectangle(40, 40, 140, 100, fill="#3060c0", outline="black",
-                                     width=2, tags=("rect",))
+        px = self._px
+        self.canvas.create_text(px(10), px(10), text="Drag the blue box", anchor="nw",
+                                font=scaled_font(FONT, self._scale))
+        self.canvas.create_rectangle(px(40), px(40), px(140), px(100), fill="#3060c0",
+                                     outline="black", width=px(2), tags=("rect",))
         # A widget binding, not tag_bind: item bindings run before the "Log" tag, which
         # would put drag_start ahead of its button_press in the log.
         self.canvas.bind("<ButtonPress-1>", self._drag_start)
         self.canvas.bind("<B1-Motion>", self._drag_motion)
         self.canvas.bind("<ButtonRelease-1>", self._drag_end)
         return self.canvas
+
+    def _px(self, pixels: float) -> int:
+        return scaled(pixels, self._scale)
+
+    def _scale_pixel_options(self, widget: tk.Widget) -> None:
+        for option in PIXEL_OPTIONS:
+            if option in widget.configure():
+                value = str(widget.cget(option))
+                if value.isdigit():
+                    widget.configure({option: self._px(int(value))})
 
     def _register(self, name: str, widget: tk.Widget) -> None:
         self.names[str(widget)] = name
@@ -198,7 +248,10 @@ class SampleApp:
 
     def _clicked(self, name: str) -> None:
         self.log.write("click", widget=name, modifiers=self._press_modifiers)
-        self._status(f"{name.partition(':')[2]} clicked")
+        if self._effect == "changed" and text_of(name) == "OK":
+            self._status(CHANGED_OK_STATUS)
+        else:
+            self._status(f"{name.partition(':')[2]} clicked")
 
     def _shortcut(self, shortcut: str) -> None:
         self.log.write("shortcut", name=shortcut)
@@ -260,6 +313,8 @@ class SampleApp:
 
     def _status(self, text: str) -> None:
         self.widgets["label:status"].configure(text=text)
+        if self._log_status:
+            self.log.write("status", text=text)
 
     def _tick(self) -> None:
         self.widgets["label:clock"].configure(text=time.strftime("%H:%M:%S"))
@@ -267,16 +322,94 @@ class SampleApp:
         self.root.after(1000 - int(time.time() * 1000) % 1000 + 5, self._tick)
 
     def report_ready(self) -> None:
-        """Log the window geometry and every widget's screen rectangle."""
+        """Log the window geometry and every widget's screen rectangle; start a --late timer."""
         root = self.root
         widgets = {name: [w.winfo_rootx(), w.winfo_rooty(), w.winfo_width(), w.winfo_height()]
                    for name, w in self.widgets.items()}
         x1, y1, x2, y2 = (round(c) for c in self.canvas.coords("rect"))
         widgets["canvas:rect"] = [self.canvas.winfo_rootx() + x1, self.canvas.winfo_rooty() + y1,
                                   x2 - x1, y2 - y1]
+        late: dict[str, float] = {}
+        if self._late is not None and self._late_name is not None:
+            # Not on screen yet: report where it will be.
+            x, y, width, height = self.places[self._late_name]
+            widgets[self._late_name] = [root.winfo_rootx() + x, root.winfo_rooty() + y,
+                                        width, height]
+            late["late"] = self._late
+            root.after(round(self._late * 1000), self._appear)
         size = f"{root.winfo_width()}x{root.winfo_height()}"
         self.log.write("ready", geometry=f"{size}+{root.winfo_rootx()}+{root.winfo_rooty()}",
-                       title=root.title(), widgets=widgets)
+                       title=root.title(), widgets=widgets, **late)
+
+    def _appear(self) -> None:
+        assert self._late_name is not None
+        widget = self.widgets[self._late_name]
+        x, y, width, height = self.places[self._late_name]
+        widget.place(x=x, y=y, width=width, height=height)
+        widget.wait_visibility(widget)
+        self.root.update_idletasks()
+        self.root.winfo_pointerxy()  # a round trip: the button is mapped and drawn
+        self.log.write("appeared", widget=self._late_name)
+
+
+def layout_places(layout: str, *, clock: bool = False, banner: bool = False,
+                  scale: float = 1.0) -> dict[str, Box]:
+    """Widget name -> (x, y, width, height) inside the window, in screen pixels."""
+    places = dict(REORDERED_LAYOUT if layout == "reordered" else NORMAL_LAYOUT)
+    if layout == "renamed":
+        places["button:Store"] = places.pop("button:Save")
+    elif layout == "removed":
+        del places["button:Save"]
+    elif layout in ROW_TEXTS:
+        places = _with_rows(places, ROW_TEXTS[layout])
+    if not clock:
+        del places["label:clock"]
+    if banner:
+        places = {"label:banner": (0, 0, WINDOW_WIDTH, BANNER_HEIGHT),
+                  **{name: (x, y + BANNER_HEIGHT, w, h) for name, (x, y, w, h) in places.items()}}
+    return {name: scaled_box(box, scale) for name, box in places.items()}
+
+
+def window_size(*, banner: bool = False, scale: float = 1.0) -> tuple[int, int]:
+    """The window's width and height."""
+    height = WINDOW_HEIGHT + (BANNER_HEIGHT if banner else 0)
+    return scaled(WINDOW_WIDTH, scale), scaled(height, scale)
+
+
+def _with_rows(places: dict[str, Box], texts: tuple[str, str]) -> dict[str, Box]:
+    rows: dict[str, Box] = {}
+    for top, text in zip(ROW_TOPS, texts):
+        for part, (x, y, w, h) in ROW_PARTS.items():
+            name = part.format(text=text)
+            if name in rows:
+                name += f"#{sum(n.partition('#')[0] == name for n in rows) + 1}"
+            rows[name] = (ROWS_LEFT + x, top + y, w, h)
+    others = {name: box for name, box in places.items() if name != "button:OK"}
+    others["listbox"] = ROWS_LISTBOX
+    return {**rows, **others}
+
+
+def scaled(pixels: float, scale: float) -> int:
+    """`pixels` times `scale`, halves rounded up (Python's round() would round 2.5 to 2)."""
+    return math.floor(pixels * scale + 0.5)
+
+
+def scaled_box(box: Box, scale: float) -> Box:
+    """A box scaled by its edges, so that neighbouring boxes stay neighbours."""
+    x, y, width, height = box
+    left, top = scaled(x, scale), scaled(y, scale)
+    return left, top, scaled(x + width, scale) - left, scaled(y + height, scale) - top
+
+
+def scaled_font(font: tuple[Any, ...], scale: float) -> tuple[Any, ...]:
+    """A (family, -pixels, ...) font with its pixel size scaled."""
+    family, size, *styles = font
+    return (family, -scaled(-size, scale), *styles)
+
+
+def text_of(name: str) -> str:
+    """What a widget shows: "button:OK#2" -> "OK"."""
+    return name.partition(":")[2].partition("#")[0]
 
 
 def modifiers(state: int) -> list[str]:
@@ -289,13 +422,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--log", required=True, help="file to write JSON-lines events to")
     parser.add_argument("--geometry", default="+0+0", help="window position as +X+Y")
-    parser.add_argument("--layout", choices=("normal", "reordered", "renamed"),
-                        default="normal")
+    parser.add_argument("--layout", choices=LAYOUTS, default="normal")
     parser.add_argument("--title", default="deskreel sample")
     parser.add_argument("--clock", action="store_true", help="show a HH:MM:SS clock")
+    parser.add_argument("--banner", action="store_true",
+                        help=f"a {BANNER_HEIGHT} px banner on top pushes everything down")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="draw the whole window this many times bigger (0.5 to 2)")
+    parser.add_argument("--late", type=float, metavar="SECONDS",
+                        help="show the Save button only SECONDS after ready")
+    parser.add_argument("--effect", choices=("normal", "changed"), default="normal",
+                        help=f"'changed': clicking OK shows {CHANGED_OK_STATUS!r}")
+    parser.add_argument("--log-status", action="store_true",
+                        help="log a 'status' event whenever the status line changes")
     args = parser.parse_args(argv)
     if not re.fullmatch(r"[+-]\d+[+-]\d+", args.geometry):
         parser.error(f"--geometry must look like +X+Y, not {args.geometry!r}")
+    if not 0.5 <= args.scale <= 2.0:
+        parser.error(f"--scale must be between 0.5 and 2, not {args.scale:g}")
+    if args.late is not None and args.late < 0:
+        parser.error(f"--late must be 0 or more seconds, not {args.late:g}")
+    if args.late is not None and args.layout == "removed":
+        parser.error("--late delays the Save button, which --layout removed has not got")
     return args
 
 
@@ -305,10 +453,17 @@ def main(argv: list[str] | None = None) -> None:
     with open(args.log, "w", encoding="utf-8") as stream:
         root = tk.Tk(className="DeskreelSample")
         root.title(args.title)
-        root.geometry(f"{WINDOW_WIDTH}x{WINDOW_HEIGHT}{args.geometry}")
+        width, height = window_size(banner=args.banner, scale=args.scale)
+        root.geometry(f"{width}x{height}{args.geometry}")
         root.resizable(False, False)
-        root.option_add("*Font", FONT)
-        app = SampleApp(root, EventLog(stream), layout=args.layout, clock=args.clock)
+        if args.scale != 1.0:
+            # Sizes given in units ("3m" button padding) follow tk scaling; pixels we scale.
+            root.tk.call("tk", "scaling", float(root.tk.call("tk", "scaling")) * args.scale)
+        root.option_add("*Font", scaled_font(FONT, args.scale))
+        places = layout_places(args.layout, clock=args.clock, banner=args.banner,
+                               scale=args.scale)
+        app = SampleApp(root, EventLog(stream), places=places, scale=args.scale,
+                        late=args.late, effect=args.effect, log_status=args.log_status)
         root.wait_visibility(root)
         # There is usually no window manager, so take the keyboard focus ourselves.
         root.focus_force()

@@ -1,4 +1,5 @@
-"""Fixtures: a private Xvfb per session and samples/app.py running on it."""
+"""Fixtures: a private Xvfb per session and samples/app.py running on it; PostgreSQL
+databases from tests/pg.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from deskreel.xvfb import VirtualDisplay
+from tests.pg import pg_server, pg_url, store_url  # noqa: F401  (PostgreSQL fixtures)
 
 if TYPE_CHECKING:
     from Xlib.display import Display
@@ -112,7 +114,8 @@ def xdisplay(xvfb: VirtualDisplay) -> Iterator[Display]:
 
 @pytest.fixture
 def launch_app(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., SampleApp]]:
-    """Factory: launch_app(geometry=, layout=, title=, clock=) starts the app and waits for it."""
+    """Factory: launch_app(geometry=, layout=, title=, clock=, banner=, scale=, late=, effect=,
+    log_status=) starts the app and waits for its "ready" line; see samples/README.md."""
     apps: list[SampleApp] = []
 
     def launch(
@@ -121,6 +124,11 @@ def launch_app(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., S
         layout: str = "normal",
         title: str | None = None,
         clock: bool = False,
+        banner: bool = False,
+        scale: float | None = None,
+        late: float | None = None,
+        effect: str | None = None,
+        log_status: bool = False,
         timeout: float = READY_TIMEOUT,
     ) -> SampleApp:
         log_path = tmp_path / f"app{len(apps)}.jsonl"
@@ -131,6 +139,16 @@ def launch_app(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., S
             argv += ["--title", title]
         if clock:
             argv.append("--clock")
+        if banner:
+            argv.append("--banner")
+        if scale is not None:
+            argv += ["--scale", str(scale)]
+        if late is not None:
+            argv += ["--late", str(late)]
+        if effect is not None:
+            argv += ["--effect", effect]
+        if log_status:
+            argv.append("--log-status")
         with stderr_path.open("wb") as stderr:
             proc = subprocess.Popen(argv, env=xvfb.env(), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.DEVNULL, stderr=stderr)
