@@ -75,7 +75,7 @@ def list_recordings(db: str) -> int:
     with open_db(db) as store:
         recs = store.recordings()
     if not recs:
-        click.echo(f"{db} holds no recordings yet", err=True)
+        click.echo(f"{store.label} holds no recordings yet", err=True)
         return EXIT_OK
     rows = [[str(r.id), r.name, r.created.strftime("%Y-%m-%d %H:%M"), r.source, str(r.steps),
              format_duration(r.duration), format_bytes(r.size)] for r in recs]
@@ -132,8 +132,8 @@ def import_script(script: Path, db: str, name: str | None) -> int:
         except BaseException:
             store.delete_recording(rec_id)  # nothing half-written
             raise
-    click.echo(f"imported {len(steps)} steps from {script} into {db} as recording {rec_id} "
-               f"{name!r}", err=True)
+    click.echo(f"imported {len(steps)} steps from {script} into {store.label} as recording "
+               f"{rec_id} {name!r}", err=True)
     return EXIT_OK
 
 
@@ -145,6 +145,7 @@ def _short(value: object, width: int = 40) -> str:
 
 
 from . import (  # noqa: E402,F401  (each module registers its commands)
+    doctor_cmd,
     edit_cmd,
     export_cmd,
     record_cmd,

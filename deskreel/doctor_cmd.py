@@ -1,0 +1,80 @@
+"""`deskreel doctor` and `deskreel redact`."""
+
+from __future__ import annotations
+
+import click
+
+from .cli import cli, open_db
+from .errors import EXIT_FAILED, EXIT_OK, UserError
+
+
+@cli.command("doctor")
+@click.argument("db")
+@click.option("--repair", is_flag=True,
+              help="reduce raw events a killed recorder left behind into steps, and delete "
+              "frames and anchors that nothing refers to")
+def doctor(db: str, repair: bool) -> int:
+    """Check a database: integrity, schema version, orphaned frames and anchors, and
+    recordings whose last events never became steps. Exit 0 when healthy, 1 when not."""
+    from storage.health import examine, remove_orphans
+
+    with open_db(db) as store:
+        health = examine(store)
+        if repair and health.integrity == "ok":
+            for tail in health.tails:
+                added = recover_tail(store, tail.recording_id, tail.first_seq)
+                click.echo(f"recording {tail.recording_id} {tail.name!r}: {added} steps "
+                           f"recovered from its raw events", err=True)
+            frames, anchors = remove_orphans(store, health)
+            if frames or anchors:
+                click.echo(f"deleted {frames} orphaned frames and {anchors} orphaned anchors",
+                           err=True)
+            health = examine(store)
+    problems = health.problems
+    summary = (f"schema {health.schema_version}, {health.recordings} recordings, "
+               f"{health.frames} frames")
+    if not problems:
+        click.echo(f"{db}: healthy ({summary})")
+        return EXIT_OK
+    for problem in problems:
+        click.echo(f"  - {problem}")
+    hint = "" if repair else "; 'deskreel doctor --repair' fixes what it can"
+    click.echo(f"{db}: {len(problems)} problem(s) ({summary}){hint}")
+    return EXIT_FAILED
+
+
+def recover_tail(store, recording_id: int, first_seq: int) -> int:
+    """Reduce the raw events from `first_seq` on into steps appended to the recording."""
+    from recorder.reduce import reduce_events
+    from storage import Step
+
+    events = store.events(recording_id)[first_seq:]
+    steps = store.steps(recording_id)
+    number = steps[-1].step if steps else 0
+    reduced = reduce_events(events)
+    store.add_steps(recording_id, [
+        Step(step=number + i, action=r.action, t_start=r.t_start, t_end=r.t_end,
+             events=(first_seq + r.first, first_seq + r.last) if r.first >= 0 else None)
+        for i, r in enumerate(reduced, start=1)])
+    return len(reduced)
+
+
+@cli.command("redact")
+@click.argument("db")
+@click.option("-r", "--recording", "ref", required=True, help="recording id or name")
+@click.option("--step", "steps", type=int, multiple=True, required=True,
+              help="step whose typed text, raw key events and frames are removed (repeatable)")
+def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
+    """Remove what a step typed: its text becomes {{secret:N}}, its frames and key events go."""
+    from storage.redaction import redact_steps
+
+    with open_db(db) as store:
+        rec = store.recording(ref)
+        known = {s.step for s in store.steps(rec.id)}
+        unknown = [n for n in steps if n not in known]
+        if unknown:
+            raise UserError(f"recording {rec.name!r} has no step {unknown[0]}: see "
+                            f"'deskreel show {db} -r {rec.id}'")
+        redacted = redact_steps(store, rec.id, list(steps))
+    click.echo(f"redacted {redacted} step(s) of {rec.name!r}", err=True)
+    return EXIT_OK
