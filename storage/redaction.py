@@ -24,7 +24,10 @@ _SECRET = re.compile(r"\{\{secret:(\d+)\}\}")
 def redact_steps(store: Store, recording_id: int, steps: list[int]) -> int:
     """Redact these steps; returns how many were changed."""
     a, e = s.actions.c, s.events.c
+    sqlite = store.engine.dialect.name == "sqlite"
     with store.engine.begin() as conn:
+        if sqlite:  # freed pages are zeroed, not left holding the old text
+            conn.exec_driver_sql("PRAGMA secure_delete=ON")
         rows = conn.execute(select(s.actions).where(a.recording_id == recording_id)).all()
         secret = 1 + max((int(n) for row in rows for n in _SECRET.findall(row.body)),
                          default=0)
@@ -49,6 +52,9 @@ def redact_steps(store: Store, recording_id: int, steps: list[int]) -> int:
                     .values(keycode=None, keysym=None, char=None))
         if frames:
             _forget_frames(conn, frames)
+    if sqlite:  # old page versions live on in the write-ahead log until a checkpoint
+        with store.engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     return sum(1 for r in rows if r.step in steps)
 
 

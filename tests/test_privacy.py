@@ -1,0 +1,131 @@
+"""Privacy on a real Xvfb: deny-listed windows, --redact-typing, `deskreel redact`, and
+private files. Secrets are checked in the bytes of every file written."""
+
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+
+from storage import open_store
+from tests.person import Person
+
+SECRET = "hunter2-Zebra"
+
+
+def deskreel(*args, env=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def all_bytes(folder):
+    """Every byte deskreel wrote under `folder` (the sample app's own log is not ours)."""
+    return b"".join(p.read_bytes() for p in folder.rglob("*")
+                    if p.is_file() and not p.name.startswith(("app", "deskreel")))
+
+
+def record(run_deskreel, xvfb, db, drive, *extra):
+    recorder = run_deskreel("record", db, "--name", "private", *extra)
+    recorder.wait_for_output("recording into")
+    person = Person(xvfb.display)
+    try:
+        drive(person)
+    finally:
+        person.close()
+    recorder.proc.send_signal(signal.SIGINT)
+    assert recorder.finish() == 0, recorder.stderr
+    return recorder
+
+
+def test_deny_listed_window_is_not_recorded(launch_app, run_deskreel, xvfb, tmp_path):
+    app = launch_app(title="Enter your password")
+    db = tmp_path / "rec.db"
+
+    def drive(person):
+        person.click(*app.center("entry"))
+        person.type(SECRET)
+
+    recorder = record(run_deskreel, xvfb, db, drive)
+    assert "paused while a private window is active (title 'Enter your password'" in \
+        recorder.stderr
+    with open_store(db, create=False) as store:
+        rec = store.recording("private")
+        assert store.events(rec.id) == [] and store.steps(rec.id) == []
+    assert SECRET.encode() not in all_bytes(tmp_path)
+    assert app.events("text_changed")[-1]["value"] == SECRET  # the app did get the input
+
+
+def test_redact_typing_keeps_no_trace_and_replays_from_env(launch_app, run_deskreel, xvfb,
+                                                          tmp_path):
+    app = launch_app()
+    db = tmp_path / "rec.db"
+
+    def drive(person):
+        person.click(*app.center("entry"))
+        person.type(SECRET)
+        person.click(*app.center("button:Save"))
+
+    record(run_deskreel, xvfb, db, drive, "--redact-typing")
+    with open_store(db, create=False) as store:
+        rec = store.recording("private")
+        steps = store.steps(rec.id)
+        events = store.events(rec.id)
+    assert [s.action.to_json() for s in steps][1] == {"action": "type", "text": "{{secret:1}}"}
+    assert steps[1].before_frame is None and steps[1].after_frame is None
+    assert not any(e.char or e.keysym for e in events if e.kind.startswith("key")
+                   and e.keysym not in ("Shift_L", "Shift_R"))
+    assert SECRET.encode() not in all_bytes(tmp_path)
+    app.stop()
+
+    replayed = launch_app()
+    env = {k: v for k, v in xvfb.env().items() if k != "DESKREEL_SECRET_1"}
+    missing = deskreel("replay", db, env=env)
+    assert missing.returncode == 2
+    assert "$DESKREEL_SECRET_1 is not set" in missing.stderr
+    assert replayed.events("click") == []  # refused before any input
+    done = deskreel("replay", db, env={**env, "DESKREEL_SECRET_1": SECRET})
+    assert done.returncode == 0, done.stderr
+    assert replayed.events("text_changed")[-1]["value"] == SECRET
+    assert SECRET.encode() not in all_bytes(tmp_path)  # nor after the replay's run results
+
+
+def test_redact_command_removes_text_frames_and_keys(launch_app, run_deskreel, xvfb,
+                                                     tmp_path):
+    app = launch_app()
+    db = tmp_path / "rec.db"
+
+    def drive(person):
+        person.click(*app.center("entry"))
+        person.type(SECRET)
+        person.click(*app.center("button:Save"))
+
+    record(run_deskreel, xvfb, db, drive)
+    assert SECRET.encode() in all_bytes(tmp_path)  # raw events hold what was typed
+    assert deskreel("redact", db, "-r", "private", "--step", "2").returncode == 0
+    assert SECRET.encode() not in all_bytes(tmp_path)
+    with open_store(db, create=False) as store:
+        steps = store.steps(store.recording("private").id)
+        assert steps[1].action.text == "{{secret:1}}" and steps[1].before_frame is None
+        frames = {s.before_frame for s in steps} | {s.after_frame for s in steps}
+        assert steps[1].after_frame is None
+    assert deskreel("doctor", db).returncode == 0
+    assert frames
+
+
+def test_files_and_folders_are_private(sample_app, run_deskreel, xvfb, tmp_path):
+    db = tmp_path / "rec.db"
+    record(run_deskreel, xvfb, db, lambda p: p.click(*sample_app.center("button:Save")))
+    for path in tmp_path.iterdir():
+        if path.name.startswith("rec.db"):
+            assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, path
+    out = tmp_path / "export"
+    assert deskreel("export", db, "--format", "anthropic", "--out", out).returncode == 0
+    report = tmp_path / "report"
+    assert deskreel("report", db, "--out", report).returncode == 0
+    for folder in (out, report):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+        for path in folder.rglob("*"):
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+            assert mode == (0o700 if path.is_dir() else 0o600), path
+    assert sqlite3.connect(db).execute("PRAGMA quick_check").fetchone()[0] == "ok"
