@@ -68,9 +68,10 @@ class Action:
     region: tuple[int, int, int, int] | None = None
 
     def __post_init__(self) -> None:
-        if self.action not in ACTIONS:
+        if not isinstance(self.action, str) or self.action not in ACTIONS:
             known = ", ".join(ACTIONS)
-            raise ActionError(f"unknown action {self.action!r} (known: {known})", field="action")
+            name = repr(self.action) if isinstance(self.action, str) else _show(self.action)
+            raise ActionError(f"unknown action {name} (known: {known})", field="action")
         required, optional = ACTIONS[self.action]
         for name in _FIELD_NAMES:
             value = getattr(self, name)
