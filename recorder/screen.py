@@ -156,9 +156,12 @@ class ScreenCapture:
         except BaseException as err:  # the recorder reports it and stops
             self.error = err
         finally:
-            if grabber is not None:
-                grabber.close()
-            conn.close()
+            try:
+                if grabber is not None:
+                    grabber.close()
+                conn.close()
+            except Exception:  # the server is gone already: nothing left to close
+                pass
 
     def _loop(self, conn: Any, grabber: Any) -> None:
         # the window is watched at 20 Hz whatever the frame rate: the deny-list needs it
