@@ -66,16 +66,22 @@ def checks_for(*, action: str, before: Image | None, after: Image | None, screen
                target: tuple[int, int] | None, located: tuple[int, int] | None,
                scale: float, region: Box | None, masks: Sequence[Box],
                options: VerifyOptions) -> list[Check]:
-    """Every check of one step; empty when the recording has no frames to compare with."""
+    """Every check of one step; empty when the recording has no frames to compare with.
+
+    `target` (recorded) and `located` (today) map recorded places to today's; a pointer
+    step's target also gets its own check. Steps without a target pass the last known
+    mapping with `target` (0, 0) and `located` the shift.
+    """
     if after is None:
         return []
     mapper = _Mapper(target, located, scale)
+    pointer = action not in ("screenshot", "key", "type", "wait", "cursor_position")
     keep = _unmasked(after.shape, masks)
     if action == "screenshot":
         box = region or (0, 0, after.shape[1], after.shape[0])
         return [_checkpoint(after, screen, box, mapper, keep, options)]
     checks = []
-    if target is not None:
+    if target is not None and pointer:
         checks.append(_find("target", after, screen, _around(target, after.shape), mapper,
                             keep, options))
     if before is not None and before.shape == after.shape:

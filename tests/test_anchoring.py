@@ -7,7 +7,7 @@ import sys
 import time
 
 from storage import open_store
-from tests.person import Person
+from samples.person import Person
 from tests.test_record import record_session
 
 COORDINATES = ("x", "y", "item_pos")

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from storage import open_store
-from tests.person import Person
+from samples.person import Person
 
 SECRET = "hunter2-Zebra"
 

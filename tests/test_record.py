@@ -5,7 +5,7 @@ import signal
 
 
 from storage import open_store
-from tests.person import Person
+from samples.person import Person
 
 
 def perform_session(person, app):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from deskreel.xvfb import VirtualDisplay
 from recorder.reduce import reduce_events
 from storage import ScriptError, open_store, parse_script
-from tests.person import Person
+from samples.person import Person
 from tests.test_replay import held_state, long_script
 
 

@@ -13,7 +13,7 @@ import pytest
 from deskreel.x11 import connect
 from deskreel.xvfb import VirtualDisplay, set_keyboard_layout
 from storage import open_store
-from tests.person import Person
+from samples.person import Person
 from tests.test_record import record_session
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "samples" / "scripts"

@@ -1,19 +1,26 @@
-"""The store on real SQLite files: round trips, file mode, schema versions, bad files."""
+"""The store on real SQLite files and real PostgreSQL databases (`store_url` runs a test on
+both; see tests/pg.py): round trips, schema versions; file mode and bad files on SQLite."""
 
 import os
 import sqlite3
 import stat
 
 import pytest
-
 from storage import (Action, Anchor, NotFoundError, RawEvent, Step, StepResult, StorageError,
                      open_store)
 from storage.schema import SCHEMA_VERSION
+from tests.pg import run_sql
 
 
 @pytest.fixture
 def db(tmp_path):
     return tmp_path / "rec.db"
+
+
+def sql(target, statements, *, scalar=False):
+    """Run SQL on a store's database behind its back (to fake old or broken databases)."""
+    results = run_sql(target, statements)
+    return results[-1] if scalar else None
 
 
 def make_steps():
@@ -39,10 +46,17 @@ def test_new_file_is_private_and_in_wal_mode(db):
     assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     version = con.execute("select value from deskreel_meta where key='schema_version'")
     assert int(version.fetchone()[0]) == SCHEMA_VERSION
-    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0002"
+    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0003"
 
 
-def test_round_trip(db):
+def test_new_store_is_at_the_current_version(store_url):
+    with open_store(store_url) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 3
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0003"
+
+
+def test_round_trip(store_url):
+    db = store_url
     events = [RawEvent(t=0.5, kind="button_down", x=100, y=200, button=1),
               RawEvent(t=0.6, kind="button_up", x=100, y=200, button=1),
               RawEvent(t=1.0, kind="key_down", x=100, y=200, keycode=42, keysym="G", char="G")]
@@ -70,16 +84,25 @@ def test_round_trip(db):
         assert not store.steps(rec)[2].disabled
 
 
-def test_frames_are_stored_once(db):
-    with open_store(db) as store:
+def test_frames_are_stored_once(store_url):
+    with open_store(store_url) as store:
         a = store.put_frame(b"same", width=1, height=1, fmt="png")
         b = store.put_frame(b"same", width=1, height=1, fmt="png")
         assert a == b
-    assert sqlite3.connect(db).execute("select count(*) from frames").fetchone()[0] == 1
+        assert store.frame(a) == (b"same", "png")
+    assert sql(store_url, "select count(*) from frames", scalar=True) == 1
 
 
-def test_runs_and_step_results(db):
-    with open_store(db) as store:
+def test_recordings_get_distinct_uids(store_url):
+    with open_store(store_url) as store:
+        ids = [store.create_recording(f"r{i}", source="script") for i in range(3)]
+        uids = [store.recording(i).uid for i in ids]
+        assert len(set(uids)) == 3 and all(len(u) == 32 for u in uids)
+        assert store.ensure_uid(ids[0]) == uids[0]
+
+
+def test_runs_and_step_results(store_url):
+    with open_store(store_url) as store:
         rec = store.create_recording("r", source="script")
         store.add_steps(rec, make_steps())
         run = store.start_run(rec, mode="replay", options={"speed": 2.0})
@@ -92,18 +115,33 @@ def test_runs_and_step_results(db):
         assert (summary.status, summary.steps_passed, summary.steps_failed) == ("failed", 1, 1)
         results = store.step_results(run)
         assert results[0].shift == (5, -3) and results[1].message == "boom"
+        assert results[0].score == 0.98 and results[1].score is None
 
 
-def test_names_are_unique(db):
-    with open_store(db) as store:
+def test_names_are_unique(store_url):
+    with open_store(store_url) as store:
         store.create_recording("demo", source="script")
         with pytest.raises(StorageError, match="already holds a recording named 'demo'"):
             store.create_recording("demo", source="script")
         assert store.free_name("demo") == "demo-2"
 
 
-def test_missing_recording_names_what_exists(db):
-    with open_store(db) as store:
+def test_deleting_a_recording_deletes_its_rows(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("gone", source="script")
+        store.add_events(rec, [RawEvent(t=0.1, kind="motion", x=1, y=2)], first_seq=0)
+        store.add_steps(rec, make_steps())
+        store.add_mask(rec, (0, 0, 5, 5))
+        run = store.start_run(rec, mode="replay", options={})
+        store.add_step_results(run, [StepResult(step=1, status="passed")])
+        store.delete_recording(rec)
+    for table in ("recordings", "events", "actions", "anchors", "masks", "runs",
+                  "step_results"):
+        assert sql(store_url, f"select count(*) from {table}", scalar=True) == 0, table
+
+
+def test_missing_recording_names_what_exists(store_url):
+    with open_store(store_url) as store:
         with pytest.raises(NotFoundError, match="holds no recordings yet"):
             store.recording(None)
         store.create_recording("alpha", source="script")
@@ -111,15 +149,12 @@ def test_missing_recording_names_what_exists(db):
             store.recording("beta")
 
 
-def test_newer_schema_is_refused(db):
-    open_store(db).close()
-    con = sqlite3.connect(db)
-    con.execute("update deskreel_meta set value='99' where key='schema_version'")
-    con.commit()
-    con.close()
+def test_newer_schema_is_refused(store_url):
+    open_store(store_url).close()
+    sql(store_url, "update deskreel_meta set value='99' where key='schema_version'")
     with pytest.raises(StorageError, match=r"schema version 99, newer than this deskreel "
-                                           r"understands \(2\): upgrade deskreel"):
-        open_store(db)
+                                           r"understands \(3\): upgrade deskreel"):
+        open_store(store_url)
 
 
 def test_not_a_database(db):
@@ -159,22 +194,42 @@ def test_directory_missing(tmp_path):
         open_store(tmp_path / "nope" / "rec.db")
 
 
-def test_version_1_file_is_migrated(db):
-    with open_store(db) as store:
+def rewind_to_version_2(target):
+    """Make a current store look as schema 2 left it: no recording uids."""
+    sql(target, """
+        drop index ix_recordings_uid;
+        alter table recordings drop column uid;
+        update deskreel_meta set value = '2' where key = 'schema_version';
+        update alembic_version set version_num = '0002'
+    """)
+
+
+def test_version_1_store_is_migrated(store_url):
+    with open_store(store_url) as store:
         rec = store.create_recording("old", source="script")
         store.add_steps(rec, make_steps())
-    con = sqlite3.connect(db)
-    con.executescript("""
+    rewind_to_version_2(store_url)
+    sql(store_url, """
         drop table masks;
         update deskreel_meta set value = '1' where key = 'schema_version';
-        update alembic_version set version_num = '0001';
+        update alembic_version set version_num = '0001'
     """)
-    con.close()
-    with open_store(db) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 2
+    with open_store(store_url) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 3
         assert store.steps(rec) == make_steps()
+        assert len(store.recording(rec).uid) == 32
         store.add_mask(rec, (1, 2, 3, 4), step=2)
         store.add_mask(rec, (0, 0, 10, 10))
         assert store.masks(rec) == {2: [(1, 2, 3, 4)], None: [(0, 0, 10, 10)]}
-    con = sqlite3.connect(db)
-    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0002"
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0003"
+
+
+def test_version_2_store_gets_a_uid_for_every_recording(store_url):
+    with open_store(store_url) as store:
+        ids = [store.create_recording(f"old{i}", source="script") for i in range(3)]
+    rewind_to_version_2(store_url)
+    with open_store(store_url) as store:
+        uids = {store.recording(i).uid for i in ids}
+        assert len(uids) == 3 and None not in uids
+        new = store.create_recording("new", source="script")
+        assert store.recording(new).uid not in uids

@@ -1,0 +1,104 @@
+"""PostgreSQL for the tests: the server named by $DESKREEL_TEST_PG, a new database per test.
+
+Without the variable, or when its server does not answer, the tests that need it are
+skipped and `pytest -ra` prints why; with DESKREEL_REQUIRE_PG=1 (set by CI) they fail
+instead. `.ci/postgres` starts a local server and prints a URL for the variable.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
+
+from storage.store import connect_failure, server_name
+
+ENV = "DESKREEL_TEST_PG"
+REQUIRE_ENV = "DESKREEL_REQUIRE_PG"
+
+
+@dataclass(frozen=True, slots=True)
+class PgServer:
+    url: URL  # as given in $DESKREEL_TEST_PG, for the databases the tests make
+    admin: Engine  # autocommit, on the given database: CREATE and DROP DATABASE
+
+    def database_url(self, name: str) -> str:
+        return self.url.set(database=name).render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """The test server, checked once per session."""
+    given = os.environ.get(ENV)
+    if not given:
+        _unavailable(f"no PostgreSQL: {ENV} is not set (.ci/postgres starts a local server "
+                     f"and prints a URL for it)")
+    url = make_url(given)
+    driver = url.set(drivername="postgresql+psycopg") if url.drivername == "postgresql" else url
+    admin = create_engine(driver, isolation_level="AUTOCOMMIT",
+                          connect_args={"connect_timeout": 5})
+    try:
+        with admin.connect() as conn:
+            conn.execute(text("select 1"))
+    except DBAPIError as err:
+        admin.dispose()
+        _unavailable(f"{ENV} is set but unusable: {connect_failure(url, err)}")
+    yield PgServer(url, admin)
+    admin.dispose()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> Iterator[str]:
+    """The URL of a new, empty database on the test server; dropped after the test."""
+    name = f"deskreel_t_{os.getpid()}_{uuid.uuid4().hex[:10]}"
+    with pg_server.admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield pg_server.database_url(name)
+    finally:
+        with pg_server.admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
+    """A new store, once as an SQLite file and once as a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "rec.db")
+    return request.getfixturevalue("pg_url")
+
+
+def raw_engine(target: str) -> Engine:
+    """An engine on a store's database that bypasses deskreel (no schema checks, no migrations)."""
+    url = make_url(target if "://" in target else f"sqlite:///{target}")
+    if url.drivername == "postgresql":
+        url = url.set(drivername="postgresql+psycopg")
+    return create_engine(url)
+
+
+def run_sql(target: str, statements: str) -> list[object]:
+    """Run `;`-separated SQL on a store's database behind deskreel's back; first columns."""
+    engine = raw_engine(target)
+    try:
+        with engine.begin() as conn:
+            results = [conn.execute(text(s)) for s in statements.split(";") if s.strip()]
+            return [r.scalar() if r.returns_rows else None for r in results]
+    finally:
+        engine.dispose()
+
+
+def pg_label(url: str) -> str:
+    """host:port/db of a test URL, the way deskreel's messages name it."""
+    return server_name(make_url(url))
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get(REQUIRE_ENV):
+        pytest.fail(f"{reason} ({REQUIRE_ENV} is set)", pytrace=False)
+    pytest.skip(reason)
