@@ -2,20 +2,15 @@
 a moved window, a shifted layout and a scaled UI; gone, ambiguous and late targets."""
 
 import signal
-import subprocess
-import sys
 import time
 
 from storage import open_store
 from samples.person import Person
 from tests.test_record import record_session
+from tests.commands import deskreel
 
 COORDINATES = ("x", "y", "item_pos")
 
-
-def deskreel(*args, env=None, timeout=180):
-    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def without_coordinates(events):

@@ -5,18 +5,13 @@ import os
 import signal
 import sqlite3
 import stat
-import subprocess
-import sys
 
 from storage import open_store
 from samples.person import Person
+from tests.commands import deskreel
 
 SECRET = "hunter2-Zebra"
 
-
-def deskreel(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def all_bytes(folder):

@@ -18,11 +18,8 @@ from recorder.reduce import reduce_events
 from storage import ScriptError, open_store, parse_script
 from samples.person import Person
 from tests.test_replay import held_state, long_script
+from tests.commands import deskreel
 
-
-def deskreel(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def drive_a_little(person, app, rng):

@@ -15,13 +15,10 @@ from deskreel.xvfb import VirtualDisplay, set_keyboard_layout
 from storage import open_store
 from samples.person import Person
 from tests.test_record import record_session
+from tests.commands import deskreel
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "samples" / "scripts"
 
-
-def deskreel(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def held_state(display_name):

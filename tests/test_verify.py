@@ -1,17 +1,12 @@
 """`deskreel replay --verify` on a real Xvfb with the sample app: verdicts per step, exit
 codes, JUnit XML and the HTML report."""
 
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 from storage import open_store
 from tests.test_anchoring import record_clicks
+from tests.commands import deskreel
 
-
-def deskreel(*args, env=None, timeout=180):
-    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def recorded(launch_app, run_deskreel, xvfb, tmp_path, **app_options):
