@@ -1,19 +1,35 @@
 # Set-up and the two everyday jobs. Safe to run twice; needs root on a fresh Debian machine
 # for the apt step (it is skipped when the packages are already there).
+#
+# The PostgreSQL tests run against $DESKREEL_TEST_PG when it is set; otherwise `make test`
+# starts the machine's own PostgreSQL if it is installed (never installing it: .ci/run does)
+# and points them at it. Without either they are skipped, and pytest says why.
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 APT_PACKAGES := xvfb xdotool x11-xkb-utils x11-utils xauth python3-tk python3-venv
 OUT ?= out
+PG_URL_FILE := $(VENV)/pg-test-url
 
-.PHONY: demo test deps venv bench clean
+.PHONY: demo test deps venv pg bench clean
 
 demo: deps venv
 	$(PY) -m deskreel.demo --out $(OUT)/demo
 
-test: deps venv
-	$(PY) -m pytest
+test: deps venv pg
+	DESKREEL_TEST_PG="$${DESKREEL_TEST_PG:-$$(cat $(PG_URL_FILE) 2>/dev/null)}" $(PY) -m pytest
+
+# Best effort: a missing or broken PostgreSQL only means its tests are skipped.
+pg: venv
+	@rm -f $(PG_URL_FILE)
+	@if [ -n "$$DESKREEL_TEST_PG" ]; then \
+	  echo "PostgreSQL tests: the server in DESKREEL_TEST_PG"; \
+	elif .ci/postgres > $(PG_URL_FILE).new; then \
+	  mv $(PG_URL_FILE).new $(PG_URL_FILE); \
+	else \
+	  rm -f $(PG_URL_FILE).new; echo "PostgreSQL tests: no local server, they will be skipped"; \
+	fi
 
 deps:
 	@if dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \

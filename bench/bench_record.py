@@ -151,7 +151,7 @@ def start_recorder(vd: VirtualDisplay, db: Path, *extra: str) -> subprocess.Pope
 
 
 def cpu(vd: VirtualDisplay, seconds: float) -> None:
-    from tests.person import Person
+    from samples.person import Person
 
     with tempfile.TemporaryDirectory() as tmp:
         app, ready = start_app(vd, Path(tmp) / "app.jsonl")
@@ -181,7 +181,7 @@ def session_bytes(vd: VirtualDisplay, minutes: float) -> None:
     import cv2
     import numpy as np
 
-    from tests.person import Person
+    from samples.person import Person
     from tests.test_record import perform_session
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -148,6 +148,7 @@ from . import (  # noqa: E402,F401  (each module registers its commands)
     doctor_cmd,
     edit_cmd,
     export_cmd,
+    fleet_cmd,
     record_cmd,
     replay_cmd,
     report_cmd,

@@ -34,12 +34,12 @@ def doctor(db: str, repair: bool) -> int:
     summary = (f"schema {health.schema_version}, {health.recordings} recordings, "
                f"{health.frames} frames")
     if not problems:
-        click.echo(f"{db}: healthy ({summary})")
+        click.echo(f"{store.label}: healthy ({summary})")
         return EXIT_OK
     for problem in problems:
         click.echo(f"  - {problem}")
     hint = "" if repair else "; 'deskreel doctor --repair' fixes what it can"
-    click.echo(f"{db}: {len(problems)} problem(s) ({summary}){hint}")
+    click.echo(f"{store.label}: {len(problems)} problem(s) ({summary}){hint}")
     return EXIT_FAILED
 
 
@@ -74,7 +74,7 @@ def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
         unknown = [n for n in steps if n not in known]
         if unknown:
             raise UserError(f"recording {rec.name!r} has no step {unknown[0]}: see "
-                            f"'deskreel show {db} -r {rec.id}'")
+                            f"'deskreel show {store.label} -r {rec.id}'")
         redacted = redact_steps(store, rec.id, list(steps))
     click.echo(f"redacted {redacted} step(s) of {rec.name!r}", err=True)
     return EXIT_OK

@@ -60,7 +60,7 @@ def export(db: str, ref: str | None, every: bool, fmt: str, out: Path | None,
     with open_db(db) as store:
         recordings = store.recordings() if every else [store.recording(ref)]
         if every and not recordings:
-            raise UserError(f"{db} holds no recordings to export")
+            raise UserError(f"{store.label} holds no recordings to export")
         summary = _write(store, recordings, out, fmt, options, progress=every)
     _tell(summary, out)
     return EXIT_OK

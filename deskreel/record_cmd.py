@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from dataclasses import fields
 
 import click
@@ -17,7 +16,7 @@ from .table import format_bytes, format_duration
 
 @cli.command("record")
 @click.argument("db")
-@click.option("--name", help="name of the recording (default: rec-DATE-TIME)")
+@click.option("--name", help="name of the recording (default: rec-DATE-TIME-HOST)")
 @click.option("--fps", type=click.FloatRange(0.5, 60), default=10.0, show_default=True,
               help="screen grabs per second (only changed frames are kept)")
 @click.option("--no-frames", is_flag=True, help="record input only: no screen, no anchors")
@@ -42,6 +41,7 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
     while a deny-listed window is active. The database file is created private (0600).
     """
     from recorder import Recorder, RecordOptions
+    from recorder.session import default_name
     from recorder.privacy import DEFAULT_DENY, DenyList
     from storage import parse_chord
 
@@ -53,7 +53,8 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
         raise UserError("--stop-key and --pause-key must differ")
     _check_writable(db)
     with open_db(db, create=True) as store:
-        name = name or store.free_name(time.strftime("rec-%Y%m%d-%H%M%S"))
+        where = store.label  # a URL's password stays out of every message
+        name = name or store.free_name(default_name())
         options = RecordOptions(name=name, fps=fps, frames=not no_frames, stop_key=stop_key,
                                 pause_key=pause_key, deny=deny_list,
                                 redact_typing=redact_typing)
@@ -63,7 +64,7 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
         previous = {sig: signal.signal(sig, lambda *_: stop.set())
                     for sig in (signal.SIGINT, signal.SIGTERM)}
         def started(name: str) -> None:
-            click.echo(f"deskreel: recording into {db} as {name!r}; stop with {stop_key} or "
+            click.echo(f"deskreel: recording into {where} as {name!r}; stop with {stop_key} or "
                        f"Ctrl-C, pause and resume with {pause_key}", err=True)
 
         try:
@@ -71,12 +72,12 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+    size = "" if "://" in db else f"; the database is now {format_bytes(_size(db))}"
     click.echo(
-        f"Recorded {summary.name!r} (recording {summary.recording_id}) into {db}: "
+        f"Recorded {summary.name!r} (recording {summary.recording_id}) into {where}: "
         f"{summary.steps} steps from {summary.events} input events over "
         f"{format_duration(summary.duration)}, {summary.frames} frames "
-        f"({format_bytes(summary.frame_bytes)}); the database is now "
-        f"{format_bytes(_size(db))}. Ended by {summary.ended_by}.", err=True)
+        f"({format_bytes(summary.frame_bytes)}){size}. Ended by {summary.ended_by}.", err=True)
     return EXIT_OK
 
 

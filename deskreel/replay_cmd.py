@@ -86,7 +86,7 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
         steps = select_steps(store.steps(recording.id), options)
         if not steps:
             raise UserError(f"recording {recording.name!r} has no enabled steps between "
-                            f"--from and --to: see 'deskreel show {db} -r {recording.id}'")
+                            f"--from and --to: see 'deskreel show {store.label} -r {recording.id}'")
         outcome = run_replay(store, recording, options=options, display=display,
                              progress=Progress(total=len(steps), quiet=quiet))
         if outcome.run_id is not None and (junit or report_dir):
@@ -131,7 +131,7 @@ def mask(db: str, region: str, ref: str | None, step: int | None) -> int:
         rec = store.recording(ref)
         if step is not None and step not in {s.step for s in store.steps(rec.id)}:
             raise UserError(f"recording {rec.name!r} has no step {step}: see "
-                            f"'deskreel show {db} -r {rec.id}'")
+                            f"'deskreel show {store.label} -r {rec.id}'")
         store.add_mask(rec.id, box, step=step)
     where = f"step {step}" if step is not None else "every step"
     click.echo(f"masked {list(box)} for {where} of {rec.name!r}", err=True)

@@ -65,7 +65,7 @@ def runs(db: str, ref: str | None) -> int:
             found = store.runs()
             names = {r.id: r.name for r in store.recordings()} if found else {}
     if not found:
-        click.echo(f"{db} holds no runs yet: replay a recording with 'deskreel replay'",
+        click.echo(f"{store.label} holds no runs yet: replay a recording with 'deskreel replay'",
                    err=True)
         return EXIT_OK
     rows = [[str(r.id), names.get(r.recording_id, str(r.recording_id)),
@@ -86,11 +86,11 @@ def _pick(store: Store, db: str, ref: str | None, run_id: int | None, last_run: 
         past = store.runs(rec.id)
         if not past:
             raise UserError(f"recording {rec.name!r} has no runs yet: replay it with "
-                            f"'deskreel replay {db} -r {rec.id}'")
+                            f"'deskreel replay {store.label} -r {rec.id}'")
         return rec, past[-1]
     run = next((r for r in store.runs() if r.id == run_id), None)
     if run is None:
-        raise UserError(f"{db} has no run {run_id}: see 'deskreel runs {db}'")
+        raise UserError(f"{store.label} has no run {run_id}: see 'deskreel runs {store.label}'")
     rec = store.recording(run.recording_id)
     if ref is not None and ref not in (str(rec.id), rec.name):
         raise UserError(f"run {run_id} replayed recording {rec.id} {rec.name!r}, not {ref!r}: "

@@ -105,7 +105,7 @@ class Recorder:
         """Record until the stop chord, `should_stop()`, or the X server going away."""
         conn = self.capture._control
         screen = conn.screen()
-        name = self.options.name or self.store.free_name(time.strftime("rec-%Y%m%d-%H%M%S"))
+        name = self.options.name or self.store.free_name(default_name())
         self.recording_id = self.store.create_recording(
             name, source="recorder", screen=(screen.width_in_pixels, screen.height_in_pixels),
             dpi=_dpi(screen), keyboard_layout=_xkb_layout(conn),
@@ -347,6 +347,13 @@ def _anchor(frame: Frame, target: tuple[int, int]) -> Anchor | None:
     bx, by, bw, bh = choice.box
     return Anchor(png=encode_png(pixels[by:by + bh, bx:bx + bw]), box=choice.box,
                   offset=choice.offset, score=choice.score, margin=choice.margin)
+
+
+def default_name() -> str:
+    """rec-DATE-TIME-HOST: unique enough for many machines recording into one store."""
+    import socket
+
+    return f"rec-{time.strftime('%Y%m%d-%H%M%S')}-{socket.gethostname().split('.')[0]}"
 
 
 def _connection_lost(error: BaseException | None) -> bool:

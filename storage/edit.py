@@ -18,7 +18,7 @@ from sqlalchemy import Connection, case, literal, select
 from sqlalchemy.exc import IntegrityError
 
 from . import schema as s
-from .store import StorageError, Store
+from .store import StorageError, Store, new_uid
 from .vocabulary import Action
 
 __all__ = ["EditError", "EditSummary", "RecordingEdit", "edit_recording"]
@@ -203,7 +203,7 @@ def _copy(conn: Connection, source: int, name: str) -> int:
     extra = json.loads(row.pop("extra") or "{}")
     extra["copied_from"] = {"id": source, "name": row["name"]}
     row.pop("id")
-    row.update(name=name, created=datetime.now(UTC), extra=json.dumps(extra))
+    row.update(name=name, created=datetime.now(UTC), extra=json.dumps(extra), uid=new_uid())
     new = conn.execute(r.insert().values(**row)).inserted_primary_key[0]
     columns = [c for c in s.events.c if c.name != "recording_id"]
     conn.execute(s.events.insert().from_select(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, ForeignKeyConstraint,
                         Integer, LargeBinary, MetaData, String, Table, Text)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = MetaData()
 
@@ -32,6 +32,8 @@ recordings = Table(
     Column("host", String(200)),
     Column("deskreel_version", String(40)),
     Column("extra", Text, nullable=False, default="{}"),
+    # schema 3: who a recording is in every store it is pushed to or pulled from (uuid4 hex)
+    Column("uid", String(32), unique=True, index=True),
 )
 
 events = Table(

@@ -1,7 +1,8 @@
 """The recording store: the only code that touches deskreel's tables.
 
 `open_store("rec.db")` opens (or creates, mode 0600) an SQLite file; an SQLAlchemy URL
-(`postgresql://...`) opens a shared server. Schema versions are checked on open.
+(`postgresql://user@host/db`) opens a shared server, through psycopg 3. Schema versions are
+checked on open. Messages name a server by host, port and database, never with a password.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ import hashlib
 import json
 import os
 import socket
+import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, case, create_engine, event, func, inspect, select
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 
 from . import schema as s
 from .values import Anchor, RawEvent, Recording, Run, Step, StepResult
@@ -26,6 +29,9 @@ __all__ = ["Store", "StorageError", "NotFoundError", "open_store"]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _MIGRATIONS = Path(__file__).with_name("migrations")
+_SCHEMA_LOCK = 0x6465736B7265656C  # "deskreel": the advisory lock around schema set-up
+_COPY_ROWS = 10  # from this many rows on, PostgreSQL gets COPY instead of INSERTs
+_CONNECT_TIMEOUT = 10  # seconds, unless the URL says otherwise (libpq waits forever)
 
 
 class StorageError(Exception):
@@ -44,12 +50,17 @@ def open_store(target: str | os.PathLike[str], *, create: bool = True) -> Store:
     """Open a database file or URL, creating a new file (0600) when allowed."""
     text = os.fspath(target)
     if "://" in text:
-        return Store(create_engine(text, pool_pre_ping=True), label=_hide_password(text))
+        return _open_url(text)
     path = Path(text)
     _prepare_file(path, create=create)
     engine = create_engine(f"sqlite:///{path}")
     event.listen(engine, "connect", _sqlite_pragmas)
     return Store(engine, label=str(path), path=path)
+
+
+def new_uid() -> str:
+    """A recording's uid: the same in every store it is copied to."""
+    return uuid.uuid4().hex
 
 
 class Store:
@@ -61,6 +72,10 @@ class Store:
             self._check_schema()
         except SQLAlchemyError as err:
             engine.dispose()
+            if path is None:
+                raise StorageError(f"{label} cannot be used as a deskreel database "
+                                   f"({_reason(err)}): check the URL and the rights of its "
+                                   f"user on that database") from None
             raise StorageError(f"{label} cannot be read as a deskreel database "
                                f"({_reason(err)}): check the path or restore a backup") from None
         except BaseException:
@@ -86,7 +101,7 @@ class Store:
                    screen_width=screen[0] if screen else None,
                    screen_height=screen[1] if screen else None, dpi=dpi,
                    keyboard_layout=keyboard_layout, host=socket.gethostname(),
-                   deskreel_version=_version(), extra=json.dumps(extra or {}))
+                   deskreel_version=_version(), extra=json.dumps(extra or {}), uid=new_uid())
         try:
             with self.engine.begin() as conn:
                 return conn.execute(s.recordings.insert().values(**row)).inserted_primary_key[0]
@@ -97,13 +112,7 @@ class Store:
     def free_name(self, base: str) -> str:
         """`base`, or `base-2`, `base-3`... whichever is not taken yet."""
         with self.engine.connect() as conn:
-            taken = set(conn.scalars(select(s.recordings.c.name)
-                                     .where(s.recordings.c.name.like(f"{base}%"))))
-        n, name = 1, base
-        while name in taken:
-            n += 1
-            name = f"{base}-{n}"
-        return name
+            return free_name(conn, base)
 
     def recordings(self) -> list[Recording]:
         """Every recording, oldest first, with step counts, durations and sizes."""
@@ -137,6 +146,18 @@ class Store:
         with self.engine.begin() as conn:
             conn.execute(s.recordings.delete().where(s.recordings.c.id == recording_id))
 
+    def ensure_uid(self, recording_id: int) -> str:
+        """The recording's uid, given one now if it has none (rows from before schema 3)."""
+        r = s.recordings.c
+        with self.engine.begin() as conn:
+            uid = conn.scalar(select(r.uid).where(r.id == recording_id))
+            if uid is None:
+                uid = new_uid()
+                conn.execute(s.recordings.update().where(r.id == recording_id, r.uid.is_(None))
+                             .values(uid=uid))
+                uid = conn.scalar(select(r.uid).where(r.id == recording_id))
+        return uid
+
     # -- raw events -------------------------------------------------------------------
 
     def add_events(self, recording_id: int, events: Sequence[RawEvent], *, first_seq: int) -> None:
@@ -147,7 +168,7 @@ class Store:
                      y=e.y, button=e.button, keycode=e.keycode, keysym=e.keysym, char=e.char)
                 for i, e in enumerate(events)]
         with self.engine.begin() as conn:
-            conn.execute(s.events.insert(), rows)
+            insert_rows(conn, s.events, rows)
 
     def events(self, recording_id: int) -> list[RawEvent]:
         e = s.events.c
@@ -166,7 +187,7 @@ class Store:
         with self.engine.begin() as conn:
             exists = conn.scalar(select(s.frames.c.hash).where(s.frames.c.hash == key))
             if exists is None:
-                conn.execute(_insert_ignore(self.engine, s.frames).values(
+                conn.execute(insert_ignore(conn, s.frames).values(
                     hash=key, width=width, height=height, format=fmt, data=data))
         return key
 
@@ -273,7 +294,9 @@ class Store:
         if recording_id is not None:
             query = query.where(r.recording_id == recording_id)
         with self.engine.connect() as conn:
-            return [Run(*row) for row in conn.execute(query).all()]
+            rows = conn.execute(query).all()
+        return [Run(id_, rec, utc(started), utc(ended), *rest)
+                for id_, rec, started, ended, *rest in rows]
 
     def step_results(self, run_id: int) -> list[StepResult]:
         sr = s.step_results.c
@@ -295,38 +318,31 @@ class Store:
         return int(value)
 
     def _check_schema(self) -> None:
-        tables = set(inspect(self.engine).get_table_names())
-        if not tables:
-            self._create_schema()
-            return
-        if s.meta.name not in tables:
-            raise StorageError(f"{self.label} is a database but not a deskreel database "
-                               f"(no {s.meta.name} table): give a deskreel database or a new "
-                               f"file name")
-        version = self.schema_version()
-        if version > s.SCHEMA_VERSION:
-            raise StorageError(f"{self.label} has schema version {version}, newer than this "
-                               f"deskreel understands ({s.SCHEMA_VERSION}): upgrade deskreel",
-                               details={"schema_version": version})
-        if version < s.SCHEMA_VERSION:
-            self._migrate()
-
-    def _create_schema(self) -> None:
-        from alembic import command
-
+        """Create the tables in an empty database, migrate old ones, refuse the rest."""
         with self.engine.begin() as conn:
-            s.metadata.create_all(conn)
-            conn.execute(s.meta.insert(), [
-                {"key": "schema_version", "value": str(s.SCHEMA_VERSION)},
-                {"key": "created", "value": datetime.now(UTC).isoformat()}])
-            config = _alembic_config(conn)
-            command.stamp(config, "head")
+            if conn.dialect.name == "postgresql":
+                # Many recorders may open one new shared database at once: one of them sets
+                # it up (or migrates it) while the others wait, then they find it done.
+                conn.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+            tables = set(inspect(conn).get_table_names())
+            if not tables:
+                _create_schema(conn)
+                return
+            if s.meta.name not in tables:
+                what = "file name" if self.path else "empty database (createdb deskreel)"
+                raise StorageError(f"{self.label} is a database but not a deskreel database "
+                                   f"(no {s.meta.name} table): give a deskreel database or a "
+                                   f"new {what}")
+            version = int(conn.scalar(select(s.meta.c.value)
+                                      .where(s.meta.c.key == "schema_version")))
+            if version > s.SCHEMA_VERSION:
+                raise StorageError(f"{self.label} has schema version {version}, newer than "
+                                   f"this deskreel understands ({s.SCHEMA_VERSION}): upgrade "
+                                   f"deskreel", details={"schema_version": version})
+            if version < s.SCHEMA_VERSION:
+                from alembic import command
 
-    def _migrate(self) -> None:
-        from alembic import command
-
-        with self.engine.begin() as conn:
-            command.upgrade(_alembic_config(conn), "head")
+                command.upgrade(_alembic_config(conn), "head")
 
     def _recording(self, conn: Any, row: Any) -> Recording:
         a, an = s.actions.c, s.anchors.c
@@ -343,14 +359,116 @@ class Store:
         n_events = conn.scalar(select(func.count()).where(s.events.c.recording_id == row.id))
         screen = (row.screen_width, row.screen_height) if row.screen_width else None
         return Recording(
-            id=row.id, name=row.name, created=row.created, source=row.source, screen=screen,
+            id=row.id, name=row.name, created=utc(row.created), source=row.source, screen=screen,
             dpi=row.dpi, keyboard_layout=row.keyboard_layout, host=row.host,
             deskreel_version=row.deskreel_version, steps=count, duration=float(duration),
             size=int(body + frame_bytes + anchor_bytes + n_events * _EVENT_ROW_BYTES),
-            extra=json.loads(row.extra or "{}"))
+            extra=json.loads(row.extra or "{}"), uid=row.uid)
 
 
 _EVENT_ROW_BYTES = 48  # a raw-event row's size on disk, roughly; for the size column only
+
+
+def free_name(conn: Any, base: str) -> str:
+    """`base`, or `base-2`, `base-3`... whichever no recording in that database has."""
+    taken = set(conn.scalars(select(s.recordings.c.name)
+                             .where(s.recordings.c.name.like(f"{base}%"))))
+    n, name = 1, base
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+def _create_schema(conn: Any) -> None:
+    from alembic import command
+
+    s.metadata.create_all(conn)
+    conn.execute(s.meta.insert(), [
+        {"key": "schema_version", "value": str(s.SCHEMA_VERSION)},
+        {"key": "created", "value": datetime.now(UTC).isoformat()}])
+    command.stamp(_alembic_config(conn), "head")
+
+
+def _open_url(text: str) -> Store:
+    """A server's store; `postgresql://` URLs get the psycopg 3 driver."""
+    label = _hide_password(text)
+    try:
+        url = make_url(text)
+    except (ArgumentError, ValueError):
+        raise StorageError("the database URL cannot be parsed (is the port a number?): write "
+                           "it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE") from None
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    if url.get_backend_name() not in ("postgresql", "sqlite"):
+        raise StorageError(f"{label}: deskreel stores recordings in SQLite files and in "
+                           f"PostgreSQL; write postgresql://USER@HOST:PORT/DATABASE")
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if url.get_backend_name() == "postgresql":
+        args: dict[str, Any] = {"application_name": "deskreel"}
+        if "connect_timeout" not in url.query:
+            args["connect_timeout"] = _CONNECT_TIMEOUT
+        options["connect_args"] = args
+    try:
+        engine = create_engine(url, **options)
+    except ImportError as err:
+        raise StorageError(f"{label} needs a database driver that is not installed "
+                           f"({err.name or err}): pip install 'psycopg[binary]'") from None
+    except ArgumentError as err:
+        raise StorageError(f"{label} is not a URL deskreel can use ({err}): write it as "
+                           f"postgresql://USER@HOST:PORT/DATABASE") from None
+    if url.get_backend_name() == "postgresql":
+        try:
+            with engine.connect():
+                pass
+        except DBAPIError as err:
+            engine.dispose()
+            raise StorageError(connect_failure(url, err),
+                               details={"server": server_name(url)}) from None
+    return Store(engine, label=label)
+
+
+def server_name(url: URL) -> str:
+    """host:port/database, the way messages name a server."""
+    host = url.host or "localhost"
+    return f"{host}:{url.port or 5432}/{url.database or url.username or ''}"
+
+
+def connect_failure(url: URL, err: DBAPIError) -> str:
+    """One line: which server, what failed, what to do; never the password."""
+    text = " ".join(str(err.orig or err).split())
+    lower = text.lower()
+    hint = "check that the server runs and the URL is right"
+    if "connection refused" in lower:
+        reason = "connection refused"
+    elif "timeout expired" in lower or "timed out" in lower:
+        reason = "no answer (timed out)"
+    elif "resolve host" in lower or "translate host name" in lower:
+        reason = f"unknown host {url.host!r}"
+    elif "password authentication failed" in lower or "authentication failed" in lower:
+        reason = f"authentication failed for user {url.username!r}"
+        hint = "check the user and the password (in the URL, $PGPASSWORD or ~/.pgpass)"
+    elif "no password supplied" in lower:
+        reason = f"the server wants a password for user {url.username!r}"
+        hint = "give it in the URL, $PGPASSWORD or ~/.pgpass"
+    elif "does not exist" in lower and "database" in lower:
+        reason = f"database {url.database!r} does not exist"
+        hint = f"create it (createdb {url.database}) or fix the URL"
+    elif "pg_hba.conf" in lower:
+        reason = "the server does not accept this client (pg_hba.conf)"
+        hint = "ask its administrator to allow this host and user"
+    else:  # the server's own words; libpq never quotes a password, but make sure
+        reason = text.split(" failed: ", 1)[-1].removeprefix("FATAL: ").strip() or "unknown error"
+        if url.password:
+            reason = reason.replace(str(url.password), "***")
+    return f"cannot connect to PostgreSQL at {server_name(url)}: {reason}: {hint}"
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """A server's time with time zone, in UTC (SQLite gives naive UTC times: kept as they are)."""
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(UTC)
 
 
 def _prepare_file(path: Path, *, create: bool) -> None:
@@ -399,10 +517,28 @@ def _alembic_config(conn: Any) -> Any:
     return config
 
 
-def _insert_ignore(engine: Engine, table: Any) -> Any:
-    if engine.dialect.name == "sqlite":
+def insert_rows(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
+    """INSERT many rows with the same keys; on PostgreSQL through COPY, which takes one round
+    trip where INSERTs take one per row (several times faster for raw events)."""
+    if not rows:
+        return
+    if conn.dialect.name != "postgresql" or len(rows) < _COPY_ROWS:
+        conn.execute(table.insert(), rows)
+        return
+    names = list(rows[0])
+    quote = conn.dialect.identifier_preparer.quote
+    statement = f"COPY {quote(table.name)} ({', '.join(map(quote, names))}) FROM STDIN"
+    cursor = conn.connection.dbapi_connection.cursor()  # inside the same transaction
+    with cursor, cursor.copy(statement) as copy:
+        for row in rows:
+            copy.write_row([row[name] for name in names])
+
+
+def insert_ignore(conn: Any, table: Any) -> Any:
+    """INSERT that skips rows whose key is there already (frames, shared by content)."""
+    if conn.dialect.name == "sqlite":
         from sqlalchemy.dialects.sqlite import insert
-    elif engine.dialect.name == "postgresql":
+    elif conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
         return table.insert()

@@ -77,6 +77,7 @@ class Recording:
     duration: float = 0.0
     size: int = 0  # bytes of events, actions, frames and anchors it owns
     extra: dict = field(default_factory=dict)
+    uid: str | None = None  # the same in every store it is pushed to or pulled from
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ instead. `.ci/postgres` starts a local server and prints a URL for the variable.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from storage.store import connect_failure, server_name
 
@@ -56,14 +57,11 @@ def pg_server() -> Iterator[PgServer]:
 @pytest.fixture
 def pg_url(pg_server: PgServer) -> Iterator[str]:
     """The URL of a new, empty database on the test server; dropped after the test."""
-    name = f"deskreel_t_{os.getpid()}_{uuid.uuid4().hex[:10]}"
-    with pg_server.admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    name = create_database(pg_server.admin, "deskreel_t")
     try:
         yield pg_server.database_url(name)
     finally:
-        with pg_server.admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        drop_database(pg_server.admin, name)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -72,6 +70,35 @@ def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "rec.db")
     return request.getfixturevalue("pg_url")
+
+
+def create_database(admin: Engine, prefix: str) -> str:
+    """A new database with a unique name; its name."""
+    name = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:10]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    return name
+
+
+def drop_database(admin: Engine, name: str, *, timeout: float = 30.0) -> None:
+    """Drop a test database, ending our own sessions left on it first.
+
+    Not DROP ... WITH (FORCE): that also needs the right to end the server's autovacuum
+    workers, which a plain role lacks; a plain DROP ends those itself.
+    """
+    deadline = time.monotonic() + timeout
+    with admin.connect() as conn:
+        while True:
+            conn.execute(text("select pg_terminate_backend(pid) from pg_stat_activity where "
+                              "datname = :name and usename = current_user and "
+                              "pid <> pg_backend_pid()"), {"name": name})
+            try:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+                return
+            except OperationalError:  # a session was still closing: "being accessed by..."
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
 
 
 def raw_engine(target: str) -> Engine:

@@ -201,6 +201,26 @@ def test_an_interrupted_push_leaves_nothing_and_the_next_one_copies_once(pg_url,
             assert conn.scalar(select(func.count()).select_from(s.frames)) == 200
 
 
+def test_two_machines_pushing_the_same_recording_at_once_make_one_copy(pg_url, tmp_path):
+    local = tmp_path / "local.db"
+    with open_store(local) as store:
+        rec = store.create_recording("shared", source="recorder")
+        keys = [store.put_frame(os.urandom(50_000), width=8, height=8, fmt="webp")
+                for _ in range(40)]
+        store.add_steps(rec, [Step(step=i + 1, action=Action(action="left_click",
+                                                             coordinate=(i, i)),
+                                   before_frame=k, after_frame=k) for i, k in enumerate(keys)])
+    open_store(pg_url).close()  # the schema exists: both pushes race on the recording only
+    pushers = [subprocess.Popen([*PUSH, local, pg_url], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errs = [p.communicate(timeout=120)[1] for p in pushers]
+    assert [p.returncode for p in pushers] == [0, 0], errs
+    assert sum("nothing to do" in err for err in errs) == 1, errs
+    with open_store(pg_url) as store, store.engine.connect() as conn:
+        assert [conn.scalar(select(func.count()).select_from(t))
+                for t in (s.recordings, s.frames, s.actions)] == [1, 40, 40]
+
+
 def _wait_for_frames_in_flight(admin, database: str, pusher: subprocess.Popen) -> None:
     """Until the pusher's transaction is sending frames (it has written, and not committed)."""
     query = text("select count(*) from pg_stat_activity where datname = :db and "

@@ -84,6 +84,19 @@ def test_round_trip(store_url):
         assert not store.steps(rec)[2].disabled
 
 
+def test_event_batches_keep_any_text(store_url):
+    """Batches of 10 rows or more go through COPY on PostgreSQL: tabs, newlines, backslashes
+    and NULLs must come back as they went in."""
+    chars = ["\t", "\n", "\\", "\\N", "é", "✓", "", None, "a,b", '"', "\r"]
+    events = [RawEvent(t=i / 7, kind="key_down", keycode=30 + i, keysym=f"k{i}\t", char=c)
+              for i, c in enumerate(chars)]
+    with open_store(store_url) as store:
+        rec = store.create_recording("text", source="recorder")
+        store.add_events(rec, events, first_seq=0)
+        store.add_events(rec, events[:3], first_seq=len(events))  # INSERTs, below 10 rows
+        assert store.events(rec) == events + events[:3]
+
+
 def test_frames_are_stored_once(store_url):
     with open_store(store_url) as store:
         a = store.put_frame(b"same", width=1, height=1, fmt="png")

@@ -1,0 +1,89 @@
+"""`deskreel push` and `deskreel pull`: recordings between a machine's file and a shared store."""
+
+from __future__ import annotations
+
+import time
+
+import click
+from sqlalchemy.exc import DBAPIError
+
+from storage import Copied, Store, copy_recording, open_store
+
+from .cli import cli, open_db
+from .errors import EXIT_OK, UserError
+from .table import format_bytes, format_duration
+
+REF_HELP = "recording id or name; repeat for more"
+
+
+@cli.command("push")
+@click.argument("db")
+@click.argument("url")
+@click.option("-r", "--recording", "refs", multiple=True,
+              help=f"{REF_HELP} (default: the latest)")
+@click.option("--all", "every", is_flag=True, help="every recording in DB")
+def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
+    """Copy recordings from DB to the shared store URL (postgresql://USER@HOST/DATABASE).
+
+    Each recording travels whole, in one transaction: raw events, steps, frames, anchors,
+    masks, runs and step results. One that URL holds already is left as it is, so pushing
+    again is safe; one whose name another recording there has gets a free name (NAME-2).
+    Give the password in $PGPASSWORD or ~/.pgpass rather than in the URL.
+    """
+    if refs and every:
+        raise UserError("give -r or --all, not both")
+    with open_db(db) as source, open_store(url) as target:
+        chosen: list[str | int | None] = ([r.id for r in source.recordings()] if every
+                                          else list(refs) or [None])
+        if not chosen:
+            click.echo(f"{source.label} holds no recordings to push", err=True)
+            return EXIT_OK
+        return _copy_all(source, target, chosen, verb="pushed")
+
+
+@cli.command("pull")
+@click.argument("url")
+@click.argument("db")
+@click.option("-r", "--recording", "refs", multiple=True, required=True, help=REF_HELP)
+def pull(url: str, db: str, refs: tuple[str, ...]) -> int:
+    """Copy recordings from the shared store URL into DB (created if missing), to replay
+    them offline. Pulling what DB holds already changes nothing."""
+    with open_store(url, create=False) as source, open_db(db, create=True) as target:
+        return _copy_all(source, target, list(refs), verb="pulled")
+
+
+def _copy_all(source: Store, target: Store, refs: list[str | int | None], *, verb: str) -> int:
+    """Copy each recording in its own transaction; one line per recording, then a total."""
+    started = time.monotonic()
+    done: list[Copied] = []
+    for ref in refs:
+        try:
+            copied = copy_recording(source, target, ref)
+        except DBAPIError as err:
+            reason = " ".join(str(err.orig or err).split())
+            before = f"; the {len(done)} before it are there" if done else ""
+            raise UserError(f"copying recording {ref if ref is not None else '(latest)'} to "
+                            f"{target.label} failed ({reason}): nothing of it was stored"
+                            f"{before}; run the command again") from None
+        done.append(copied)
+        click.echo(_line(copied, verb, source, target), err=True)
+    if len(done) > 1:
+        sent = sum(c.bytes for c in done)
+        new = sum(c.copied for c in done)
+        click.echo(f"{verb} {new} of {len(done)} recordings ({len(done) - new} were there "
+                   f"already): {format_bytes(sent)} in "
+                   f"{format_duration(time.monotonic() - started)}", err=True)
+    return EXIT_OK
+
+
+def _line(c: Copied, verb: str, source: Store, target: Store) -> str:
+    what = f"recording {c.source_id} {c.name!r}"
+    there = f"recording {c.target_id} {c.target_name!r}"
+    if not c.copied:
+        return f"{target.label} holds {what} already (as {there}): nothing to do"
+    line = (f"{verb} {what} from {source.label} to {target.label} as {there}: "
+            f"{c.frames} new frames, {format_bytes(c.bytes)}")
+    if c.renamed:
+        line += (f"; renamed because {target.label} holds another recording named "
+                 f"{c.name!r}")
+    return line

@@ -1,0 +1,176 @@
+"""Copying a recording from one store to another: `deskreel push` to a shared server, and
+`deskreel pull` back to a file.
+
+A recording is known in every store by its uid. A copy is one transaction on the target:
+its header, raw events, frames, anchors, steps, masks, runs and step results arrive
+together or not at all, so an interrupted copy leaves nothing, and copying what the target
+already holds changes nothing. Frames are shared by content: only those the target lacks
+are sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, select
+from sqlalchemy.exc import IntegrityError
+
+from . import schema as s
+from .store import Store, free_name, insert_ignore, insert_rows
+
+__all__ = ["Copied", "copy_recording"]
+
+_ROWS = 5000  # raw events per INSERT
+_FRAMES = 20  # frames per INSERT (a few MB)
+_KEYS = 500  # frame hashes per IN (...)
+
+
+@dataclass(frozen=True, slots=True)
+class Copied:
+    """What copying one recording did."""
+
+    uid: str
+    source_id: int
+    name: str  # in the source
+    target_id: int
+    target_name: str  # differs from `name` when the target holds another recording so named
+    copied: bool  # False: the target held this recording already; nothing changed
+    frames: int = 0  # frames the target did not have before
+    bytes: int = 0  # frame and anchor bytes sent
+
+    @property
+    def renamed(self) -> bool:
+        return self.target_name != self.name
+
+
+def copy_recording(source: Store, target: Store, ref: str | int | None, *,
+                   attempts: int = 3) -> Copied:
+    """Copy one recording (id, name, or None for the latest) from `source` to `target`."""
+    rec = source.recording(ref)
+    uid = source.ensure_uid(rec.id)
+    for _ in range(attempts - 1):
+        try:
+            return _copy_once(source, target, rec.id, uid)
+        except IntegrityError:
+            # Another copy of the same recording, or another recording taking the same free
+            # name, committed first. Look again: the uid is there now, or a name is free.
+            continue
+    return _copy_once(source, target, rec.id, uid)
+
+
+def _copy_once(source: Store, target: Store, source_id: int, uid: str) -> Copied:
+    with source.engine.connect() as src, target.engine.begin() as dst:
+        return _copy(src, dst, source_id, uid)
+
+
+def _copy(src: Connection, dst: Connection, source_id: int, uid: str) -> Copied:
+    r = s.recordings.c
+    header = dict(src.execute(select(s.recordings).where(r.id == source_id)).mappings().one())
+    name = header["name"]
+    held = dst.execute(select(r.id, r.name).where(r.uid == uid)).first()
+    if held is not None:
+        return Copied(uid, source_id, name, held.id, held.name, copied=False)
+    taken = dst.scalar(select(r.id).where(r.name == name)) is not None
+    header.update(name=free_name(dst, name) if taken else name, uid=uid,
+                  created=_utc(header["created"]))
+    header.pop("id")
+    new_id = dst.execute(s.recordings.insert().values(**header)).inserted_primary_key[0]
+    frames, frame_bytes = _copy_frames(src, dst, source_id)
+    _copy_events(src, dst, source_id, new_id)
+    anchors, anchor_bytes = _copy_anchors(src, dst, source_id, new_id)
+    steps = [{**row, "recording_id": new_id, "anchor_id": anchors.get(row["anchor_id"])}
+             for row in _select(src, s.actions, s.actions.c.recording_id == source_id,
+                                order=s.actions.c.step)]
+    insert_rows(dst, s.actions, steps)
+    masks = [{**_without(row, "id"), "recording_id": new_id}
+             for row in _select(src, s.masks, s.masks.c.recording_id == source_id,
+                                order=s.masks.c.id)]
+    insert_rows(dst, s.masks, masks)
+    _copy_runs(src, dst, source_id, new_id)
+    return Copied(uid, source_id, name, new_id, header["name"], copied=True, frames=frames,
+                  bytes=frame_bytes + anchor_bytes)
+
+
+def _copy_frames(src: Connection, dst: Connection, source_id: int) -> tuple[int, int]:
+    """Send the recording's frames that the target lacks; their count and bytes."""
+    a, f = s.actions.c, s.frames.c
+    keys: set[str] = set()
+    for before, after in src.execute(select(a.before_frame, a.after_frame)
+                                     .where(a.recording_id == source_id)):
+        keys.update(k for k in (before, after) if k is not None)
+    missing = []
+    for chunk in _chunks(sorted(keys), _KEYS):
+        there = set(dst.scalars(select(f.hash).where(f.hash.in_(chunk))))
+        missing += [k for k in chunk if k not in there]
+    count = size = 0
+    for chunk in _chunks(missing, _FRAMES):
+        rows = [dict(row) for row in src.execute(select(s.frames).where(f.hash.in_(chunk))
+                                                  .order_by(f.hash)).mappings()]
+        # in hash order, as every copy does: two copies sharing frames never deadlock
+        # ON CONFLICT DO NOTHING: another machine may be sending the same frame right now
+        dst.execute(insert_ignore(dst, s.frames), rows)
+        count += len(rows)
+        size += sum(len(row["data"]) for row in rows)
+    return count, size
+
+
+def _copy_events(src: Connection, dst: Connection, source_id: int, new_id: int) -> None:
+    e = s.events.c
+    last = -1
+    while True:  # in slices by sequence number: a long recording never sits in memory
+        rows = [{**row, "recording_id": new_id} for row in src.execute(
+            select(s.events).where(e.recording_id == source_id, e.seq > last)
+            .order_by(e.seq).limit(_ROWS)).mappings()]
+        if not rows:
+            return
+        insert_rows(dst, s.events, rows)
+        last = rows[-1]["seq"]
+
+
+def _copy_anchors(src: Connection, dst: Connection, source_id: int, new_id: int
+                  ) -> tuple[dict[int, int], int]:
+    """Anchors get new ids in the target; the old-to-new map, and their bytes."""
+    rows = _select(src, s.anchors, s.anchors.c.recording_id == source_id, order=s.anchors.c.id)
+    if not rows:
+        return {}, 0
+    new_ids = dst.execute(
+        s.anchors.insert().returning(s.anchors.c.id, sort_by_parameter_order=True),
+        [{**_without(row, "id"), "recording_id": new_id} for row in rows]).scalars().all()
+    return ({row["id"]: new for row, new in zip(rows, new_ids, strict=True)},
+            sum(len(row["png"]) for row in rows))
+
+
+def _copy_runs(src: Connection, dst: Connection, source_id: int, new_id: int) -> None:
+    for run in _select(src, s.runs, s.runs.c.recording_id == source_id, order=s.runs.c.id):
+        row = {**_without(run, "id"), "recording_id": new_id, "started": _utc(run["started"]),
+               "ended": _utc(run["ended"])}
+        run_id = dst.execute(s.runs.insert().values(row)).inserted_primary_key[0]
+        results = [{**result, "run_id": run_id} for result in _select(
+            src, s.step_results, s.step_results.c.run_id == run["id"],
+            order=s.step_results.c.step)]
+        insert_rows(dst, s.step_results, results)
+
+
+def _select(conn: Connection, table: Any, where: Any, *, order: Any) -> list[dict[str, Any]]:
+    return [dict(row) for row in conn.execute(select(table).where(where).order_by(order))
+            .mappings()]
+
+
+def _without(row: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k != key}
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """Times in UTC with their zone: SQLite hands back naive UTC, a server its own zone."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
