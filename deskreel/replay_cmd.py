@@ -65,7 +65,7 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
     from replayer import AnchorOptions, Progress, ReplayOptions, select_steps
     from replayer import replay as run_replay
     from replayer.verify import VerifyOptions
-    from storage import parse_chord
+    from storage import open_store, parse_chord
 
     if speed <= 0:
         raise UserError(f"--speed must be positive, got {speed}")
@@ -81,16 +81,19 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
                                                  masks=tuple(parse_box(m) for m in masks),
                                                  keep_going=keep_going) if verify else None,
                             abort_key=abort_key, corners=not no_corner_abort)
-    with open_db(db) as store:
+    # results are written through their own connection; the recording is read through
+    # a read-only one, so a replay can never change what it replays
+    with open_db(db) as writer, open_store(db, readonly=True) as store:
         recording = store.recording(ref)
         steps = select_steps(store.steps(recording.id), options)
         if not steps:
             raise UserError(f"recording {recording.name!r} has no enabled steps between "
-                            f"--from and --to: see 'deskreel show {store.label} -r {recording.id}'")
+                            f"--from and --to: see 'deskreel show {store.label} -r "
+                            f"{recording.id}'")
         outcome = run_replay(store, recording, options=options, display=display,
-                             progress=Progress(total=len(steps), quiet=quiet))
+                             results=writer, progress=Progress(total=len(steps), quiet=quiet))
         if outcome.run_id is not None and (junit or report_dir):
-            _write_outputs(store, recording, outcome.run_id, steps, junit, report_dir)
+            _write_outputs(writer, recording, outcome.run_id, steps, junit, report_dir)
     return outcome.exit_code
 
 

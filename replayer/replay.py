@@ -68,8 +68,11 @@ def select_steps(steps: list[Step], options: ReplayOptions) -> list[Step]:
 
 def replay(store: Store, recording: Recording, *, options: ReplayOptions = ReplayOptions(),
            display: str | None = None, progress: Progress | None = None,
+           results: Store | None = None,
            clock: Callable[[], float] = time.monotonic) -> ReplayOutcome:
-    """Replay `recording` on `display` ($DISPLAY by default) and store the run's results."""
+    """Replay `recording` on `display` ($DISPLAY by default); the run's results go to
+    `results` (by default `store`, which may then be opened read-only)."""
+    writer = results or store
     steps = select_steps(store.steps(recording.id), options)
     _check_env(steps)
     progress = progress or Progress(total=len(steps))
@@ -78,9 +81,9 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
     mode = "verify" if options.verify else "replay"
-    run_id = store.start_run(recording.id, mode=mode, options=_options_json(options))
+    run_id = writer.start_run(recording.id, mode=mode, options=_options_json(options))
     run = _Run(steps, options, progress, clock)
-    run.frames = _Frames(store, name)
+    run.frames = _Frames(store, writer, name)
     run.masks = store.masks(recording.id)
     injector: Injector | None = None
     try:
@@ -103,8 +106,8 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
             run.locator.close()
         run.frames.close()
         conn.close()
-        store.add_step_results(run_id, run.results)
-        store.finish_run(run_id, run.status)
+        writer.add_step_results(run_id, run.results)
+        writer.finish_run(run_id, run.status)
     progress.done(run.status, run.message)
     code = {"passed": EXIT_OK, "failed": EXIT_FAILED, "aborted": EXIT_INTERRUPTED}[run.status]
     return ReplayOutcome(run_id, run.status, run.results, code, run.message)
@@ -248,8 +251,8 @@ class _Run:
 class _Frames:
     """Recorded frames (decoded once) and today's screens (grabbed, stored by content)."""
 
-    def __init__(self, store: Store, display: str):
-        self.store = store
+    def __init__(self, store: Store, writer: Store, display: str):
+        self.store, self.writer = store, writer
         self.grabber = Grabber(display)
         self._decoded: dict[str, Any] = {}
 
@@ -266,8 +269,9 @@ class _Frames:
     def save(self, rgb: Any) -> str | None:
         if rgb is None:
             return None
-        return self.store.put_frame(encode_webp(rgb), width=rgb.shape[1], height=rgb.shape[0],
-                                    fmt="webp", pixel_hash=pixel_hash(rgb))
+        return self.writer.put_frame(encode_webp(rgb), width=rgb.shape[1],
+                                     height=rgb.shape[0], fmt="webp",
+                                     pixel_hash=pixel_hash(rgb))
 
     def close(self) -> None:
         self.grabber.close()

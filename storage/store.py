@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 from typing import Any
 
 from sqlalchemy import Engine, case, create_engine, event, func, inspect, select
@@ -46,16 +47,25 @@ class NotFoundError(StorageError):
     """A recording, frame or run that the database does not hold."""
 
 
-def open_store(target: str | os.PathLike[str], *, create: bool = True) -> Store:
-    """Open a database file or URL, creating a new file (0600) when allowed."""
+def open_store(target: str | os.PathLike[str], *, create: bool = True,
+               readonly: bool = False) -> Store:
+    """Open a database file or URL, creating a new file (0600) when allowed.
+
+    `readonly` opens an SQLite file so that nothing can write through this store (a replay
+    reads its recording this way); it must already exist at the current schema version.
+    """
     text = os.fspath(target)
     if "://" in text:
         return _open_url(text)
     path = Path(text)
-    _prepare_file(path, create=create)
-    engine = create_engine(f"sqlite:///{path}")
-    event.listen(engine, "connect", _sqlite_pragmas)
-    return Store(engine, label=str(path), path=path)
+    _prepare_file(path, create=create and not readonly)
+    if readonly:
+        engine = create_engine(f"sqlite:///file:{quote(str(path.resolve()))}?mode=ro&uri=true")
+        event.listen(engine, "connect", _sqlite_readonly_pragmas)
+    else:
+        engine = create_engine(f"sqlite:///{path}")
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return Store(engine, label=str(path), path=path, readonly=readonly)
 
 
 def new_uid() -> str:
@@ -66,8 +76,9 @@ def new_uid() -> str:
 class Store:
     """A deskreel database; methods are transactions of their own."""
 
-    def __init__(self, engine: Engine, *, label: str, path: Path | None = None):
-        self.engine, self.label, self.path = engine, label, path
+    def __init__(self, engine: Engine, *, label: str, path: Path | None = None,
+                 readonly: bool = False):
+        self.engine, self.label, self.path, self.readonly = engine, label, path, readonly
         try:
             self._check_schema()
         except SQLAlchemyError as err:
@@ -339,6 +350,10 @@ class Store:
                 raise StorageError(f"{self.label} has schema version {version}, newer than "
                                    f"this deskreel understands ({s.SCHEMA_VERSION}): upgrade "
                                    f"deskreel", details={"schema_version": version})
+            if version < s.SCHEMA_VERSION and self.readonly:
+                raise StorageError(f"{self.label} has schema version {version} and must be "
+                                   f"upgraded before it can be read: run 'deskreel doctor "
+                                   f"{self.label}' once")
             if version < s.SCHEMA_VERSION:
                 from alembic import command
 
@@ -505,6 +520,13 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _sqlite_readonly_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA query_only=ON")
     cursor.close()
 
 

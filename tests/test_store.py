@@ -246,3 +246,15 @@ def test_version_2_store_gets_a_uid_for_every_recording(store_url):
         assert len(uids) == 3 and None not in uids
         new = store.create_recording("new", source="script")
         assert store.recording(new).uid not in uids
+
+
+def test_readonly_store_cannot_write(tmp_path):
+    db = tmp_path / "ro.db"
+    with open_store(db) as store:
+        store.create_recording("kept", source="script")
+    with open_store(db, readonly=True) as store:
+        assert [r.name for r in store.recordings()] == ["kept"]
+        with pytest.raises(Exception, match="readonly"):
+            store.create_recording("new", source="script")
+    with pytest.raises(StorageError, match="does not exist"):
+        open_store(tmp_path / "missing.db", readonly=True)
