@@ -35,6 +35,7 @@ _DEFAULT_SCALES = (0.8, 0.86, 0.93, 1.08, 1.16, 1.25)
 _FINE_STEPS = (-0.04, -0.03, -0.02, -0.01, 0.01, 0.02, 0.03, 0.04)
 _SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
 _FLAT = 1.0  # grayscale std below which an image has no pattern to correlate
+_SURE = 0.97  # a 1x match this good needs no search at other scales
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +273,9 @@ def _search(screen: _Screen, tmpl: Image, guess: Point | None, *, threshold: flo
         if not hits or max(hits).score < threshold:
             stages.append("coarse")
         hits += _scan(screen, tmpl)  # always: a look-alike anywhere on the screen matters
-        if hits and max(hits).score >= threshold:
+        # Only a near-exact match settles the scale: on a scaled screen a different glyph
+        # or the same one at the wrong size can still pass the threshold at 1x.
+        if hits and max(hits).score >= max(threshold, _SURE):
             return 1.0, hits, stages
     stages.append("scales")
     scale, scaled = _search_scales(screen, tmpl, scales or _DEFAULT_SCALES)
