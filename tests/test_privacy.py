@@ -33,6 +33,15 @@ def record(run_deskreel, xvfb, db, drive, *extra):
     return recorder
 
 
+def typing_the_secret(app):
+    """The person clicks the entry, types the secret and clicks Save."""
+    def drive(person):
+        person.click(*app.center("entry"))
+        person.type(SECRET)
+        person.click(*app.center("button:Save"))
+    return drive
+
+
 def test_deny_listed_window_is_not_recorded(launch_app, run_deskreel, xvfb, tmp_path):
     app = launch_app(title="Enter your password")
     db = tmp_path / "rec.db"
@@ -56,12 +65,7 @@ def test_redact_typing_keeps_no_trace_and_replays_from_env(launch_app, run_deskr
     app = launch_app()
     db = tmp_path / "rec.db"
 
-    def drive(person):
-        person.click(*app.center("entry"))
-        person.type(SECRET)
-        person.click(*app.center("button:Save"))
-
-    record(run_deskreel, xvfb, db, drive, "--redact-typing")
+    record(run_deskreel, xvfb, db, typing_the_secret(app), "--redact-typing")
     with open_store(db, create=False) as store:
         rec = store.recording("private")
         steps = store.steps(rec.id)
@@ -90,12 +94,7 @@ def test_redact_command_removes_text_frames_and_keys(launch_app, run_deskreel, x
     app = launch_app()
     db = tmp_path / "rec.db"
 
-    def drive(person):
-        person.click(*app.center("entry"))
-        person.type(SECRET)
-        person.click(*app.center("button:Save"))
-
-    record(run_deskreel, xvfb, db, drive)
+    record(run_deskreel, xvfb, db, typing_the_secret(app))
     assert SECRET.encode() in all_bytes(tmp_path)  # raw events hold what was typed
     assert deskreel("redact", db, "-r", "private", "--step", "2").returncode == 0
     assert SECRET.encode() not in all_bytes(tmp_path)
