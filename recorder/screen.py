@@ -174,7 +174,8 @@ class ScreenCapture:
             skip = self._on_window(info)
             if grabber is not None and not self.paused and not skip and now >= next_grab:
                 raw, width, height = grabber.raw()
-                self.timeline.add(now, zlib.crc32(raw), width, height, raw)
+                # stamped after the grab: a frame never shows anything newer than its time
+                self.timeline.add(self._clock(), zlib.crc32(raw), width, height, raw)
                 next_grab = now + 1.0 / self.fps
             due += tick
             self._stop.wait(max(0.0, due - self._clock()))

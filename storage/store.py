@@ -87,6 +87,10 @@ class Store:
                 raise StorageError(f"{label} cannot be used as a deskreel database "
                                    f"({_reason(err)}): check the URL and the rights of its "
                                    f"user on that database") from None
+            if "not a database" in _reason(err):
+                raise StorageError(f"{label} is not a deskreel database (not an SQLite "
+                                   f"file): give a deskreel database or a new file name"
+                                   ) from None
             raise StorageError(f"{label} cannot be read as a deskreel database "
                                f"({_reason(err)}): check the path or restore a backup") from None
         except BaseException:
@@ -491,15 +495,12 @@ def _prepare_file(path: Path, *, create: bool) -> None:
     if path.is_dir():
         raise StorageError(f"{path} is a directory: give a database file name such as rec.db")
     if path.exists():
-        try:
-            with path.open("rb") as f:
-                head = f.read(len(SQLITE_MAGIC))
-        except OSError as err:
-            raise StorageError(f"{path} cannot be read ({err.strerror}): check its "
-                               f"permissions") from None
-        if head and head != SQLITE_MAGIC:
-            raise StorageError(f"{path} is not a deskreel database (not an SQLite file): "
-                               f"give a deskreel database or a new file name")
+        # Never open the file here: closing any descriptor of a database drops every POSIX
+        # lock this process holds on it (SQLite's included), and another process may then
+        # delete the -wal file under an open connection. SQLite itself tells a non-database.
+        if not os.access(path, os.R_OK):
+            raise StorageError(f"{path} cannot be read (permission denied): check its "
+                               f"permissions")
         return
     if not create:
         raise StorageError(f"{path} does not exist: give the path of a deskreel database")
