@@ -1,8 +1,10 @@
 """Re-anchoring on a real Xvfb: recordings made on the sample app's default layout replay on
 a moved window, a shifted layout and a scaled UI; gone, ambiguous and late targets."""
 
+import os
 import signal
 import time
+from pathlib import Path
 
 from storage import open_store
 from samples.person import Person
@@ -97,15 +99,35 @@ def test_late_target_is_waited_for(launch_app, run_deskreel, xvfb, tmp_path):
     db = tmp_path / "rec.db"
     record_clicks(original, run_deskreel, xvfb, db, "button:Save")
     original.stop()
+    # The replay starts first: started after the app, its own start-up (3-5 s of imports on
+    # a busy machine) could outlast the 2 s, and it would find Save at its first look.
+    replay = run_deskreel("replay", db, "--timeout", "30")
+    _wait_until_open(replay.proc, db)
     app = launch_app(late=2.0)
-    started = time.monotonic()
-    done = deskreel("replay", db, env=xvfb.env())
-    assert done.returncode == 0, done.stderr
-    assert time.monotonic() - started >= 1.5
-    app.wait_for({"event": "click", "widget": "button:Save"})
+    assert replay.finish() == 0, replay.stderr
+    appeared = app.wait_for({"event": "appeared", "widget": "button:Save"})
+    click = app.wait_for({"event": "click", "widget": "button:Save"})
+    assert appeared["t"] - app.ready["t"] >= 1.5 and click["t"] >= appeared["t"]
     with open_store(db, create=False) as store:
         [result] = store.step_results(store.runs()[-1].id)
     assert result.details["attempts"] > 1 and result.status == "passed"
+
+
+def _wait_until_open(proc, path, timeout=30.0):
+    """Until process `proc` has `path` open: its imports are done, its first look is near.
+    (Linux /proc, not the database: a reader closing it while the replay writes is unsafe.)"""
+    target = os.path.realpath(path)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            links = [os.readlink(fd) for fd in Path(f"/proc/{proc.pid}/fd").iterdir()]
+        except OSError:  # a descriptor closed while we looked: look again
+            links = []
+        if target in links:
+            return
+        assert proc.poll() is None, f"the replay exited with {proc.returncode}"
+        assert time.monotonic() < deadline, f"the replay never opened {path}"
+        time.sleep(0.02)
 
 
 def test_no_anchor_replays_raw_coordinates(launch_app, run_deskreel, xvfb, tmp_path):
