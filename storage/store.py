@@ -28,7 +28,6 @@ from .vocabulary import Action
 
 __all__ = ["Store", "StorageError", "NotFoundError", "open_store"]
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 _MIGRATIONS = Path(__file__).with_name("migrations")
 _SCHEMA_LOCK = 0x6465736B7265656C  # "deskreel": the advisory lock around schema set-up
 _COPY_ROWS = 10  # from this many rows on, PostgreSQL gets COPY instead of INSERTs
