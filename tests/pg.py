@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 
 from storage.store import connect_failure, server_name
 
@@ -40,7 +40,10 @@ def pg_server() -> Iterator[PgServer]:
     if not given:
         _unavailable(f"no PostgreSQL: {ENV} is not set (.ci/postgres starts a local server "
                      f"and prints a URL for it)")
-    url = make_url(given)
+    try:
+        url = make_url(given)
+    except ArgumentError:
+        _unavailable(f"{ENV} is not one database URL (not echoed: it may hold a password)")
     driver = url.set(drivername="postgresql+psycopg") if url.drivername == "postgresql" else url
     admin = create_engine(driver, isolation_level="AUTOCOMMIT",
                           connect_args={"connect_timeout": 5})
