@@ -135,7 +135,7 @@ def run_ours(screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int) ->
 
     def call() -> Any:
         return locate(screen, anchor, tuple(a["offset"]), expected=tuple(a["target"]),
-                      threshold=THRESHOLD, margin=MARGIN)
+                      threshold=THRESHOLD, margin=MARGIN, unique=a["distinctive"])
 
     found, ms = timed(call, repeat)
     return Outcome(found.point, ms, f"{found.searched} x{found.scale:g} score {found.score:.3f} "

@@ -17,13 +17,14 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["AnchorChoice", "Located", "choose_anchor", "decode_png", "encode_png", "locate"]
+__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "choose_anchor", "decode_png", "encode_png", "locate"]
 
 Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
 Point = tuple[int, int]
 Zone = tuple[Point, tuple[int, int]]  # top-left positions within (rx, ry) of a place
 
+DISTINCT_MARGIN = 0.1  # how clearly a crop must beat its look-alikes to be distinctive
 _GROWTH = 1.5  # per round of choose_anchor()
 _PEAKS = 10  # candidates per search that are scored at full resolution
 _PEAK_POOL = 400  # local maxima considered when spreading those candidates out
@@ -35,7 +36,8 @@ _DEFAULT_SCALES = (0.8, 0.86, 0.93, 1.08, 1.16, 1.25)
 _FINE_STEPS = (-0.04, -0.03, -0.02, -0.01, 0.01, 0.02, 0.03, 0.04)
 _SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
 _FLAT = 1.0  # grayscale std below which an image has no pattern to correlate
-_SURE = 0.97  # a 1x match this good needs no search at other scales
+_SURE = 0.97  # a match this good is the recorded pixels, not merely similar ones
+_DOUBT = 0.0  # extra margin per point of score short of 1.0 (see _needed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,7 @@ def choose_anchor(
     min_size: int = 24,
     max_size: int = 240,
     min_contrast: float = 10.0,
-    min_margin: float = 0.1,
+    min_margin: float = DISTINCT_MARGIN,
 ) -> AnchorChoice:
     """Grow a box around `target` until its crop has texture and no look-alike in `frame`."""
     height, width = frame.shape[:2]
@@ -141,12 +143,17 @@ def locate(
     threshold: float = 0.85,
     margin: float = 0.05,
     scales: Sequence[float] | None = None,
-    window: int = 160,
+    window: int = 64,
+    unique: bool = False,
 ) -> Located:
     """Find `anchor_img` on `screen` and its target point; refuse weak or ambiguous matches.
 
-    Looks near `expected` (the recorded target) first, then over the whole screen at reduced
-    resolution, then at 0.8x-1.25x if nothing matched; `scales` searches those scales instead.
+    Looks within `window` pixels of `expected` (the recorded target) first. An exact match
+    there settles it when the anchor was `unique` on the screen it was recorded from
+    (choose_anchor's `distinctive`) and nothing else in the window comes close. Otherwise the
+    whole screen is searched at reduced resolution, the likeliest places verified at full
+    resolution, then 0.8x-1.25x when nothing is found at 1x; `scales` searches those scales
+    instead. An imperfect match must win by more: `margin` plus the score it is short of 1.
     """
     started = time.perf_counter()
     tmpl = _gray(anchor_img)
@@ -154,29 +161,45 @@ def locate(
         return _refused(started, "the anchor is larger than the screen")
     if float(tmpl.std()) < _FLAT:
         return _refused(started, "the anchor is a flat image: nothing to match")
-    seen = _Screen.of(screen)
     guess = None if expected is None else _sub(expected, offset)
-    scale, hits, stages = _search(seen, tmpl, guess, threshold=threshold, scales=scales,
-                                  window=window)
-    if not hits:
+    near: list[_Hit] = []
+    if guess is not None and scales is None:
+        near = _search_near(screen, tmpl, guess, window)
+        if unique and near:
+            best, runner = _rank(near, tmpl.shape)
+            if best.score >= _SURE and _accepted(best, runner, threshold, margin):
+                return _located(started, best, runner, 1.0, offset, ["window"], True, "")
+    seen = _Screen.of(screen)
+    stages: list[str] = []
+    hits, scale = near, 1.0
+    best, runner, by_colour = _NOWHERE, _NOWHERE, False
+    if scales is None:
+        stages += ["window"] * bool(near) + ["coarse"]
+        for factor in _factors(tmpl.shape[1], tmpl.shape[0]):
+            hits = hits + list(_scan(seen, tmpl, factor=factor))
+            if hits:
+                best, runner, by_colour = _settle(seen, anchor_img, hits, threshold=threshold,
+                                                  margin=margin)
+            if best.score >= _SURE:
+                break
+    # An exact match that is ambiguous stays ambiguous at any other scale.
+    if scales is not None or (not _accepted(best, runner, threshold, margin)
+                              and best.score < _SURE):
+        stages.append("scales")
+        s_scale, s_hits = _search_scales(seen, tmpl, scales or _DEFAULT_SCALES)
+        if s_hits:
+            sized = _resized(anchor_img, s_scale)
+            s_best, s_runner, s_colour = _settle(seen, sized, s_hits, threshold=threshold,
+                                                 margin=margin)
+            if scales is not None or _accepted(s_best, s_runner, threshold, margin) or \
+                    s_best.score > best.score:
+                scale, best, runner, by_colour = s_scale, s_best, s_runner, s_colour
+    if best is _NOWHERE:
         return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
-    sized = _resized(anchor_img, scale)
-    best, runner, by_colour = _settle(seen, sized, hits, threshold=threshold, margin=margin)
-    shift = (round(offset[0] * sized.shape[1] / tmpl.shape[1]),
-             round(offset[1] * sized.shape[0] / tmpl.shape[0]))
-    found = best.score >= threshold and best.score - runner.score >= margin
-    return Located(
-        found=found,
-        point=_add((best.x, best.y), shift) if found else None,
-        score=round(best.score, 4),
-        margin=round(best.score - runner.score, 4),
-        scale=scale,
-        top_left=(best.x, best.y),
-        searched="+".join(stages + ["colour"] * by_colour),
-        best_elsewhere=_add((runner.x, runner.y), shift) if runner.x >= 0 else None,
-        elapsed_ms=_since(started),
-        reason="" if found else _why(best, runner, threshold, margin, shift),
-    )
+    shift = _scaled(offset, tmpl.shape, scale)
+    return _located(started, best, runner, scale, shift, stages + ["colour"] * by_colour,
+                    _accepted(best, runner, threshold, margin),
+                    _why(best, runner, threshold, margin, shift))
 
 
 def encode_png(crop: Image) -> bytes:
@@ -261,29 +284,6 @@ def _box_around(centre: Point, w: int, h: int, width: int, height: int) -> Box:
     return x, y, w, h
 
 
-def _search(screen: _Screen, tmpl: Image, guess: Point | None, *, threshold: float,
-            scales: Sequence[float] | None, window: int) -> tuple[float, list[_Hit], list[str]]:
-    """The scale, the candidates at that scale, and the stages that ran to find them."""
-    stages: list[str] = []
-    hits: list[_Hit] = []
-    if scales is None:
-        if guess is not None:
-            stages.append("window")
-            hits += _search_window(screen.gray, tmpl, guess, window, threshold)
-        if not hits or max(hits).score < threshold:
-            stages.append("coarse")
-        hits += _scan(screen, tmpl)  # always: a look-alike anywhere on the screen matters
-        # Only a near-exact match settles the scale: on a scaled screen a different glyph
-        # or the same one at the wrong size can still pass the threshold at 1x.
-        if hits and max(hits).score >= max(threshold, _SURE):
-            return 1.0, hits, stages
-    stages.append("scales")
-    scale, scaled = _search_scales(screen, tmpl, scales or _DEFAULT_SCALES)
-    if scaled and (not hits or max(scaled) > max(hits)):
-        return scale, scaled, stages
-    return 1.0, hits, stages
-
-
 def _settle(screen: _Screen, sized: Image, hits: list[_Hit], *, threshold: float,
             margin: float) -> tuple[_Hit, _Hit, bool]:
     """The best candidate, the runner-up elsewhere, and whether colour had to decide."""
@@ -294,22 +294,35 @@ def _settle(screen: _Screen, sized: Image, hits: list[_Hit], *, threshold: float
     hits = hits + _search_region(screen.gray, _gray(sized), (best.x, best.y),
                                  pad=2 * _SAME_PLACE, keep_out=zone)
     best, runner = _rank(hits, sized.shape)
-    if best.score < threshold or best.score - runner.score >= margin or sized.ndim != 3:
+    if best.score < threshold or _accepted(best, runner, threshold, margin) or sized.ndim != 3:
         return best, runner, False
     colour = [_Hit(_colour_score(screen.rgb, sized, (x, y)), x, y) for _, x, y in hits]
     c_best, c_runner = _rank(colour, sized.shape)
-    if c_best.score - c_runner.score >= margin and _score_at(hits, c_best) >= threshold:
+    if c_best.score - c_runner.score >= _needed(c_best, margin) and \
+            _score_at(hits, c_best) >= threshold:
         return c_best, c_runner, True
     return best, runner, False
 
 
-def _search_window(gray: Image, tmpl: Image, top_left: Point, window: int,
-                   threshold: float) -> list[_Hit]:
-    # Most steps replay onto an unchanged screen: try the exact place before the window.
-    hit = _probe(gray, tmpl, top_left, pad=2)
-    if hit is not None and hit.score >= threshold:
-        return [hit]
-    return _search_region(gray, tmpl, top_left, pad=window)
+def _search_near(screen: Image, tmpl: Image, top_left: Point, pad: int) -> list[_Hit]:
+    """The best match with its top-left within `pad` of `top_left`, and the best one outside
+    its neighbourhood; only the pixels of that window are converted and compared."""
+    import cv2
+
+    th, tw = tmpl.shape
+    height, width = screen.shape[:2]
+    x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
+    x1, y1 = min(width, top_left[0] + pad + tw), min(height, top_left[1] + pad + th)
+    if x1 - x0 < tw or y1 - y0 < th:
+        return []
+    result = cv2.matchTemplate(_gray(screen[y0:y1, x0:x1]), tmpl, cv2.TM_CCOEFF_NORMED)
+    _, score, _, (x, y) = cv2.minMaxLoc(result)
+    hits = [_Hit(float(score), x0 + x, y0 + y)]
+    _blank(result, ((x, y), _radius(tw, th)))
+    _, score, _, (x, y) = cv2.minMaxLoc(result)
+    if score > 0:
+        hits.append(_Hit(float(score), x0 + x, y0 + y))
+    return hits
 
 
 def _search_region(gray: Image, tmpl: Image, top_left: Point, *, pad: int,
@@ -337,7 +350,7 @@ def _search_region(gray: Image, tmpl: Image, top_left: Point, *, pad: int,
     return hits + [_Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
 
 
-def _scan(screen: _Screen, tmpl: Image, *, count: int = _PEAKS,
+def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None, count: int | None = None,
           keep_out: Zone | None = None) -> Iterator[_Hit]:
     """The screen's likeliest places, found at reduced resolution and scored at full.
 
@@ -347,7 +360,7 @@ def _scan(screen: _Screen, tmpl: Image, *, count: int = _PEAKS,
     import cv2
 
     th, tw = tmpl.shape
-    factor = _factor(tw, th)
+    factor = factor or _factor(tw, th)
     small = tmpl
     for _ in range(factor.bit_length() - 1):
         small = cv2.pyrDown(small)
@@ -359,6 +372,8 @@ def _scan(screen: _Screen, tmpl: Image, *, count: int = _PEAKS,
         (kx, ky), (rx, ry) = keep_out
         _blank(result, ((kx // factor, ky // factor), (rx // factor, ry // factor)))
     rx, ry = _radius(tw, th)
+    # A quarter-resolution scan ranks a small crop's true place less reliably: keep more.
+    count = count or (_PEAKS * factor if min(tw, th) < 64 else _PEAKS)
     for x, y in _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor))):
         hit = _probe(screen.gray, tmpl, (x * factor, y * factor), pad=factor)
         if hit is not None:
@@ -369,6 +384,13 @@ def _factor(w: int, h: int) -> int:
     """How much to shrink screen and template for a coarse scan."""
     # A quarter of the resolution blurs small text beyond recognition; keep it for big crops.
     return 4 if min(w, h) >= 64 else 2 if min(w, h) >= 12 else 1
+
+
+def _factors(w: int, h: int) -> tuple[int, ...]:
+    """Coarse scans for locate(), cheapest first: a quarter-resolution scan costs a fifth of
+    a half-resolution one and finds most crops from 24 px up; the finer scan runs only when
+    it did not find an exact match."""
+    return (4, 2) if 24 <= min(w, h) < 64 else (_factor(w, h),)
 
 
 def _blank(result: npt.NDArray[np.float32], zone: Zone, *, origin: Point = (0, 0)) -> None:
@@ -461,11 +483,44 @@ def _score_at(hits: list[_Hit], place: _Hit) -> float:
     return max(hit.score for hit in hits if (hit.x, hit.y) == (place.x, place.y))
 
 
+def _accepted(best: _Hit, runner: _Hit, threshold: float, margin: float) -> bool:
+    return best.score >= threshold and best.score - runner.score >= _needed(best, margin)
+
+
+def _needed(best: _Hit, margin: float) -> float:
+    """The margin a match must win by: more when it is not exact, since whatever changed
+    the target (a scale, a neighbour) may have made a look-alike score closer to it."""
+    return margin + _DOUBT * max(0.0, 1.0 - best.score)
+
+
 def _why(best: _Hit, runner: _Hit, threshold: float, margin: float, shift: Point) -> str:
     if best.score < threshold:
         return f"no match: the best score {best.score:.3f} is below the threshold {threshold:.2f}"
     return (f"ambiguous: a match at {_add((runner.x, runner.y), shift)} scores {runner.score:.3f}, "
-            f"within {margin:.2f} of the best ({best.score:.3f})")
+            f"within {_needed(best, margin):.2f} of the best ({best.score:.3f})")
+
+
+def _located(started: float, best: _Hit, runner: _Hit, scale: float, shift: Point,
+             stages: list[str], found: bool, reason: str) -> Located:
+    return Located(
+        found=found,
+        point=_add((best.x, best.y), shift) if found else None,
+        score=round(best.score, 4),
+        margin=round(best.score - runner.score, 4),
+        scale=scale,
+        top_left=(best.x, best.y),
+        searched="+".join(stages),
+        best_elsewhere=_add((runner.x, runner.y), shift) if runner.x >= 0 else None,
+        elapsed_ms=_since(started),
+        reason="" if found else reason,
+    )
+
+
+def _scaled(offset: Point, shape: tuple[int, ...], scale: float) -> Point:
+    """Where the target sits in the anchor resized by `scale` (as _resized rounds it)."""
+    h, w = shape[:2]
+    sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+    return round(offset[0] * sw / w), round(offset[1] * sh / h)
 
 
 def _refused(started: float, reason: str, searched: str = "") -> Located:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from deskreel.grab import Grabber
-from deskreel.matching import Located, decode_png, locate
+from deskreel.matching import DISTINCT_MARGIN, Located, decode_png, locate
 from storage import Step
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_THRESHOLD", "DEFAULT_TIMEOUT"]
@@ -84,13 +84,17 @@ class Locator:
         image = self._images.get(step.step)
         if image is None:
             image = self._images[step.step] = decode_png(anchor.png)
+        # The recorder checked the crop against its whole screen; a crop that had no
+        # look-alike there may be taken at once where it matches exactly near its place.
+        unique = anchor.margin is not None and anchor.margin >= DISTINCT_MARGIN
         started = self._clock()
         attempts = 0
         while True:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
             located = locate(screen, image, anchor.offset, expected=target,
-                             threshold=self.options.threshold, margin=self.options.margin)
+                             threshold=self.options.threshold, margin=self.options.margin,
+                             unique=unique)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)

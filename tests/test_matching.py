@@ -119,22 +119,38 @@ def test_button_anchor_is_found_where_it_was_recorded() -> None:
     x, y, w, h = choice.box
     assert (x + choice.offset[0], y + choice.offset[1]) == target
 
-    found = locate(screen, crop, choice.offset, expected=target)
+    found = locate(screen, crop, choice.offset, expected=target, unique=choice.distinctive)
 
     assert found.found, found.reason
     assert near(found.point, target, 1)
     assert found.searched == "window" and found.scale == 1.0 and found.score > 0.99
+    # Without the recorder's word that the crop was unique, the whole screen is checked too.
+    checked = locate(screen, crop, choice.offset, expected=target)
+    assert checked.found and checked.point == found.point
+    assert checked.searched == "window+coarse"
+
+
+def test_an_exact_match_near_its_place_is_not_taken_when_the_window_holds_a_twin() -> None:
+    target = centre("button:Save", NORMAL)
+    choice, crop = anchor_for(paint(NORMAL), target)
+    twin = {**NORMAL, "button:Save#2": (NORMAL["button:Save"][0], NORMAL["button:Save"][1] + 40)}
+
+    found = locate(paint(twin), crop, choice.offset, expected=target, unique=True)
+
+    assert not found.found and "ambiguous" in found.reason, found
 
 
 def test_shifted_layout_moves_the_target_with_it() -> None:
     target = centre("button:Delete", NORMAL)
     choice, crop = anchor_for(paint(NORMAL), target)
 
-    found = locate(paint(moved(NORMAL, 137, 61)), crop, choice.offset, expected=target)
+    for dx, dy, stages in ((37, -41, "window"), (137, 61, "window+coarse")):
+        found = locate(paint(moved(NORMAL, dx, dy)), crop, choice.offset, expected=target,
+                       unique=choice.distinctive)
 
-    assert found.found, found.reason
-    assert near(found.point, (target[0] + 137, target[1] + 61), 1)
-    assert found.searched == "window"
+        assert found.found, found.reason
+        assert near(found.point, (target[0] + dx, target[1] + dy), 1)
+        assert found.searched == stages
 
 
 def test_a_button_moved_far_away_is_found_by_the_coarse_search() -> None:
