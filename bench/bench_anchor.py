@@ -102,7 +102,8 @@ def main() -> int:
           f"{args.confidence}")
 
     def ours(case: Case) -> Outcome:
-        return run_ours(screens[case.screen], anchors[case.anchor["id"]], case, args.repeat)
+        return run_ours(screens[case.screen], anchors[case.anchor["id"]], case, args.repeat,
+                        screens[f"{case.anchor['base']}-recorded"])
 
     def baseline(case: Case) -> Outcome:
         return run_baseline(screens[case.screen], anchors[case.anchor["id"]], case,
@@ -130,12 +131,14 @@ def load_cases(manifest: dict[str, Any], only: list[str] | None) -> list[Case]:
     return cases
 
 
-def run_ours(screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int) -> Outcome:
+def run_ours(screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int,
+             recorded: np.ndarray) -> Outcome:
     a = case.anchor
 
     def call() -> Any:
         return locate(screen, anchor, tuple(a["offset"]), expected=tuple(a["target"]),
-                      threshold=THRESHOLD, margin=MARGIN, unique=a["distinctive"])
+                      threshold=THRESHOLD, margin=MARGIN, unique=a["distinctive"],
+                      context=recorded)
 
     found, ms = timed(call, repeat)
     return Outcome(found.point, ms, f"{found.searched} x{found.scale:g} score {found.score:.3f} "

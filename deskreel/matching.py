@@ -17,7 +17,8 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "choose_anchor", "decode_png", "encode_png", "locate"]
+__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "choose_anchor", "decode_png",
+           "encode_png", "locate"]
 
 Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
@@ -37,7 +38,9 @@ _FINE_STEPS = (-0.04, -0.03, -0.02, -0.01, 0.01, 0.02, 0.03, 0.04)
 _SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
 _FLAT = 1.0  # grayscale std below which an image has no pattern to correlate
 _SURE = 0.97  # a match this good is the recorded pixels, not merely similar ones
-_DOUBT = 0.0  # extra margin per point of score short of 1.0 (see _needed)
+_CONTEXT = (128, 72)  # least size of the wider crop that checks a doubtful match
+_CONTEXT_FLOOR = 0.3  # least context score of a doubtful match
+_CONTEXT_PAD = 3  # px the context may sit off where the anchor puts it (uneven scaling)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +148,7 @@ def locate(
     scales: Sequence[float] | None = None,
     window: int = 64,
     unique: bool = False,
+    context: Image | Callable[[], Image | None] | None = None,
 ) -> Located:
     """Find `anchor_img` on `screen` and its target point; refuse weak or ambiguous matches.
 
@@ -153,7 +157,10 @@ def locate(
     (choose_anchor's `distinctive`) and nothing else in the window comes close. Otherwise the
     whole screen is searched at reduced resolution, the likeliest places verified at full
     resolution, then 0.8x-1.25x when nothing is found at 1x; `scales` searches those scales
-    instead. An imperfect match must win by more: `margin` plus the score it is short of 1.
+    instead. A match that is not exact (a scale, a changed neighbour) is checked against
+    `context`, the screen the anchor was cut from (or a function that returns it, called only
+    then), when given: the wider crop around the recorded target must match there too, and
+    better than at the runner-up.
     """
     started = time.perf_counter()
     tmpl = _gray(anchor_img)
@@ -197,9 +204,27 @@ def locate(
     if best is _NOWHERE:
         return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
     shift = _scaled(offset, tmpl.shape, scale)
+    found = _accepted(best, runner, threshold, margin)
+    reason = _why(best, runner, threshold, margin, shift)
+    if found and context is not None and guess is not None and best.score < _SURE:
+        context = context() if callable(context) else context
+    if found and context is not None and guess is not None and best.score < _SURE:
+        # Not the recorded pixels: something changed (a scale, a neighbour). The wider crop
+        # of the recording must fit here, no worse than at the runner-up, and the two leads
+        # together must make up twice the margin.
+        around = _Context.of(context, (*guess, tmpl.shape[1], tmpl.shape[0]), offset)
+        here = around.score(seen, _add((best.x, best.y), shift), scale)
+        there = around.score(seen, _add((runner.x, runner.y), shift), scale) \
+            if runner.x >= 0 else 0.0
+        stages.append("context")
+        lead = here - max(there, 0.0)  # how much better the context fits here
+        if here < _CONTEXT_FLOOR or lead < 0 or best.score - runner.score + lead < 2 * margin:
+            found = False
+            reason = (f"doubtful: the match scores {best.score:.3f} but the wider context of "
+                      f"the recording scores {here:.3f} there and {there:.3f} at the "
+                      f"runner-up {_add((runner.x, runner.y), shift)}")
     return _located(started, best, runner, scale, shift, stages + ["colour"] * by_colour,
-                    _accepted(best, runner, threshold, margin),
-                    _why(best, runner, threshold, margin, shift))
+                    found, reason)
 
 
 def encode_png(crop: Image) -> bytes:
@@ -298,10 +323,35 @@ def _settle(screen: _Screen, sized: Image, hits: list[_Hit], *, threshold: float
         return best, runner, False
     colour = [_Hit(_colour_score(screen.rgb, sized, (x, y)), x, y) for _, x, y in hits]
     c_best, c_runner = _rank(colour, sized.shape)
-    if c_best.score - c_runner.score >= _needed(c_best, margin) and \
+    if c_best.score - c_runner.score >= margin and \
             _score_at(hits, c_best) >= threshold:
         return c_best, c_runner, True
     return best, runner, False
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """A wider crop of the recorded screen around an anchor, to check a doubtful match."""
+
+    gray: Image
+    target: Point  # the recorded target inside `gray`
+
+    @classmethod
+    def of(cls, frame: Image, box: Box, offset: Point) -> _Context:
+        x, y, w, h = box
+        height, width = frame.shape[:2]
+        cw, ch = max(2 * w, _CONTEXT[0]), max(2 * h, _CONTEXT[1])
+        x0 = min(max(0, x + w // 2 - cw // 2), max(0, width - cw))
+        y0 = min(max(0, y + h // 2 - ch // 2), max(0, height - ch))
+        crop = _gray(frame[y0:y0 + ch, x0:x0 + cw])
+        return cls(crop, (x + offset[0] - x0, y + offset[1] - y0))
+
+    def score(self, screen: _Screen, target: Point, scale: float) -> float:
+        """How well the context matches when the target is at `target`, at `scale`."""
+        sized = _resized(self.gray, scale)
+        where = _sub(target, _scaled(self.target, self.gray.shape, scale))
+        hit = _probe(screen.gray, sized, where, pad=_CONTEXT_PAD)
+        return 0.0 if hit is None else hit.score
 
 
 def _search_near(screen: Image, tmpl: Image, top_left: Point, pad: int) -> list[_Hit]:
@@ -484,20 +534,14 @@ def _score_at(hits: list[_Hit], place: _Hit) -> float:
 
 
 def _accepted(best: _Hit, runner: _Hit, threshold: float, margin: float) -> bool:
-    return best.score >= threshold and best.score - runner.score >= _needed(best, margin)
-
-
-def _needed(best: _Hit, margin: float) -> float:
-    """The margin a match must win by: more when it is not exact, since whatever changed
-    the target (a scale, a neighbour) may have made a look-alike score closer to it."""
-    return margin + _DOUBT * max(0.0, 1.0 - best.score)
+    return best.score >= threshold and best.score - runner.score >= margin
 
 
 def _why(best: _Hit, runner: _Hit, threshold: float, margin: float, shift: Point) -> str:
     if best.score < threshold:
         return f"no match: the best score {best.score:.3f} is below the threshold {threshold:.2f}"
     return (f"ambiguous: a match at {_add((runner.x, runner.y), shift)} scores {runner.score:.3f}, "
-            f"within {_needed(best, margin):.2f} of the best ({best.score:.3f})")
+            f"within {margin:.2f} of the best ({best.score:.3f})")
 
 
 def _located(started: float, best: _Hit, runner: _Hit, scale: float, shift: Point,

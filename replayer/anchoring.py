@@ -76,8 +76,12 @@ class Locator:
         self._images: dict[int, Any] = {}
         self.last_screen: Any = None
 
-    def find(self, step: Step) -> Finding | None:
-        """The step's target now; None when the step has no anchor to look for."""
+    def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
+        """The step's target now; None when the step has no anchor to look for.
+
+        `recorded` returns the screen the anchor was cut from (the step's before-frame), or
+        None; its wider context checks a match that is not exact.
+        """
         anchor, target = step.anchor, step.action.target
         if anchor is None or target is None:
             return None
@@ -94,7 +98,7 @@ class Locator:
             attempts += 1
             located = locate(screen, image, anchor.offset, expected=target,
                              threshold=self.options.threshold, margin=self.options.margin,
-                             unique=unique)
+                             unique=unique, context=recorded)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)

@@ -17,7 +17,7 @@ from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted,
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_webp, pixel_hash
 from deskreel.x11 import connect, display_name
-from storage import Recording, Step, StepResult, Store
+from storage import NotFoundError, Recording, Step, StepResult, Store
 
 from .anchoring import AnchorOptions, Finding, Locator
 from .ask import ask
@@ -206,10 +206,16 @@ class _Run:
             f"recording: " + "; ".join(c.describe() for c in failed)
         return self._result(step, "failed", message, began, finding, details)
 
+    def _recorded_screen(self, step: Step) -> Any:
+        try:
+            return self.frames.recorded(step.before_frame)
+        except NotFoundError:  # a damaged store: the anchor alone decides, as without frames
+            return None
+
     def _find(self, step: Step) -> Finding | None:
         if self.locator is None:
             return None
-        finding = self.locator.find(step)
+        finding = self.locator.find(step, lambda: self._recorded_screen(step))
         if finding is not None and finding.attempts > 1:
             self.delay += finding.waited  # the rest of the schedule waits with this step
         return finding

@@ -240,6 +240,31 @@ def test_a_scaled_screen_is_searched_at_other_scales(scale: float) -> None:
     assert found.searched.endswith("scales")
 
 
+def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> None:
+    recorded = paint(NORMAL)
+    target = centre("button:Delete", NORMAL)
+    choice, crop = anchor_for(recorded, target)
+    screen = cv2.resize(recorded, None, fx=1.1, fy=1.1, interpolation=cv2.INTER_LINEAR)
+    asked: list[bool] = []
+
+    def lazily() -> Image:
+        asked.append(True)
+        return recorded
+
+    found = locate(screen, crop, choice.offset, expected=target, context=lazily)
+
+    assert found.found and found.searched.endswith("scales+context"), found
+    assert asked == [True]
+    # The same crop, recorded among other neighbours: the scaled match is not trusted.
+    elsewhere = paint({"button:Delete": NORMAL["button:Delete"], "list:": (150, 40),
+                       "box:": (300, 120)})
+    doubted = locate(screen, crop, choice.offset, expected=target, context=elsewhere)
+    assert not doubted.found and doubted.reason.startswith("doubtful"), doubted
+    # An exact match needs no context, and does not ask for it.
+    exact = locate(recorded, crop, choice.offset, expected=target, context=lazily)
+    assert exact.found and asked == [True]
+
+
 def test_given_scales_replace_scale_one() -> None:
     target = centre("list:", NORMAL)
     choice, crop = anchor_for(paint(NORMAL), target)
