@@ -3,7 +3,8 @@ full-screen colour matchTemplate, scenario by scenario, in the same run.
 
 Every anchor of the corpus (bench/make_anchor_corpus.py) is looked for on every screen of
 its base, as the replayer does (replayer/anchoring.py: the recorded target as `expected`,
-threshold 0.85, margin 0.05). A case is correct ("ok") when the point found is within 3 px of
+threshold 0.85, margin 0.05, choose_anchor's `distinctive` as `unique`, and the recorded
+screen as `context`). A case is correct ("ok") when the point found is within 3 px of
 the expected one, or when nothing is found and the target is absent; wrong-but-confident
 when a point is returned that is not the target. Times are the median of --repeat calls per
 case, with time.perf_counter; the machine this was written on is a noisy 2-core VM, so read
@@ -97,7 +98,8 @@ def main() -> int:
           f"distinctive by choose_anchor), {len(cases)} cases on "
           f"{manifest['screen'][0]}x{manifest['screen'][1]} screens; median of {args.repeat} "
           f"calls per case")
-    print(f"ours: locate(threshold={THRESHOLD}, margin={MARGIN}, expected=recorded target); "
+    print(f"ours: locate(threshold={THRESHOLD}, margin={MARGIN}, expected=recorded target, "
+          f"unique=choose_anchor's verdict, context=recorded screen); "
           f"baseline: colour TM_CCOEFF_NORMED at 1x, the maximum accepted at >= "
           f"{args.confidence}")
 

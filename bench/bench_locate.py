@@ -73,9 +73,12 @@ def main() -> None:
         ours, naive, ours_ok, naive_ok, stages = [], [], 0, 0, set()
         for name, choice in chosen.items():
             crop, expected, offset = choice.crop(screen), targets[name], choice.offset
-            ours.append(median_ms(partial(locate, view, crop, offset, expected=expected), repeat))
+            # As the replayer calls it: the recorder's verdict and the recorded screen.
+            ours_call = partial(locate, view, crop, offset, expected=expected,
+                                unique=choice.distinctive, context=screen)
+            ours.append(median_ms(ours_call, repeat))
             naive.append(median_ms(partial(naive_locate, view, crop, offset), repeat))
-            found = locate(view, crop, offset, expected=expected)
+            found = ours_call()
             ours_ok += found.found and close(found.point, truth(name))
             naive_ok += close(naive_locate(view, crop, offset), truth(name))
             stages.add(found.searched)
