@@ -206,13 +206,14 @@ def locate(
     shift = _scaled(offset, tmpl.shape, scale)
     found = _accepted(best, runner, threshold, margin)
     reason = _why(best, runner, threshold, margin, shift)
+    recorded = None
     if found and context is not None and guess is not None and best.score < _SURE:
-        context = context() if callable(context) else context
-    if found and context is not None and guess is not None and best.score < _SURE:
+        recorded = context() if callable(context) else context
+    if recorded is not None and guess is not None:
         # Not the recorded pixels: something changed (a scale, a neighbour). The wider crop
         # of the recording must fit here, no worse than at the runner-up, and the two leads
         # together must make up twice the margin.
-        around = _Context.of(context, (*guess, tmpl.shape[1], tmpl.shape[0]), offset)
+        around = _Context.of(recorded, (*guess, tmpl.shape[1], tmpl.shape[0]), offset)
         here = around.score(seen, _add((best.x, best.y), shift), scale)
         there = around.score(seen, _add((runner.x, runner.y), shift), scale) \
             if runner.x >= 0 else 0.0
