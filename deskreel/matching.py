@@ -29,6 +29,7 @@ DISTINCT_MARGIN = 0.1  # how clearly a crop must beat its look-alikes to be dist
 _GROWTH = 1.5  # per round of choose_anchor()
 _PEAKS = 10  # candidates per search that are scored at full resolution
 _PEAK_POOL = 400  # local maxima considered when spreading those candidates out
+_WINDOW = 64  # pixels around the recorded place that locate() searches first
 _NEAR = 48  # pixels around a crop that choose_anchor() checks exactly for look-alikes
 _FLOOR = 0.25  # correlation below which a place is not worth a closer look
 # 0.8x to 1.25x in steps of ~8%, finer steps only around the best of them; 1.0 is left out
@@ -145,22 +146,19 @@ def locate(
     expected: Point | None = None,
     threshold: float = 0.85,
     margin: float = 0.05,
-    scales: Sequence[float] | None = None,
-    window: int = 64,
     unique: bool = False,
     context: Image | Callable[[], Image | None] | None = None,
 ) -> Located:
     """Find `anchor_img` on `screen` and its target point; refuse weak or ambiguous matches.
 
-    Looks within `window` pixels of `expected` (the recorded target) first. An exact match
+    Looks within 64 pixels of `expected` (the recorded target) first. An exact match
     there settles it when the anchor was `unique` on the screen it was recorded from
     (choose_anchor's `distinctive`) and nothing else in the window comes close. Otherwise the
     whole screen is searched at reduced resolution, the likeliest places verified at full
-    resolution, then 0.8x-1.25x when nothing is found at 1x; `scales` searches those scales
-    instead. A match that is not exact (a scale, a changed neighbour) is checked against
-    `context`, the screen the anchor was cut from (or a function that returns it, called only
-    then), when given: the wider crop around the recorded target must match there too, and
-    better than at the runner-up.
+    resolution, then 0.8x-1.25x when nothing is found at 1x. A match that is not exact (a
+    scale, a changed neighbour) is checked against `context`, the screen the anchor was cut
+    from (or a function that returns it, called only then), when given: the wider crop
+    around the recorded target must match there too, and better than at the runner-up.
     """
     started = time.perf_counter()
     tmpl = _gray(anchor_img)
@@ -170,36 +168,32 @@ def locate(
         return _refused(started, "the anchor is a flat image: nothing to match")
     guess = None if expected is None else _sub(expected, offset)
     near: list[_Hit] = []
-    if guess is not None and scales is None:
-        near = _search_near(screen, tmpl, guess, window)
+    if guess is not None:
+        near = _search_region(screen, tmpl, guess, pad=_WINDOW)
         if unique and near:
             best, runner = _rank(near, tmpl.shape)
             if best.score >= _SURE and _accepted(best, runner, threshold, margin):
                 return _located(started, best, runner, 1.0, offset, ["window"], True, "")
     seen = _Screen.of(screen)
-    stages: list[str] = []
+    stages = ["window"] * bool(near) + ["coarse"]
     hits, scale = near, 1.0
     best, runner, by_colour = _NOWHERE, _NOWHERE, False
-    if scales is None:
-        stages += ["window"] * bool(near) + ["coarse"]
-        for factor in _factors(tmpl.shape[1], tmpl.shape[0]):
-            hits = hits + list(_scan(seen, tmpl, factor=factor))
-            if hits:
-                best, runner, by_colour = _settle(seen, anchor_img, hits, threshold=threshold,
-                                                  margin=margin)
-            if best.score >= _SURE:
-                break
+    for factor in _factors(tmpl.shape[1], tmpl.shape[0]):
+        hits = hits + list(_scan(seen, tmpl, factor=factor))
+        if hits:
+            best, runner, by_colour = _settle(seen, anchor_img, hits, threshold=threshold,
+                                              margin=margin)
+        if best.score >= _SURE:
+            break
     # An exact match that is ambiguous stays ambiguous at any other scale.
-    if scales is not None or (not _accepted(best, runner, threshold, margin)
-                              and best.score < _SURE):
+    if not _accepted(best, runner, threshold, margin) and best.score < _SURE:
         stages.append("scales")
-        s_scale, s_hits = _search_scales(seen, tmpl, scales or _DEFAULT_SCALES)
+        s_scale, s_hits = _search_scales(seen, tmpl)
         if s_hits:
             sized = _resized(anchor_img, s_scale)
             s_best, s_runner, s_colour = _settle(seen, sized, s_hits, threshold=threshold,
                                                  margin=margin)
-            if scales is not None or _accepted(s_best, s_runner, threshold, margin) or \
-                    s_best.score > best.score:
+            if _accepted(s_best, s_runner, threshold, margin) or s_best.score > best.score:
                 scale, best, runner, by_colour = s_scale, s_best, s_runner, s_colour
     if best is _NOWHERE:
         return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
@@ -209,14 +203,13 @@ def locate(
     recorded = None
     if found and context is not None and guess is not None and best.score < _SURE:
         recorded = context() if callable(context) else context
-    if recorded is not None and guess is not None:
+    if recorded is not None:
         # Not the recorded pixels: something changed (a scale, a neighbour). The wider crop
         # of the recording must fit here, no worse than at the runner-up, and the two leads
         # together must make up twice the margin.
         around = _Context.of(recorded, (*guess, tmpl.shape[1], tmpl.shape[0]), offset)
-        here = around.score(seen, _add((best.x, best.y), shift), scale)
-        there = around.score(seen, _add((runner.x, runner.y), shift), scale) \
-            if runner.x >= 0 else 0.0
+        places = [_add((hit.x, hit.y), shift) for hit in (best, runner) if hit.x >= 0]
+        here, there = (*around.scores(seen, places, scale), 0.0)[:2]
         stages.append("context")
         lead = here - max(there, 0.0)  # how much better the context fits here
         if here < _CONTEXT_FLOOR or lead < 0 or best.score - runner.score + lead < 2 * margin:
@@ -347,36 +340,15 @@ class _Context:
         crop = _gray(frame[y0:y0 + ch, x0:x0 + cw])
         return cls(crop, (x + offset[0] - x0, y + offset[1] - y0))
 
-    def score(self, screen: _Screen, target: Point, scale: float) -> float:
-        """How well the context matches when the target is at `target`, at `scale`."""
+    def scores(self, screen: _Screen, targets: list[Point], scale: float) -> list[float]:
+        """How well the context matches with the target at each of `targets`, at `scale`."""
         sized = _resized(self.gray, scale)
-        where = _sub(target, _scaled(self.target, self.gray.shape, scale))
-        hit = _probe(screen.gray, sized, where, pad=_CONTEXT_PAD)
-        return 0.0 if hit is None else hit.score
+        own = _scaled(self.target, self.gray.shape, scale)
+        hits = (_probe(screen.gray, sized, _sub(t, own), pad=_CONTEXT_PAD) for t in targets)
+        return [0.0 if hit is None else hit.score for hit in hits]
 
 
-def _search_near(screen: Image, tmpl: Image, top_left: Point, pad: int) -> list[_Hit]:
-    """The best match with its top-left within `pad` of `top_left`, and the best one outside
-    its neighbourhood; only the pixels of that window are converted and compared."""
-    import cv2
-
-    th, tw = tmpl.shape
-    height, width = screen.shape[:2]
-    x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
-    x1, y1 = min(width, top_left[0] + pad + tw), min(height, top_left[1] + pad + th)
-    if x1 - x0 < tw or y1 - y0 < th:
-        return []
-    result = cv2.matchTemplate(_gray(screen[y0:y1, x0:x1]), tmpl, cv2.TM_CCOEFF_NORMED)
-    _, score, _, (x, y) = cv2.minMaxLoc(result)
-    hits = [_Hit(float(score), x0 + x, y0 + y)]
-    _blank(result, ((x, y), _radius(tw, th)))
-    _, score, _, (x, y) = cv2.minMaxLoc(result)
-    if score > 0:
-        hits.append(_Hit(float(score), x0 + x, y0 + y))
-    return hits
-
-
-def _search_region(gray: Image, tmpl: Image, top_left: Point, *, pad: int,
+def _search_region(image: Image, tmpl: Image, top_left: Point, *, pad: int,
                    keep_out: Zone | None = None) -> list[_Hit]:
     """Full-resolution matches with their top-left within `pad` of `top_left`.
 
@@ -385,12 +357,11 @@ def _search_region(gray: Image, tmpl: Image, top_left: Point, *, pad: int,
     """
     import cv2
 
-    th, tw = tmpl.shape
-    x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
-    region = gray[y0:max(0, top_left[1] + pad + th), x0:max(0, top_left[0] + pad + tw)]
-    if region.shape[0] < th or region.shape[1] < tw:
+    correlated = _correlate(image, tmpl, top_left, pad)
+    if correlated is None:
         return []
-    result = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
+    result, (x0, y0) = correlated
+    th, tw = tmpl.shape
     hits: list[_Hit] = []
     if keep_out is None:
         _, score, _, (x, y) = cv2.minMaxLoc(result)
@@ -401,7 +372,21 @@ def _search_region(gray: Image, tmpl: Image, top_left: Point, *, pad: int,
     return hits + [_Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
 
 
-def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None, count: int | None = None,
+def _correlate(image: Image, tmpl: Image, top_left: Point,
+               pad: int) -> tuple[npt.NDArray[np.float32], Point] | None:
+    """The correlation map of `tmpl` placed within `pad` of `top_left` (clipped to the image),
+    and the image position of its first cell; only that part of `image` is made grayscale."""
+    import cv2
+
+    th, tw = tmpl.shape
+    x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
+    region = image[y0:max(0, top_left[1] + pad + th), x0:max(0, top_left[0] + pad + tw)]
+    if region.shape[0] < th or region.shape[1] < tw:
+        return None
+    return cv2.matchTemplate(_gray(region), tmpl, cv2.TM_CCOEFF_NORMED), (x0, y0)
+
+
+def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None,
           keep_out: Zone | None = None) -> Iterator[_Hit]:
     """The screen's likeliest places, found at reduced resolution and scored at full.
 
@@ -424,7 +409,7 @@ def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None, count: int
         _blank(result, ((kx // factor, ky // factor), (rx // factor, ry // factor)))
     rx, ry = _radius(tw, th)
     # A quarter-resolution scan ranks a small crop's true place less reliably: keep more.
-    count = count or (_PEAKS * factor if min(tw, th) < 64 else _PEAKS)
+    count = _PEAKS * factor if min(tw, th) < 64 else _PEAKS
     for x, y in _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor))):
         hit = _probe(screen.gray, tmpl, (x * factor, y * factor), pad=factor)
         if hit is not None:
@@ -478,7 +463,7 @@ def _peaks(result: npt.NDArray[np.float32], *, count: int, spread: tuple[int, in
 
 
 def _search_scales(screen: _Screen, tmpl: Image,
-                   scales: Sequence[float]) -> tuple[float, list[_Hit]]:
+                   scales: Sequence[float] = _DEFAULT_SCALES) -> tuple[float, list[_Hit]]:
     """The best scale, coarse to fine, and the candidates at that scale, best first."""
     scanned = {s: hits for s in scales
                if (hits := sorted(_scan(screen, _resized(tmpl, s)), reverse=True))}
@@ -488,7 +473,7 @@ def _search_scales(screen: _Screen, tmpl: Image,
     scale = coarse
     th, tw = _resized(tmpl, coarse).shape
     centre = (best.x + tw // 2, best.y + th // 2)
-    for s in [round(coarse + step, 3) for step in _FINE_STEPS] if len(scales) > 1 else []:
+    for s in [round(coarse + step, 3) for step in _FINE_STEPS]:
         sized = _resized(tmpl, s)
         hit = _probe(screen.gray, sized, _sub(centre, (sized.shape[1] // 2, sized.shape[0] // 2)),
                      pad=3)
@@ -503,12 +488,11 @@ def _probe(gray: Image, tmpl: Image, top_left: Point, *, pad: int) -> _Hit | Non
     """The best full-resolution match with its top-left within `pad` pixels of `top_left`."""
     import cv2
 
-    th, tw = tmpl.shape
-    x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
-    region = gray[y0:max(0, top_left[1] + pad + th), x0:max(0, top_left[0] + pad + tw)]
-    if region.shape[0] < th or region.shape[1] < tw:
+    correlated = _correlate(gray, tmpl, top_left, pad)
+    if correlated is None:
         return None
-    _, score, _, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED))
+    result, (x0, y0) = correlated
+    _, score, _, (x, y) = cv2.minMaxLoc(result)
     return _Hit(float(score), x0 + x, y0 + y)
 
 

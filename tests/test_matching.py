@@ -265,14 +265,15 @@ def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> Non
     assert exact.found and asked == [True]
 
 
-def test_given_scales_replace_scale_one() -> None:
+def test_a_list_row_on_a_scaled_screen_is_found_at_its_scale() -> None:
     target = centre("list:", NORMAL)
     choice, crop = anchor_for(paint(NORMAL), target)
     screen = cv2.resize(paint(NORMAL), None, fx=1.1, fy=1.1, interpolation=cv2.INTER_LINEAR)
 
-    found = locate(screen, crop, choice.offset, scales=[1.0, 1.1])
+    found = locate(screen, crop, choice.offset, expected=target, unique=choice.distinctive)
 
-    assert found.found and abs(found.scale - 1.1) <= 0.05 and found.searched == "scales"
+    assert found.found and abs(found.scale - 1.1) <= 0.05, found
+    assert found.searched.endswith("+scales")
     assert near(found.point, (target[0] * 1.1, target[1] * 1.1), 3)
 
 
