@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import os
+import re
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -13,18 +12,18 @@ from storage import Recording, Store, script_lines
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
-from .export import DIALECTS, FORMATS, ExportOptions, Scale, Summary, write_dataset
+from .export import DIALECTS, FORMATS, ExportOptions, Summary, enabled_actions, write_dataset
+from .report.atomic import write_private
 
 
 def _size(ctx: click.Context, param: click.Parameter, value: str | None
           ) -> tuple[int, int] | None:
     if value is None:
         return None
-    w, sep, h = value.lower().partition("x")
-    if not (sep and w.isdigit() and h.isdigit() and 0 < int(w) <= 16384
-            and 0 < int(h) <= 16384):
+    size = re.fullmatch(r"(\d+)x(\d+)", value.lower(), re.ASCII)
+    if size is None or not all(0 < int(n) <= 16384 for n in size.groups()):
         raise click.BadParameter(f"write WIDTHxHEIGHT in pixels, such as 1280x800; got {value!r}")
-    return int(w), int(h)
+    return int(size[1]), int(size[2])
 
 
 @cli.command("export")
@@ -97,32 +96,15 @@ def _plain_lines(db: str, ref: str | None, every: bool, out: Path | None,
         raise UserError("--with-after pairs frames: give --out DIR for a dataset directory")
     with open_db(db) as store:
         rec = store.recording(ref)
-        steps = [st for st in store.steps(rec.id) if not st.disabled]
-    if scale_to is not None and rec.screen is None:
-        raise UserError(f"recording {rec.name!r} has no screen size (an imported script), so "
-                        f"--scale-to cannot scale it")
-    scale = Scale(rec.screen, scale_to) if scale_to and rec.screen else None
-    text = script_lines([(scale.action(st.action) if scale else st.action, st.t_start)
-                         for st in steps])
+        steps, actions = enabled_actions(rec, store.steps(rec.id), scale_to=scale_to)
+    text = script_lines([(action, st.t_start) for st, action in zip(steps, actions, strict=True)])
     if out is None:
         click.echo(text, nl=False)
     else:
-        _write_privately(out, text)
+        try:
+            write_private(out, text.encode("utf-8"))
+        except OSError as err:
+            raise UserError(f"cannot write {out} ({err.strerror}): choose a writable "
+                            f"place") from None
         click.echo(f"wrote {len(steps)} steps to {out}", err=True)
     return EXIT_OK
-
-
-def _write_privately(path: Path, text: str) -> None:
-    """Write a 0600 file through a temporary file and a rename: never half-written."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as err:
-        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable "
-                        f"place") from None

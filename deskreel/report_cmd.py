@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import click
@@ -37,15 +39,19 @@ def report(db: str, ref: str | None, run_id: int | None, last_run: bool, out: Pa
         raise UserError("give --run ID or --last-run, not both")
     if junit is not None and run_id is None and not last_run:
         raise UserError("--junit needs a run: add --run ID or --last-run")
+    if junit is not None:
+        _check_writable(junit)  # before the HTML: a bad --junit leaves nothing behind
     with open_db(db) as store:
-        rec, run = _pick(store, db, ref, run_id, last_run)
-        index = write_report(store, rec, out, run=run)
-        if junit is not None and run is not None:
-            try:
-                write_junit(junit, rec, run, store.steps(rec.id), store.step_results(run.id))
-            except OSError as err:
-                raise UserError(f"cannot write {junit} ({err.strerror}): choose a writable "
-                                f"file") from None
+        rec, run = _pick(store, ref, run_id, last_run)
+        steps = store.steps(rec.id)
+        results = store.step_results(run.id) if run is not None else []
+        index = write_report(store, rec, out, run=run, steps=steps, results=results)
+    if junit is not None and run is not None:
+        try:
+            write_junit(junit, rec, run, steps, results)
+        except OSError as err:
+            raise UserError(f"cannot write {junit} ({err.strerror}): choose a writable "
+                            f"file") from None
     what = f"run {run.id} ({run.status})" if run else "the recording"
     click.echo(f"wrote the report of {rec.name!r}, {what}, to {index}"
                + (f" and JUnit XML to {junit}" if junit else ""), err=True)
@@ -76,7 +82,7 @@ def runs(db: str, ref: str | None) -> int:
     return EXIT_OK
 
 
-def _pick(store: Store, db: str, ref: str | None, run_id: int | None, last_run: bool
+def _pick(store: Store, ref: str | None, run_id: int | None, last_run: bool
           ) -> tuple[Recording, Run | None]:
     """The recording and run the options name; a run given by id names its recording."""
     if run_id is None:
@@ -99,6 +105,18 @@ def _pick(store: Store, db: str, ref: str | None, run_id: int | None, last_run: 
 
 
 def _duration(run: Run) -> str:
-    if run.ended is None:
-        return "-"
-    return format_duration(max(0.0, (run.ended - run.started).total_seconds()))
+    from .report.outcome import run_duration
+
+    return "-" if run.ended is None else format_duration(run_duration(run, ()))
+
+
+def _check_writable(path: Path) -> None:
+    """Create and remove a file beside `path`: the one test of writability that root passes
+    only where it may really write."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable "
+                        f"file") from None
+    os.close(fd)
+    os.unlink(probe)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from deskreel.x11 import connect
-from storage.keys import keysym_name
+from storage.keys import keysym_char, keysym_name
 
 __all__ = ["InputCapture", "Keymap", "ClockSync"]
 
@@ -74,21 +74,13 @@ class Keymap:
         keysym = _column(syms, level + (1 if shift else 0)) or _column(syms, level)
         if self.caps and keysym and not level:
             lower, upper = _column(syms, 0), _column(syms, 1)
-            if lower and upper and _char_of(lower).upper() == _char_of(upper):
+            if lower and upper and keysym_char(lower).upper() == keysym_char(upper):
                 keysym = upper if not shift else lower
-        return _char_of(keysym) if keysym else ""
+        return keysym_char(keysym) if keysym else ""
 
 
 def _column(syms: list[int], index: int) -> int:
     return syms[index] if len(syms) > index else 0
-
-
-def _char_of(keysym: int) -> str:
-    if 0x20 <= keysym <= 0x7E or 0xA0 <= keysym <= 0xFF:
-        return chr(keysym)
-    if keysym & 0xFF000000 == 0x01000000:
-        return chr(keysym & 0xFFFFFF)
-    return ""
 
 
 class InputCapture:

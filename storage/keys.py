@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 __all__ = ["Chord", "KeyNameError", "parse_chord", "keysym_of", "keysym_name", "char_keysym",
-           "MODIFIER_ALIASES", "is_modifier"]
+           "keysym_char", "MODIFIER_ALIASES", "is_modifier"]
 
 # xdotool's own aliases, plus the spellings agents and people write most.
 MODIFIER_ALIASES: dict[str, str] = {
@@ -118,6 +118,15 @@ def char_keysym(char: str) -> int:
     if 0x20 <= cp <= 0x7E or 0xA0 <= cp <= 0xFF:
         return cp
     return 0x01000000 + cp
+
+
+def keysym_char(keysym: int) -> str:
+    """The character a keysym types (`0x2b` -> `+`, `0x10020ac` -> `€`), "" for other keys."""
+    if 0x20 <= keysym <= 0x7E or 0xA0 <= keysym <= 0xFF:
+        return chr(keysym)
+    if keysym & 0xFF000000 == 0x01000000:
+        return chr(keysym & 0xFFFFFF)
+    return ""
 
 
 def _resolve(part: str) -> str:

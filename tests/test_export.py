@@ -339,7 +339,9 @@ def test_scale_to_resizes_frames_and_coordinates_per_axis(fixture, tmp_path):
 def test_scale_to_keeps_normalised_coordinates(fixture, tmp_path):
     plain = export_dir(fixture, tmp_path, "normalized")
     (tmp_path / "scaled").mkdir()
-    scaled = export_dir(fixture, tmp_path / "scaled", "normalized", "--scale-to", "640x400")
+    # x * 2, y * 3: coordinates that were not scaled per axis would not normalise back
+    scaled = export_dir(fixture, tmp_path / "scaled", "normalized", "--scale-to", "640x600")
+    assert all(line["screen"] == [640, 600] for line in scaled)
     assert [line["action"] for line in scaled] == [line["action"] for line in plain]
 
 
@@ -461,7 +463,9 @@ def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
     assert all(line["image"] is None and line["screen"] is None for line in script)
     assert script[0]["action"] == "mouse_move(200, 150)"
     card = (out / "README.md").read_text()
-    assert "| a/script |" in card and "| first |" in card and "unknown" in card
+    # recording | id | source | file | lines | recorded screen | exported screen | duration
+    assert "| a/script | 2 | script | `a_script.jsonl` | 20 | unknown | unknown |" in card
+    assert "| first | 1 | recorder | `first.jsonl` | 26 | 320x200 | 320x200 |" in card
 
 
 # -- usage ----------------------------------------------------------------------------------
@@ -473,15 +477,48 @@ def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
     (["--all"], "--all writes a dataset directory"),
     (["--with-after"], "--with-after pairs frames"),
     (["--scale-to", "12by3", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),
+    (["--scale-to", "\u00b2x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),  # superscript 2
+    (["--scale-to", "\u0661\u0662x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),  # Arabic 12
+    (["--scale-to", "0x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),
     (["--format", "pyautogui", "--out", "{tmp}/no/such/dir"], "does not exist"),
     (["-r", "nope", "--out", "{tmp}/x"], "has no recording 'nope'"),
 ])
 def test_usage_errors_are_one_line(fixture, tmp_path, capsys, args, message):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     assert deskreel("export", fixture.db, *args) == 2
-    err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
-    assert not (tmp_path / "x").exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    if err[0].startswith("Usage:"):  # click's own report of a bad option value
+        assert err[-1].startswith("Error: Invalid value for '--scale-to'"), err
+    else:
+        assert len(err) == 1, err
+    assert message in err[-1]
+    assert list(tmp_path.iterdir()) == []  # neither x nor x.jsonl nor a temporary
+
+
+@pytest.mark.parametrize("target", ["/proc/deskreel-export", "{tmp}/file/out",
+                                    "/proc/deskreel-export.jsonl", "{tmp}/file/out.jsonl"])
+def test_an_unwritable_target_is_one_line_and_leaves_nothing(fixture, tmp_path, capsys, target):
+    (tmp_path / "file").write_text("a regular file, not a directory")
+    out = Path(target.replace("{tmp}", str(tmp_path)))
+    fmt = "actions" if out.suffix == ".jsonl" else "anthropic"
+    capsys.readouterr()
+    assert deskreel("export", fixture.db, "--format", fmt, "--out", out) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"deskreel: cannot write {out}"), err
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]
+    assert not [p for p in Path("/proc").iterdir() if p.name.startswith(".deskreel-export")]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only directory")
+def test_a_read_only_directory_is_one_line_and_leaves_nothing(fixture, tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    capsys.readouterr()
+    assert deskreel("export", fixture.db, "--format", "anthropic", "--out", locked / "o") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot write" in err[0], err
+    assert list(locked.iterdir()) == []
 
 
 def test_scale_to_needs_a_screen_size(tmp_path, capsys):

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from storage.keys import KeyNameError, char_keysym, keysym_name, keysym_of, parse_chord
+from storage.keys import (KeyNameError, char_keysym, keysym_char, keysym_name, keysym_of,
+                          parse_chord)
 
 CHORDS = [
     ("a", ("a",), "a"),
@@ -55,6 +56,20 @@ def test_keysym_numbers_and_names():
     assert keysym_name(0xFF0D) == "Return"
     assert keysym_name(0x01006771) == "U6771"
     assert keysym_name(0x1008FF12) == "XF86AudioMute"
+
+
+def test_keysym_char_is_the_character_a_keysym_types():
+    assert keysym_char(keysym_of("plus")) == "+"
+    assert keysym_char(0xFC) == "ü"  # Latin-1 keysyms are their code points
+    assert keysym_char(0x010020AC) == "€"  # Unicode keysyms carry theirs
+    for key in ("Return", "Shift_L", "XF86AudioMute", "nosuchkey"):
+        assert keysym_char(keysym_of(key)) == "", key
+    assert keysym_char(0x1F) == "" and keysym_char(0x7F) == ""
+
+
+@given(st.characters())
+def test_keysym_char_inverts_char_keysym(char):
+    assert keysym_char(char_keysym(char)) == char
 
 
 @given(st.text(min_size=1, max_size=30))

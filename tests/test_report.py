@@ -13,7 +13,6 @@ import cv2
 import numpy as np
 import pytest
 
-import deskreel.report_cmd  # registers the commands until cli.py imports it
 from deskreel.cli import run
 from deskreel.images import encode_webp
 from deskreel.report import write_junit, write_report
@@ -214,7 +213,24 @@ def test_runs_lists_the_run(fixture, capsys):
                               "failed", "duration"]
     assert re.match(rf"{fixture.run_id}\s+login <form>\s+\S+ \S+\s+verify\s+failed\s+1\s+1\s+",
                     out[1])
+
+
+def test_runs_of_one_recording(fixture, capsys):
+    with open_store(fixture.db) as store:
+        other = store.create_recording("other", source="script")
+        unfinished = store.start_run(other, mode="replay", options={})
+    assert deskreel("runs", fixture.db) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [row.split()[:2] for row in rows] == [[str(fixture.run_id), "login"],
+                                                 [str(unfinished), "other"]]
+    assert rows[1].split()[-1] == "-"  # a run that never ended has no duration
+    assert re.search(r"\d+(\.\d+)?(ms|s)$", rows[0]), rows[0]
+    assert deskreel("runs", fixture.db, "-r", "other") == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [row.split()[:2] for row in rows] == [[str(unfinished), "other"]]
     assert deskreel("runs", fixture.db, "-r", fixture.recording_id) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [row.split()[:2] for row in rows] == [[str(fixture.run_id), "login"]]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -228,6 +244,20 @@ def test_user_errors_are_one_line(fixture, tmp_path, capsys, args, message):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("junit", ["/proc/deskreel-junit.xml", "{tmp}/file/j.xml",
+                                   "{tmp}/no/such/j.xml"])
+def test_an_unwritable_junit_target_writes_nothing(fixture, tmp_path, capsys, junit):
+    (tmp_path / "file").write_text("a regular file, not a directory")
+    path = Path(junit.replace("{tmp}", str(tmp_path)))
+    assert deskreel("report", fixture.db, "--last-run", "--out", tmp_path / "o",
+                    "--junit", path) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"deskreel: cannot write {path}"), err
+    left = {p.name for p in tmp_path.iterdir()} - {fixture.db.name}
+    assert left == {"file"}  # no report directory, no temporary file
+    assert not path.exists()
 
 
 def test_lost_frames_and_odd_details_still_render(tmp_path):

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from storage import Action, parse_chord
 
-from .dialect import Context, Dialect, NotExpressible, Translation, modifiers, one, python_args
+from .dialect import (Context, Dialect, NotExpressible, Translation, held, modifiers, one,
+                      python_args, xy)
 from .keynames import playwright_key
 
 PIXELS_PER_CLICK = 100  # one wheel click as scroll(delta_x, delta_y) pixels
 _BUTTONS = {"left_click": "left", "right_click": "right", "middle_click": "middle"}
+_DOWN, _UP = "keyboard_down({})", "keyboard_up({})"
 _DELTAS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
@@ -26,11 +28,12 @@ def translate(action: Action, ctx: Context) -> Translation:
     if kind == "wait":
         return one(f"noop({_ms(action.duration or 0.0)})")
     if kind == "mouse_move":
-        return one(f"mouse_move({python_args(*_xy(action.coordinate))})")
+        return one(f"mouse_move({python_args(*xy(action.coordinate))})")
     # The pointer goes to a scroll's place first: modifiers are held around the wheel only.
     move = kind == "scroll" and ctx.pointer != action.coordinate
-    prelude = [f"mouse_move({python_args(*_xy(action.coordinate))})"] if move else []
-    return one(*prelude, *_held(action.with_key, _pointer(action, ctx)))
+    prelude = [f"mouse_move({python_args(*xy(action.coordinate))})"] if move else []
+    keys = [playwright_key(k) for k in modifiers(action.with_key)]
+    return one(*prelude, *held(keys, _pointer(action, ctx), down=_DOWN, up=_UP))
 
 
 def _pointer(action: Action, ctx: Context) -> list[str]:
@@ -44,14 +47,14 @@ def _pointer(action: Action, ctx: Context) -> list[str]:
                                  f"which no earlier step gives")
         name = "mouse_down" if kind == "left_mouse_down" else "mouse_up"
         return [f"{name}({python_args(*at)})"]
-    xy = _xy(action.coordinate)
+    at = xy(action.coordinate)
     if kind in _BUTTONS:
         button = {} if kind == "left_click" else {"button": _BUTTONS[kind]}
-        return [f"mouse_click({python_args(*xy, **button)})"]
+        return [f"mouse_click({python_args(*at, **button)})"]
     if kind == "double_click":
-        return [f"mouse_dblclick({python_args(*xy)})"]
+        return [f"mouse_dblclick({python_args(*at)})"]
     if kind == "left_click_drag":
-        return [f"mouse_drag_and_drop({python_args(*_xy(action.start_coordinate), *xy)})"]
+        return [f"mouse_drag_and_drop({python_args(*xy(action.start_coordinate), *at)})"]
     if kind == "scroll":
         dx, dy = _DELTAS[action.scroll_direction or "down"]
         pixels = (action.scroll_amount or 1) * PIXELS_PER_CLICK
@@ -63,20 +66,7 @@ def _key(action: Action) -> list[str]:
     names = [playwright_key(k) for k in parse_chord(action.text or "").keys]
     if not action.duration:
         return [f"keyboard_press({python_args('+'.join(names))})"]
-    return ([f"keyboard_down({python_args(n)})" for n in names]
-            + [f"noop({_ms(action.duration)})"]
-            + [f"keyboard_up({python_args(n)})" for n in reversed(names)])
-
-
-def _held(with_key: str | None, calls: list[str]) -> list[str]:
-    keys = [playwright_key(k) for k in modifiers(with_key)]
-    return ([f"keyboard_down({python_args(k)})" for k in keys] + calls
-            + [f"keyboard_up({python_args(k)})" for k in reversed(keys)])
-
-
-def _xy(point: tuple[int, int] | None) -> tuple[int, int]:
-    assert point is not None  # the vocabulary requires it for these actions
-    return point
+    return held(names, [f"noop({_ms(action.duration)})"], down=_DOWN, up=_UP)
 
 
 def _ms(seconds: float) -> int:

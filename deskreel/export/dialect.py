@@ -13,7 +13,8 @@ from typing import Any
 
 from storage import Action
 
-__all__ = ["Context", "Dialect", "NotExpressible", "Translation"]
+__all__ = ["Context", "Dialect", "NotExpressible", "Translation", "held", "modifiers", "one",
+           "python_args", "seconds", "xy"]
 
 
 class NotExpressible(Exception):
@@ -77,6 +78,21 @@ def modifiers(with_key: str | None) -> list[str]:
     from storage import parse_chord
 
     return list(parse_chord(with_key).keys) if with_key else []
+
+
+def held(keys: Sequence[str], calls: Sequence[str], *, down: str, up: str) -> list[str]:
+    """`calls` with `keys` pressed before them and released after, in reverse order.
+
+    `down` and `up` are the dialect's calls with `{}` for the key: "keyboard_down({})".
+    """
+    return ([down.format(python_args(k)) for k in keys] + list(calls)
+            + [up.format(python_args(k)) for k in reversed(keys)])
+
+
+def xy(point: tuple[int, int] | None) -> tuple[int, int]:
+    """A pointer action's coordinate, which the vocabulary requires."""
+    assert point is not None  # the vocabulary requires it for these actions
+    return point
 
 
 def _literal(value: Any) -> str:

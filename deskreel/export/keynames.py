@@ -6,7 +6,7 @@ are otherwise not expressible in that dialect.
 
 from __future__ import annotations
 
-from storage.keys import keysym_of
+from storage.keys import keysym_char, keysym_of
 
 from .dialect import NotExpressible
 
@@ -86,9 +86,4 @@ def seed_key(name: str) -> str:
 
 def key_char(name: str) -> str | None:
     """The character a keysym types (`plus` -> `+`, `udiaeresis` -> `ü`), None for others."""
-    code = keysym_of(name)
-    if 0x20 <= code <= 0x7E or 0xA0 <= code <= 0xFF:
-        return chr(code)
-    if code & 0xFF000000 == 0x01000000:
-        return chr(code & 0xFFFFFF)
-    return None
+    return keysym_char(keysym_of(name)) or None

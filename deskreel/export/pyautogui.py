@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from storage import Action, parse_chord
 
-from .dialect import (Context, Dialect, NotExpressible, Translation, modifiers, one,
-                      python_args, seconds)
+from .dialect import (Context, Dialect, NotExpressible, Translation, held, modifiers, one,
+                      python_args, seconds, xy)
 from .keynames import pyautogui_key
 
 DRAG_SECONDS = 0.5  # dragTo needs time for applications to see a drag, not a jump
 _CLICKS = {"left_click": "click", "right_click": "click", "middle_click": "click",
            "double_click": "doubleClick", "triple_click": "tripleClick"}
+_DOWN, _UP = "pyautogui.keyDown({})", "pyautogui.keyUp({})"
 _BUTTONS = {"right_click": "right", "middle_click": "middle"}
 _SCROLLS = {"up": ("scroll", 1), "down": ("scroll", -1), "left": ("hscroll", -1),
             "right": ("hscroll", 1)}
@@ -29,28 +30,29 @@ def translate(action: Action, ctx: Context) -> Translation:
     if kind == "wait":
         return one(f"time.sleep({seconds(action.duration or 0.0)})")
     if kind == "mouse_move":
-        return one(f"pyautogui.moveTo({python_args(*_xy(action.coordinate))})")
+        return one(f"pyautogui.moveTo({python_args(*xy(action.coordinate))})")
     if kind in _MISSING:
         raise NotExpressible(_MISSING[kind])
     # A drag starts with a plain move: modifiers are held from the press to the release.
     start = action.start_coordinate
     prelude = [f"pyautogui.moveTo({python_args(*start)})"] if start else []
-    return one(*prelude, *_held(action.with_key, _pointer(action)))
+    keys = [pyautogui_key(k) for k in modifiers(action.with_key)]
+    return one(*prelude, *held(keys, _pointer(action), down=_DOWN, up=_UP))
 
 
 def _pointer(action: Action) -> list[str]:
     kind, at = action.action, action.coordinate
     if kind in _CLICKS:
         button = {"button": _BUTTONS[kind]} if kind in _BUTTONS else {}
-        return [f"pyautogui.{_CLICKS[kind]}({python_args(*_xy(at), **button)})"]
+        return [f"pyautogui.{_CLICKS[kind]}({python_args(*xy(at), **button)})"]
     if kind == "left_click_drag":
-        return [f"pyautogui.dragTo({python_args(*_xy(at), duration=DRAG_SECONDS, button='left')})"]
+        return [f"pyautogui.dragTo({python_args(*xy(at), duration=DRAG_SECONDS, button='left')})"]
     if kind in ("left_mouse_down", "left_mouse_up"):
         name = "mouseDown" if kind == "left_mouse_down" else "mouseUp"
         return [f"pyautogui.{name}({python_args(*(at or ()), button='left')})"]
     if kind == "scroll":
         name, sign = _SCROLLS[action.scroll_direction or "down"]
-        x, y = _xy(at)
+        x, y = xy(at)
         clicks = sign * (action.scroll_amount or 1)
         return [f"pyautogui.{name}({python_args(clicks, x=x, y=y)})"]
     raise NotExpressible(f"pyautogui has no {kind} action")
@@ -59,18 +61,10 @@ def _pointer(action: Action) -> list[str]:
 def _key(action: Action) -> list[str]:
     names = [pyautogui_key(k) for k in parse_chord(action.text or "").keys]
     if action.duration:
-        return ([f"pyautogui.keyDown({python_args(n)})" for n in names]
-                + [f"time.sleep({seconds(action.duration)})"]
-                + [f"pyautogui.keyUp({python_args(n)})" for n in reversed(names)])
+        return held(names, [f"time.sleep({seconds(action.duration)})"], down=_DOWN, up=_UP)
     if len(names) == 1:
         return [f"pyautogui.press({python_args(names[0])})"]
     return [f"pyautogui.hotkey({python_args(*names)})"]
-
-
-def _held(with_key: str | None, calls: list[str]) -> list[str]:
-    keys = [pyautogui_key(k) for k in modifiers(with_key)]
-    return ([f"pyautogui.keyDown({python_args(k)})" for k in keys] + calls
-            + [f"pyautogui.keyUp({python_args(k)})" for k in reversed(keys)])
 
 
 def _ascii(text: str) -> str:
@@ -78,11 +72,6 @@ def _ascii(text: str) -> str:
         if not (" " <= char <= "~" or char in "\n\t"):
             raise NotExpressible("pyautogui.write types ASCII only")
     return text
-
-
-def _xy(point: tuple[int, int] | None) -> tuple[int, int]:
-    assert point is not None  # the vocabulary requires it for these actions
-    return point
 
 
 _MISSING = {

@@ -17,7 +17,7 @@ from storage import Action, Recording, Step
 from ..errors import UserError
 from .dialect import Context, Dialect, NotExpressible
 
-__all__ = ["Report", "Scale", "Trajectory", "trajectory"]
+__all__ = ["Report", "Scale", "Trajectory", "enabled_actions", "trajectory"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +75,8 @@ def trajectory(recording: Recording, steps: list[Step], dialect: Dialect, *,
                scale_to: tuple[int, int] | None = None, with_after: bool = False,
                report: Report) -> Trajectory:
     """The lines of one recording in `dialect`; disabled steps are left out."""
-    scale = _scale(recording, scale_to)
-    screen = scale.target if scale else recording.screen
-    enabled = [st for st in steps if not st.disabled]
-    actions = [scale.action(st.action) if scale else st.action for st in enabled]
+    enabled, actions = enabled_actions(recording, steps, scale_to=scale_to)
+    screen = scale_to or recording.screen
     lines: list[dict[str, Any]] = []
     frames: dict[str, None] = {}
     kinds: Counter[str] = Counter()
@@ -100,6 +98,14 @@ def trajectory(recording: Recording, steps: list[Step], dialect: Dialect, *,
             pointer = _pointer_after(done, pointer)
         i += 1 + folds
     return Trajectory(lines, list(frames), kinds, screen)
+
+
+def enabled_actions(recording: Recording, steps: list[Step], *,
+                    scale_to: tuple[int, int] | None = None) -> tuple[list[Step], list[Action]]:
+    """The steps that are exported (not disabled) and their actions, scaled to `scale_to`."""
+    scale = _scale(recording, scale_to)
+    enabled = [st for st in steps if not st.disabled]
+    return enabled, [scale.action(st.action) if scale else st.action for st in enabled]
 
 
 def _line(recording: Recording, step: Step, action: Action, dialect: Dialect, ctx: Context,

@@ -64,8 +64,9 @@ def write_dataset(store: Store, recordings: Iterable[Recording], out: Path, dial
     """Export `recordings` into the directory `out`; `each` is told as each one is done."""
     replace = check_target(out, force=options.force)
     summary = Summary(dialect, options, datetime.now(UTC))
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))  # mode 0700
+    tmp: Path | None = None
     try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))  # mode 0700
         (tmp / "frames").mkdir(mode=0o700)
         written: set[str] = set()
         for rec in recordings:
@@ -75,7 +76,8 @@ def write_dataset(store: Store, recordings: Iterable[Recording], out: Path, dial
         _write_file(tmp / "README.md", dataset_card(summary).encode("utf-8"))
         _publish(tmp, out, replace=replace)
     except BaseException as err:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(err, OSError):
             raise UserError(f"cannot write {out} ({err.strerror or err}): nothing was "
                             f"written; free some space or choose another place") from None
@@ -86,9 +88,8 @@ def write_dataset(store: Store, recordings: Iterable[Recording], out: Path, dial
 def check_target(out: Path, *, force: bool) -> bool:
     """Refuse what must not be overwritten; True when a previous export will be replaced."""
     if not out.parent.is_dir():
-        raise UserError(f"cannot write {out}: directory {out.parent} does not exist")
-    if not os.access(out.parent, os.W_OK):
-        raise UserError(f"cannot write {out}: {out.parent} is not writable")
+        why = "is not a directory" if out.parent.exists() else "does not exist"
+        raise UserError(f"cannot write {out}: {out.parent} {why}")
     if out.exists() and not out.is_dir():
         raise UserError(f"{out} is a file: give a directory for the dataset (or a .jsonl "
                         f"file with --format actions)")

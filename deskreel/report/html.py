@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -22,9 +23,9 @@ from ..errors import UserError
 from ..table import format_duration
 from .atomic import write_private
 from .figures import ImageDir, Pic, figure, frame_figure, private_dir
-from .outcome import Outcome, counts, outcomes, run_duration, step_label, utc_text
-from .steps import (anchor_boxes, badge, check_boxes, checks_of, checks_table, match_box,
-                    step_article)
+from .outcome import (Outcome, checks_of, counts, outcomes, run_duration, step_label, step_width,
+                      utc_text)
+from .steps import anchor_boxes, badge, check_boxes, checks_table, match_box, step_article
 from .style import CSS
 
 __all__ = ["write_report"]
@@ -34,14 +35,20 @@ _CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"
 
 
 def write_report(store: Store, recording: Recording, out_dir: str | os.PathLike[str], *,
-                 run: Run | None = None) -> Path:
-    """Write the report of `recording` (with `run`'s results when given); return index.html."""
+                 run: Run | None = None, steps: Sequence[Step] | None = None,
+                 results: Sequence[StepResult] | None = None) -> Path:
+    """Write the report of `recording` (with `run`'s results when given); return index.html.
+
+    `steps` and `results` are read from `store` unless the caller has them already.
+    """
     out = Path(out_dir)
     if run is not None and run.recording_id != recording.id:
         raise ValueError(f"run {run.id} is not a run of recording {recording.id}")
     _prepare(out)
-    steps = store.steps(recording.id)
-    results = store.step_results(run.id) if run is not None else []
+    if steps is None:
+        steps = store.steps(recording.id)
+    if results is None:
+        results = store.step_results(run.id) if run is not None else []
     page = _page(recording, run, steps, results, ImageDir(store, out))
     index = out / "index.html"
     write_private(index, page.encode("utf-8"))
@@ -76,15 +83,16 @@ def _is_report(out: Path) -> bool:
 def _page(recording: Recording, run: Run | None, steps: Sequence[Step],
           results: Sequence[StepResult], images: ImageDir) -> str:
     items = outcomes(steps, results, run) if run is not None else None
+    tally = counts(items or [])
     verdict = run.status if run is not None else "recording"
     title = f"{recording.name}: {verdict}"
-    width = max(3, len(str(max((s.step for s in steps), default=0))))
+    width = step_width(steps)
     parts = [f"<!doctype html>\n{MARKER}\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
              f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{escape(title)} - deskreel</title><style>{CSS}</style></head><body>",
-             _header(recording, run, items),
-             "<main>", _summary(recording, run, items, results, images)]
+             _header(recording, run, items, tally),
+             "<main>", _summary(recording, run, items, tally, results, images)]
     failed = [o for o in items or [] if o.status == "failed"]
     if failed:
         parts.append(_failure(failed[0], failed[1:], images, width))
@@ -99,11 +107,11 @@ def _page(recording: Recording, run: Run | None, steps: Sequence[Step],
     return "\n".join(parts)
 
 
-def _header(recording: Recording, run: Run | None, items: list[Outcome] | None) -> str:
+def _header(recording: Recording, run: Run | None, items: list[Outcome] | None,
+            tally: Counter[str]) -> str:
     if run is None or items is None:
         return (f'<header class="verdict recording"><h1>{escape(recording.name)}</h1>'
                 f"<p>recording {recording.id}: {recording.steps} steps, no run shown</p></header>")
-    tally = counts(items)
     return (f'<header class="verdict {escape(run.status)}"><h1>{escape(recording.name)}: '
             f"{escape(run.status.upper())}</h1><p>run {run.id} ({escape(run.mode)}): "
             f"{tally['passed']} passed, {tally['failed']} failed, {tally['skipped']} skipped "
@@ -111,11 +119,10 @@ def _header(recording: Recording, run: Run | None, items: list[Outcome] | None) 
 
 
 def _summary(recording: Recording, run: Run | None, items: list[Outcome] | None,
-             results: Sequence[StepResult], images: ImageDir) -> str:
+             tally: Counter[str], results: Sequence[StepResult], images: ImageDir) -> str:
     screen = f"{recording.screen[0]}x{recording.screen[1]}" if recording.screen else "unknown"
     rows = [("recording", f"{recording.name} (id {recording.id}, {recording.source})")]
     if run is not None and items is not None:
-        tally = counts(items)
         not_run = tally["not run"]
         rows += [("verdict", badge(run.status)),
                  ("steps", f"{tally['passed']} passed, {tally['failed']} failed, "

@@ -16,8 +16,8 @@ from pathlib import Path
 from storage import Recording, Run, Step, StepResult
 
 from .atomic import write_private
-from .outcome import (Outcome, anchoring_facts, as_utc, check_line, counts, outcomes,
-                      run_duration, step_label, timing_facts)
+from .outcome import (Outcome, anchoring_facts, as_utc, check_line, checks_of, counts,
+                      outcomes, run_duration, step_label, step_width, timing_facts)
 
 __all__ = ["write_junit"]
 
@@ -39,7 +39,7 @@ def write_junit(path: str | os.PathLike[str], recording: Recording, run: Run,
     for name, value in (("recording_id", recording.id), ("run_id", run.id),
                         ("mode", run.mode), ("status", run.status)):
         ET.SubElement(properties, "property", name=f"deskreel.{name}", value=_text(value))
-    width = max(3, len(str(max((s.step for s in steps), default=0))))
+    width = step_width(steps)
     for item in items:
         _testcase(suite, item, f"deskreel.{_text(recording.name)}", width)
     ET.indent(suite)
@@ -52,7 +52,7 @@ def _testcase(suite: ET.Element, item: Outcome, classname: str, width: int) -> N
     case = ET.SubElement(suite, "testcase", classname=classname,
                          name=_text(step_label(item.step, width)), time=f"{item.seconds:.3f}")
     if item.status == "failed":
-        kind = "VerificationFailed" if _checks(item) else "StepFailed"
+        kind = "VerificationFailed" if checks_of(item.result) else "StepFailed"
         failure = ET.SubElement(case, "failure", message=_text(item.message), type=kind)
         failure.text = _text(_failure_text(item))
     elif item.status != "passed":
@@ -72,16 +72,11 @@ def _failure_text(item: Outcome) -> str:
                              ("timing", timing_facts(item.result))):
             if facts:
                 lines.append(f"{title}: " + ", ".join(f"{k} {v}" for k, v in facts))
-    checks = _checks(item)
+    checks = checks_of(item.result)
     if checks:
         lines.append("checks:")
         lines += [f"  {check_line(c)}" for c in checks]
     return "\n".join(lines) + "\n"
-
-
-def _checks(item: Outcome) -> list[dict]:
-    checks = item.result.details.get("checks") if item.result else None
-    return [c for c in checks if isinstance(c, dict)] if isinstance(checks, list) else []
 
 
 def _text(value: object) -> str:

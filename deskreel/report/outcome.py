@@ -10,8 +10,8 @@ from typing import Any
 
 from storage import Run, Step, StepResult
 
-__all__ = ["Outcome", "anchoring_facts", "as_utc", "check_line", "counts", "outcomes",
-           "run_duration", "step_label", "timing_facts", "utc_text"]
+__all__ = ["Outcome", "anchoring_facts", "as_utc", "check_line", "checks_of", "counts",
+           "outcomes", "run_duration", "step_label", "step_width", "timing_facts", "utc_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,11 @@ def step_label(step: Step, width: int = 3) -> str:
     return f"step {step.step:0{width}d} {step.action.action}"
 
 
+def step_width(steps: Sequence[Step]) -> int:
+    """The digits `step_label` gives every step number of a recording: at least 3."""
+    return max(3, len(str(max((s.step for s in steps), default=0))))
+
+
 def utc_text(moment: datetime) -> str:
     return as_utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -103,6 +108,12 @@ def anchoring_facts(result: StepResult) -> list[tuple[str, str]]:
         facts.append(("shift", f"{result.shift[0]:+d}, {result.shift[1]:+d} px"))
     facts += [(key, str(d[key])) for key in ("searched", "attempts") if d.get(key) is not None]
     return facts
+
+
+def checks_of(result: StepResult | None) -> list[dict[str, Any]]:
+    """The verification checks a result holds (dicts, as `Check.to_json` wrote them)."""
+    checks = result.details.get("checks") if result else None
+    return [c for c in checks if isinstance(c, dict)] if isinstance(checks, list) else []
 
 
 def check_line(check: dict[str, Any]) -> str:

@@ -10,10 +10,9 @@ from typing import Any
 from storage import Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
-from .outcome import Outcome, anchoring_facts, step_label, timing_facts
+from .outcome import Outcome, anchoring_facts, checks_of, step_label, timing_facts
 
-__all__ = ["anchor_boxes", "badge", "check_boxes", "checks_of", "checks_table", "match_box",
-           "step_article"]
+__all__ = ["anchor_boxes", "badge", "check_boxes", "checks_table", "match_box", "step_article"]
 
 
 def step_article(step: Step, outcome: Outcome | None, images: ImageDir, width: int) -> str:
@@ -29,26 +28,22 @@ def step_article(step: Step, outcome: Outcome | None, images: ImageDir, width: i
              f'<pre class="action">{escape(action)}</pre>', _window(step)]
     parts.append(_facts("recorded", _recorded_facts(step)))
     result = outcome.result if outcome else None
+    checks = checks_of(result)
     if outcome is not None and outcome.message:
         parts.append(f'<p class="message">{escape(outcome.message)}</p>')
     if result is not None:
         parts.append(_facts("timing", timing_facts(result)))
         parts.append(_facts("re-anchoring", anchoring_facts(result)))
-    parts.append('<div class="frames">' + "".join(_figures(step, result, images)) + "</div>")
-    if result is not None and checks_of(result):
-        parts.append(checks_table(checks_of(result)))
+    parts.append('<div class="frames">' + "".join(_figures(step, result, checks, images))
+                 + "</div>")
+    if checks:
+        parts.append(checks_table(checks))
     parts.append("</article>")
     return "\n".join(p for p in parts if p)
 
 
 def badge(status: str) -> str:
     return f'<span class="badge {_css(status)}">{escape(status)}</span>'
-
-
-def checks_of(result: StepResult | None) -> list[dict[str, Any]]:
-    """The verification checks a result holds (dicts, as `Check.to_json` wrote them)."""
-    checks = result.details.get("checks") if result else None
-    return [c for c in checks if isinstance(c, dict)] if isinstance(checks, list) else []
 
 
 def checks_table(checks: Sequence[dict[str, Any]]) -> str:
@@ -121,8 +116,8 @@ def match_box(step: Step, result: StepResult | None) -> list[Box]:
     return [Box(*found, kind="match", label=label)] if found else []
 
 
-def _figures(step: Step, result: StepResult | None, images: ImageDir) -> list[str]:
-    checks = checks_of(result)
+def _figures(step: Step, result: StepResult | None, checks: Sequence[dict[str, Any]],
+             images: ImageDir) -> list[str]:
     out = [frame_figure(images, step.before_frame, "recorded before", anchor_boxes(step)),
            frame_figure(images, step.after_frame, "recorded after",
                         check_boxes(checks, today=False))]
