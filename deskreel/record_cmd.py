@@ -41,20 +41,21 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
     while a deny-listed window is active. The database file is created private (0600).
     """
     from recorder import Recorder, RecordOptions
-    from recorder.session import default_name
     from recorder.privacy import DEFAULT_DENY, DenyList
-    from storage import parse_chord
+
+    from .x11 import connect
 
     try:
-        deny_list = DenyList(((), DEFAULT_DENY)[not no_default_deny] + deny)
+        deny_list = DenyList((DEFAULT_DENY if not no_default_deny else ()) + deny)
     except ValueError as err:
         raise UserError(f"--deny: {err}") from None
-    if parse_chord(stop_key).text == parse_chord(pause_key).text:
-        raise UserError("--stop-key and --pause-key must differ")
+    _check_chords(stop_key, pause_key)
     _check_writable(db)
+    # the display first: a missing one must not leave an empty database behind
+    connect(display, extensions=("RECORD", "XTEST")).close()
     with open_db(db, create=True) as store:
         where = store.label  # a URL's password stays out of every message
-        name = name or store.free_name(default_name())
+        is_file = store.path is not None
         options = RecordOptions(name=name, fps=fps, frames=not no_frames, stop_key=stop_key,
                                 pause_key=pause_key, deny=deny_list,
                                 redact_typing=redact_typing)
@@ -72,7 +73,7 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-    size = "" if "://" in db else f"; the database is now {format_bytes(_size(db))}"
+    size = f"; the database is now {format_bytes(_size(db))}" if is_file else ""
     click.echo(
         f"Recorded {summary.name!r} (recording {summary.recording_id}) into {where}: "
         f"{summary.steps} steps from {summary.events} input events over "
@@ -121,6 +122,22 @@ def _add_threshold_options() -> None:
 
 
 _add_threshold_options()
+
+
+def _check_chords(stop_key: str, pause_key: str) -> None:
+    """Chords that could never fire, or that are one chord twice, end here with one line."""
+    from recorder.chords import ChordFilter
+
+    for option, name, text in (("--stop-key", "stop", stop_key),
+                               ("--pause-key", "pause", pause_key)):
+        try:
+            ChordFilter({name: text})
+        except ValueError as err:
+            raise UserError(f"{option}: {err}") from None
+    try:
+        ChordFilter({"stop": stop_key, "pause": pause_key})
+    except ValueError as err:
+        raise UserError(f"--stop-key and --pause-key: {err}") from None
 
 
 def _check_writable(db: str) -> None:

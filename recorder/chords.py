@@ -12,11 +12,15 @@ from dataclasses import dataclass, field
 from storage import RawEvent
 from storage.keys import is_modifier, parse_chord
 
-__all__ = ["ChordFilter", "Filtered"]
+__all__ = ["ChordError", "ChordFilter", "Filtered"]
 
 _CANONICAL = {"Control_L": "ctrl", "Control_R": "ctrl", "Shift_L": "shift", "Shift_R": "shift",
               "Alt_L": "alt", "Alt_R": "alt", "Meta_L": "alt", "Meta_R": "alt",
               "Super_L": "super", "Super_R": "super", "Hyper_L": "super", "Hyper_R": "super"}
+
+
+class ChordError(ValueError):
+    """A chord the filter could never tell apart or never see fire."""
 
 
 @dataclass
@@ -26,10 +30,20 @@ class Filtered:
 
 
 class ChordFilter:
-    """Swallows the keystrokes of named chords; while `paused`, swallows everything else."""
+    """Swallows the keystrokes of named chords; while `paused`, swallows everything else.
+
+    Raises ChordError for a chord without a key besides its modifiers (it could never fire)
+    and for two chords that are the same keys in any order (only the first would fire)."""
 
     def __init__(self, chords: dict[str, str]):
-        self._chords = {name: _signature(text) for name, text in chords.items()}
+        self._chords: dict[str, tuple[frozenset[str], str]] = {}
+        for name, text in chords.items():
+            signature = _signature(text)
+            for other, known in self._chords.items():
+                if known == signature:
+                    raise ChordError(f"the {name} chord {text!r} is the same keys as the "
+                                     f"{other} chord {chords[other]!r}: choose different keys")
+            self._chords[name] = signature
         self.paused = False
         self._pending: list[RawEvent] = []  # held back since a modifier went down alone
         self._down: dict[int, str] = {}  # keycode -> base keysym, keys held now
@@ -107,5 +121,8 @@ class ChordFilter:
 
 def _signature(text: str) -> tuple[frozenset[str], str]:
     chord = parse_chord(text)
+    if is_modifier(chord.key) or not all(is_modifier(k) for k in chord.modifiers):
+        raise ChordError(f"{text!r} cannot be a chord: it needs modifiers first and then one "
+                         f"key that is not a modifier, like ctrl+alt+End")
     mods = frozenset(_CANONICAL.get(k, k) for k in chord.modifiers)
     return mods, chord.key.lower()

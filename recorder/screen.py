@@ -165,7 +165,8 @@ class ScreenCapture:
 
     def _loop(self, conn: Any, grabber: Any) -> None:
         # the window is watched at 20 Hz whatever the frame rate: the deny-list needs it
-        tick = min(1.0 / self.fps, WINDOW_POLL)
+        period = 1.0 / self.fps
+        tick = min(period, WINDOW_POLL)
         next_grab = due = self._clock()
         while not self._stop.is_set():
             now = self._clock()
@@ -176,7 +177,10 @@ class ScreenCapture:
                 raw, width, height = grabber.raw()
                 # stamped after the grab: a frame never shows anything newer than its time
                 self.timeline.add(self._clock(), zlib.crc32(raw), width, height, raw)
-                next_grab = now + 1.0 / self.fps
+                # on a fixed grid: a late wake-up must not push every later grab back
+                next_grab += period
+                if now - next_grab > period:
+                    next_grab = now + period  # fell far behind: skip, do not burst
             due += tick
             self._stop.wait(max(0.0, due - self._clock()))
             if self._clock() - due > tick:
@@ -184,22 +188,25 @@ class ScreenCapture:
 
 
 def active_window(conn: Any, now: float) -> WindowInfo:
-    """The window with the input focus, climbed to the top-level that names itself."""
+    """The window that gets the keys, climbed to the top-level that names itself.
+
+    With the focus on PointerRoot or the root window (no window manager, or one that
+    focuses under the mouse) the keys go to the window under the pointer: that one counts,
+    or a password prompt focused that way would not be recognised."""
     from Xlib import X, error
 
     try:
         window = conn.get_input_focus().focus
         root = conn.screen().root
+        if window == X.PointerRoot or window == root:
+            window = _client_under_pointer(root)
         for _ in range(10):
-            if window in (X.NONE, X.PointerRoot) or not hasattr(window, "get_wm_class") \
+            if window is None or window == X.NONE or not hasattr(window, "get_wm_class") \
                     or window == root:
                 break
-            wm_class = window.get_wm_class()
-            if wm_class:
-                title = window.get_wm_name()
-                if isinstance(title, bytes):
-                    title = title.decode("utf-8", "replace")
-                return WindowInfo(now, wm_class[1], title or None)
+            info = _named(window, now)
+            if info is not None:
+                return info
             parent = window.query_tree().parent
             if not parent:
                 break
@@ -207,3 +214,28 @@ def active_window(conn: Any, now: float) -> WindowInfo:
     except error.XError:
         pass  # the window went away while we looked
     return WindowInfo(now, None, None)
+
+
+def _named(window: Any, now: float) -> WindowInfo | None:
+    wm_class = window.get_wm_class()
+    if not wm_class:
+        return None
+    title = window.get_wm_name()
+    if isinstance(title, bytes):
+        title = title.decode("utf-8", "replace")
+    return WindowInfo(now, wm_class[1], title or None)
+
+
+def _client_under_pointer(root: Any) -> Any:
+    """The top-level window under the pointer, or the client inside a window manager's frame
+    (the first one down that has WM_CLASS); None over the bare root."""
+    top = root.query_pointer().child
+    if not top:
+        return None
+    level = [top]
+    for _ in range(3):  # frame -> (decoration ->) client
+        for window in level:
+            if window.get_wm_class():
+                return window
+        level = [child for window in level for child in window.query_tree().children]
+    return top

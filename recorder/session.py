@@ -11,7 +11,7 @@ import queue
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deskreel.errors import UserError
@@ -90,7 +90,10 @@ class Recorder:
                                     frames=options.frames, clock=clock,
                                     on_window=self._window_denied)
         self._redactor = Redactor(enabled=options.redact_typing)
-        self._held_back: deque[RawEvent] = deque()
+        self._held_back: deque[RawEvent] = deque()  # on the monotonic clock, not yet relative
+        self._dropped_down: set[tuple[str, int]] = set()  # presses the deny-list dropped
+        self._private_crcs: set[int] = set()  # --redact-typing: images that showed typing
+        self._after_private = False  # --redact-typing: the next step's before-frame goes
         self.denied: str | None = None  # why the active window is not being recorded
         self._filter = ChordFilter({"stop": options.stop_key, "pause": options.pause_key})
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
@@ -105,9 +108,10 @@ class Recorder:
         """Record until the stop chord, `should_stop()`, or the X server going away."""
         conn = self.capture._control
         screen = conn.screen()
-        name = self.options.name or self.store.free_name(default_name())
-        self.recording_id = self.store.create_recording(
-            name, source="recorder", screen=(screen.width_in_pixels, screen.height_in_pixels),
+        name = self.options.name or self._write(self.store.free_name, default_name())
+        self.recording_id = self._write(
+            self.store.create_recording, name, source="recorder",
+            screen=(screen.width_in_pixels, screen.height_in_pixels),
             dpi=_dpi(screen), keyboard_layout=_xkb_layout(conn),
             extra={"fps": self.options.fps, "frames": self.options.frames,
                    "display": self._display})
@@ -129,6 +133,8 @@ class Recorder:
             if not self.write_failed:
                 self._drain()
                 self._write_tail()
+        if self.paused:  # stopped while paused: the pause is not part of the recording
+            self.t0 += self._clock() - self._paused_at
         duration = self._clock() - self.t0
         return RecordSummary(self.recording_id, name, self.steps, self.events, duration,
                              self.frames_stored, self.frame_bytes, ended_by)
@@ -159,13 +165,14 @@ class Recorder:
                 raise UserError(f"screen capture failed: {self.screen.error}")
 
     def _take(self, *, timeout: float) -> None:
-        """Move queued events into the hold-back queue, on the recording's clock."""
+        """Move queued events into the hold-back queue; they stay on the monotonic clock
+        until released, because a resume moves t0 while they wait."""
         try:
             item = self._queue.get(timeout=timeout)
         except queue.Empty:
             return
         while item is not None:
-            self._held_back.append(RawEvent(item[0] - self.t0, *item[1:]))
+            self._held_back.append(RawEvent(*item))
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
@@ -174,29 +181,56 @@ class Recorder:
     def _release(self, now: float, *, everything: bool = False) -> str | None:
         """Events older than the hold-back go through the chord filter and the deny-list."""
         signal = None
-        while self._held_back and (everything or
-                                   now - self.t0 - self._held_back[0].t >= HOLDBACK):
-            filtered = self._filter.feed(self._held_back.popleft())
-            for kept in filtered.keep:
-                if not self._deny(kept):
-                    self._keep(kept)
+        while self._held_back and (everything or now - self._held_back[0].t >= HOLDBACK):
+            event = self._held_back.popleft()
+            filtered = self._filter.feed(event)
+            self._pass(filtered.keep)
             for fired in filtered.fired:
                 if fired == "stop":
                     signal = "stop"
                 else:
-                    self._toggle_pause()
+                    self._toggle_pause(at=event.t)
             if signal:
                 return signal
         return signal
+
+    def _pass(self, events: list[RawEvent]) -> None:
+        """Keep what the deny-list allows, made relative to t0 (events on the monotonic clock).
+
+        A release follows its press: kept when the press was kept, dropped when it was not,
+        so that a chunk's held keys always empty and a denied key leaves no trace."""
+        for event in events:
+            denied = self._deny(event)
+            if event.kind in ("key_down", "button_down"):
+                key = (event.kind[:3], event.keycode or event.button or 0)
+                if denied:
+                    self._dropped_down.add(key)
+                    continue
+                self._dropped_down.discard(key)
+            elif event.kind in ("key_up", "button_up"):
+                key = (event.kind[:3], event.keycode or event.button or 0)
+                if key in self._dropped_down:
+                    self._dropped_down.discard(key)
+                    continue
+                if denied and key not in self._chunk.held:
+                    continue
+            elif denied:
+                continue
+            self._keep(replace(event, t=event.t - self.t0))
 
     def _window_denied(self, info: WindowInfo) -> bool:
         """Called by the screen thread for every look at the active window."""
         return self.options.deny.reason(info.window_class, info.title) is not None
 
     def _deny(self, event: RawEvent) -> bool:
-        """True while a deny-listed window is active (looking one poll ahead, to be safe)."""
-        info = self.timeline.window_at(self.t0 + event.t + WINDOW_POLL)
-        reason = self.options.deny.reason(info.window_class, info.title) if info else None
+        """True while a deny-listed window is active at the event (monotonic t) or one poll
+        later: a window looked at just before a prompt appeared must not let typing through."""
+        reason = None
+        for t in (event.t, event.t + WINDOW_POLL):
+            info = self.timeline.window_at(t)
+            reason = self.options.deny.reason(info.window_class, info.title) if info else None
+            if reason:
+                break
         if reason != self.denied:
             if reason:
                 self.say(f"paused while a private window is active ({reason})")
@@ -213,17 +247,18 @@ class Recorder:
         elif event.kind in ("key_up", "button_up"):
             self._chunk.held.discard((event.kind[:3], event.keycode or event.button or 0))
 
-    def _toggle_pause(self) -> None:
-        """Pause or resume; paused time is cut out of the recording's timeline."""
+    def _toggle_pause(self, *, at: float) -> None:
+        """Pause or resume at `at`, the chord's own (monotonic) time; paused time is cut out of
+        the recording's timeline."""
         self.paused = not self.paused
         self._filter.paused = self.screen.paused = self.paused
         if self.paused:
-            self._paused_at = self._clock()
+            self._paused_at = at
             if self._chunk.events:  # what came before the pause is complete: store it now
-                self._finalize(self._paused_at, final=True)
+                self._finalize(self._clock(), final=True)
             self.say(f"paused: nothing is recorded until {self.options.pause_key}")
         else:
-            self.t0 += self._clock() - self._paused_at
+            self.t0 += at - self._paused_at
             self.say("recording again")
 
     def _commit(self) -> None:
@@ -258,8 +293,7 @@ class Recorder:
     def _write_tail(self) -> None:
         if self.write_failed:
             return
-        for kept in self._filter.flush():
-            self._keep(kept)
+        self._pass(self._filter.flush())
         if self._batch:
             self._commit()
         if self._chunk.events:
@@ -304,7 +338,7 @@ class Recorder:
         action = self._redactor.action(r.action)
         before = after = anchor = None
         private = self.options.redact_typing and action.action == "type"
-        if self.options.frames and action.action != "wait" and not private:
+        if self.options.frames and action.action != "wait":
             before_frame = self.timeline.before(t0 + r.t_start)
             limit = t0 + r.t_end + self.options.settle_cap
             if following is not None:
@@ -312,6 +346,17 @@ class Recorder:
             after_frame = self.timeline.settled_after(
                 t0 + r.t_end, settle=self.options.settle, limit=limit,
                 now=now if not final else max(now, limit))
+            if private:  # what the typing left on screen must not show up in other steps
+                self._private_crcs |= {f.crc for f in (before_frame, after_frame) if f}
+                self._after_private = True
+                before_frame = after_frame = None
+            elif self._after_private:  # taken while the typed text is still on screen
+                self._after_private = False
+                before_frame = None
+            if before_frame is not None and before_frame.crc in self._private_crcs:
+                before_frame = None
+            if after_frame is not None and after_frame.crc in self._private_crcs:
+                after_frame = None
             before = self._store_frame(before_frame)
             after = self._store_frame(after_frame)
             if before_frame is not None and r.action.is_pointer and r.action.target:
@@ -328,8 +373,8 @@ class Recorder:
         if key is None:
             rgb = frame.pixels()
             data = encode_webp(rgb)
-            key = self.store.put_frame(data, width=frame.width, height=frame.height,
-                                       fmt="webp", pixel_hash=pixel_hash(rgb))
+            key = self._write(self.store.put_frame, data, width=frame.width,
+                              height=frame.height, fmt="webp", pixel_hash=pixel_hash(rgb))
             self._frame_keys[id(frame)] = key
             self.frames_stored += 1
             self.frame_bytes += len(data)

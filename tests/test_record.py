@@ -2,10 +2,29 @@
 `deskreel record` runs in a subprocess on a real Xvfb with real XRecord."""
 
 import signal
+import time
+from collections import Counter
 
+import pytest
 
 from storage import open_store
 from samples.person import Person
+
+
+def count_sent(person):
+    """Count the presses and releases `person` sends through XTest, by X event type."""
+    from Xlib import X
+
+    sent = Counter()
+    fake = person.inj._fake
+
+    def counting(event_type, **fields):
+        sent[{X.KeyPress: "key_down", X.KeyRelease: "key_up", X.ButtonPress: "button_down",
+              X.ButtonRelease: "button_up"}.get(event_type, "motion")] += 1
+        fake(event_type, **fields)
+
+    person.inj._fake = counting
+    return sent
 
 
 def perform_session(person, app):
@@ -56,6 +75,7 @@ def record_session(app, run_deskreel, xvfb, db, *extra):
     recorder = run_deskreel("record", db, "--name", "session", *extra)
     recorder.wait_for_output("recording into")
     person = Person(xvfb.display)
+    recorder.sent = count_sent(person)
     try:
         perform_session(person, app)
     finally:
@@ -69,7 +89,7 @@ def record_session(app, run_deskreel, xvfb, db, *extra):
 def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_path):
     app = launch_app()
     db = tmp_path / "rec.db"
-    record_session(app, run_deskreel, xvfb, db)
+    recorder = record_session(app, run_deskreel, xvfb, db)
     assert (db.stat().st_mode & 0o777) == 0o600
     with open_store(db, create=False) as store:
         rec = store.recording("session")
@@ -95,10 +115,11 @@ def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_
         if step.events is not None:
             first, last = step.events
             assert 0 <= first <= last < len(events)
-    # every key and button press was stored, none twice
-    presses = [e for e in events if e.kind in ("key_down", "button_down")]
-    releases = [e for e in events if e.kind in ("key_up", "button_up")]
-    assert len(presses) == len(releases)
+    # every key and button press and release the person sent was stored, none twice
+    stored = Counter(e.kind for e in events if e.kind != "motion")
+    sent = {kind: n for kind, n in recorder.sent.items() if kind != "motion"}
+    assert stored == sent and sent["key_down"] > 16 and sent["button_down"] > 10
+    assert all(a.t <= b.t for a, b in zip(events, events[1:]))
     # the frames are real, decodable, full-screen images
     import cv2
     import numpy as np
@@ -145,6 +166,107 @@ def test_stop_and_pause_chords_never_appear(launch_app, run_deskreel, xvfb, tmp_
     assert not any(e.keysym in ("Home", "End", "Control_L", "Alt_L") for e in events)
 
 
+def test_typing_right_after_resume_keeps_time_in_order(launch_app, run_deskreel, xvfb,
+                                                       tmp_path):
+    """Regression: events typed within the hold-back after the resume chord kept the
+    pre-pause clock, so times went backwards and a fake `wait` step appeared."""
+    app = launch_app()
+    db = tmp_path / "rec.db"
+    recorder = run_deskreel("record", db, "--name", "resume", "--no-frames")
+    recorder.wait_for_output("recording into")
+    person = Person(xvfb.display, step_delay=0.0)
+    try:
+        person.click(*app.center("entry"))
+        person.type("ab")
+        person.press("ctrl+alt+Home")  # pause
+        recorder.wait_for_output("paused")
+        time.sleep(3.0)  # longer than the idle threshold: a wrong clock shows as a wait
+        person.press("ctrl+alt+Home")  # resume, and type at once: within the hold-back
+        person.type("cd")
+        recorder.wait_for_output("recording again")
+        person.press("ctrl+alt+End")
+    finally:
+        person.close()
+    assert recorder.finish() == 0, recorder.stderr
+    with open_store(db, create=False) as store:
+        rec = store.recording("resume")
+        steps = store.steps(rec.id)
+        events = store.events(rec.id)
+    assert [s.action.to_json() for s in steps] == [
+        {"action": "left_click", "coordinate": list(app.center("entry"))},
+        {"action": "type", "text": "ab"},
+        {"action": "type", "text": "cd"},  # the pause ended the chunk; and no wait between
+    ]
+    assert "".join(e.char or "" for e in events if e.kind == "key_down") == "abcd"
+    assert all(a.t <= b.t for a, b in zip(events, events[1:])), [e.t for e in events]
+    assert all(a.t_start <= b.t_start for a, b in zip(steps, steps[1:]))
+    assert max(e.t for e in events) < 2.5  # the three paused seconds are cut out
+
+
+def test_chord_filter_refuses_chords_that_cannot_work():
+    from recorder.chords import ChordError, ChordFilter
+
+    with pytest.raises(ChordError, match="same keys"):
+        ChordFilter({"stop": "alt+ctrl+End", "pause": "ctrl+alt+End"})
+    with pytest.raises(ChordError, match="same keys"):
+        ChordFilter({"stop": "ctrl+alt+End", "pause": "ctrl+Alt_R+End"})
+    for text in ("ctrl+alt", "shift", "End+ctrl", "ctrl+End+alt"):
+        with pytest.raises(ChordError, match="cannot be a chord"):
+            ChordFilter({"stop": text})
+    ChordFilter({"stop": "ctrl+alt+End", "pause": "ctrl+alt+Home"})  # the defaults are fine
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--stop-key", "alt+ctrl+End", "--pause-key", "ctrl+alt+End"],
+     "deskreel: --stop-key and --pause-key: the pause chord 'ctrl+alt+End' is the same keys "
+     "as the stop chord 'alt+ctrl+End': choose different keys"),
+    (["--stop-key", "ctrl+alt"],
+     "deskreel: --stop-key: 'ctrl+alt' cannot be a chord: it needs modifiers first and then "
+     "one key that is not a modifier, like ctrl+alt+End"),
+])
+def test_record_refuses_chords_that_cannot_fire(tmp_path, args, message):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "deskreel", "record", tmp_path / "r.db",
+                           *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_screen_capture_keeps_its_rate_with_late_wake_ups():
+    """Regression: the next grab was timed from a late wake-up, so 10 fps gave 8.6."""
+    import random
+    import threading
+    import types
+
+    from Xlib import X
+
+    from recorder.screen import FrameTimeline, ScreenCapture
+
+    rng = random.Random(7)
+
+    def late_clock():  # every reading a little late, as after a real wake-up
+        return time.monotonic() + rng.uniform(0.0, 0.02)
+
+    class Grabber:
+        def raw(self):
+            return b"\0" * 16, 2, 2
+
+    root = types.SimpleNamespace()
+    conn = types.SimpleNamespace(get_input_focus=lambda: types.SimpleNamespace(focus=X.NONE),
+                                 screen=lambda: types.SimpleNamespace(root=root))
+    timeline = FrameTimeline()
+    capture = ScreenCapture(":0", timeline, fps=10.0, clock=late_clock)
+    capture._thread = threading.Thread(
+        target=capture._loop, args=(conn, Grabber()), daemon=True)
+    capture.start()
+    time.sleep(3.0)
+    capture.stop()
+    assert timeline.grabbed >= 28, timeline.grabbed  # 31 due in 3 s; 22 with the bug
+
+
 def test_record_refuses_without_display(tmp_path):
     import os
     import subprocess
@@ -157,6 +279,7 @@ def test_record_refuses_without_display(tmp_path):
     assert done.stderr.strip() == ("deskreel: $DISPLAY is not set: run deskreel inside an X "
                                    "session, or set DISPLAY (for a virtual one: Xvfb :99 & "
                                    "DISPLAY=:99 deskreel ...)")
+    assert list(tmp_path.iterdir()) == []  # no empty database left behind
 
 
 def test_record_refuses_server_without_record(tmp_path):
@@ -170,3 +293,4 @@ def test_record_refuses_server_without_record(tmp_path):
                               env=bare.env(), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "lacks the RECORD extension" in done.stderr and "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []  # no empty database left behind

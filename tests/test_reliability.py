@@ -22,6 +22,22 @@ from tests.commands import deskreel
 
 
 
+def wait_for_stored_keys(db, ref, text, timeout=15.0):
+    """Wait until the recording `ref` (None: the latest) has stored the releases of `text`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with open_store(db, readonly=True) as store:
+                events = store.events(store.recording(ref).id)
+            typed = [e.keysym for e in events if e.kind == "key_up"]
+            if typed[-len(text):] == list(text):
+                return
+        except Exception:  # the recording is not there yet, or the file is being created
+            pass
+        assert time.monotonic() < deadline, f"{text!r} never reached {db}"
+        time.sleep(0.05)
+
+
 def drive_a_little(person, app, rng):
     gestures = [lambda: person.click(*app.center("button:OK")),
                 lambda: person.click(*app.center("entry")),
@@ -72,7 +88,7 @@ def test_x_server_going_away_ends_the_recording_cleanly(tmp_path):
         person.click(100, 100)
         person.type("kept")
         person.close()
-        time.sleep(0.3)
+        wait_for_stored_keys(db, None, "kept")  # captured: now the server may go
     code = proc.wait(30)
     err = proc.stderr.read()
     assert code == 0, err
@@ -129,7 +145,8 @@ def test_two_recorders_on_one_file_both_succeed(sample_app, run_deskreel, xvfb, 
         person.type("both")
     finally:
         person.close()
-    time.sleep(0.5)
+    wait_for_stored_keys(db, "one", "both")
+    wait_for_stored_keys(db, "two", "both")
     for recorder in (first, second):
         recorder.proc.send_signal(signal.SIGINT)
     assert first.finish() == 0 and second.finish() == 0, first.stderr + second.stderr
