@@ -22,25 +22,25 @@ class Grabber:
 
     def raw(self) -> tuple[bytes, int, int]:
         """BGRA bytes of the screen, with its width and height."""
+        data, width, height = self._grab()
+        return bytes(data), width, height
+
+    def rgb(self) -> np.ndarray:
+        """The screen as an RGB array (height x width x 3)."""
+        import numpy as np
+
+        data, width, height = self._grab()  # copied once, by the channel reordering
+        return np.frombuffer(data, np.uint8).reshape(height, width, 4)[:, :, 2::-1].copy()
+
+    def _grab(self) -> tuple[Any, int, int]:
+        """mss's own buffer of BGRA pixels (valid until the next grab), width and height."""
         if self._mss is None:
             import mss
 
             self._mss = mss.MSS(display=self.display_name)
         shot = self._mss.grab(self._mss.monitors[1])
         data = shot.raw if hasattr(shot, "raw") else shot.bgra
-        return bytes(data), shot.width, shot.height
-
-    def rgb(self) -> np.ndarray:
-        """The screen as an RGB array (height x width x 3)."""
-        import numpy as np
-
-        data, width, height = self.raw()
-        return np.frombuffer(data, np.uint8).reshape(height, width, 4)[:, :, 2::-1].copy()
-
-    def save_png(self, path: str) -> None:
-        import cv2
-
-        cv2.imwrite(path, self.rgb()[:, :, ::-1])
+        return data, shot.width, shot.height
 
     def close(self) -> None:
         if self._mss is not None:

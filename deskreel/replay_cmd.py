@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
+
+from replayer import DEFAULT_ABORT_KEY
+from replayer.anchoring import DEFAULT_THRESHOLD, DEFAULT_TIMEOUT
+from replayer.replay import ON_MISSING
 
 from .cli import DB_HELP, cli, open_db
 from .errors import EXIT_OK, UserError
@@ -20,11 +25,13 @@ from .errors import EXIT_OK, UserError
 @click.option("--max-idle", type=float, help="cap every pause between steps at S seconds")
 @click.option("--dry-run", is_flag=True, help="print the schedule; send no input")
 @click.option("--no-anchor", is_flag=True, help="use recorded coordinates as they are")
-@click.option("--threshold", type=click.FloatRange(0.5, 1.0), default=0.85, show_default=True,
+@click.option("--threshold", type=click.FloatRange(0.5, 1.0), default=DEFAULT_THRESHOLD,
+              show_default=True,
               help="least match score (normalized correlation) that counts as the target")
-@click.option("--timeout", type=click.FloatRange(0, 3600), default=10.0, show_default=True,
+@click.option("--timeout", type=click.FloatRange(0, 3600), default=DEFAULT_TIMEOUT,
+              show_default=True,
               help="seconds to wait for a target to appear before giving up on it")
-@click.option("--on-missing", type=click.Choice(["abort", "skip", "ask"]), default="abort",
+@click.option("--on-missing", type=click.Choice(ON_MISSING), default=ON_MISSING[0],
               show_default=True, help="when a target is not found: abort the replay (exit 1), "
               "skip the step, or ask (abort without a terminal)")
 @click.option("--verify", is_flag=True,
@@ -42,7 +49,7 @@ from .errors import EXIT_OK, UserError
               help="write JUnit XML: one testcase per step")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
               help="write a static HTML report (and the crops of targets not found) here")
-@click.option("--abort-key", default="ctrl+alt+Escape", show_default=True,
+@click.option("--abort-key", default=DEFAULT_ABORT_KEY, show_default=True,
               help="chord that aborts the replay (exit 130)")
 @click.option("--no-corner-abort", is_flag=True,
               help="do not abort when the pointer is thrown into a screen corner")
@@ -72,13 +79,17 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
     if max_idle is not None and max_idle < 0:
         raise UserError(f"--max-idle must be zero or more seconds, got {max_idle}")
     parse_chord(abort_key)
+    if masks and not verify:
+        raise UserError("--mask only applies with --verify: add --verify or drop --mask")
+    boxes = tuple(parse_box(m) for m in masks)
+    if not dry_run:
+        _check_outputs(junit, report_dir)
     options = ReplayOptions(speed=speed, first=first, last=last, max_idle=max_idle,
                             dry_run=dry_run, anchor=not no_anchor,
                             anchoring=AnchorOptions(threshold=threshold, timeout=timeout),
                             on_missing=on_missing,
                             report_dir=report_dir / "crops" if report_dir else None,
-                            verify=VerifyOptions(tolerance=tolerance,
-                                                 masks=tuple(parse_box(m) for m in masks),
+                            verify=VerifyOptions(tolerance=tolerance, masks=boxes,
                                                  keep_going=keep_going) if verify else None,
                             abort_key=abort_key, corners=not no_corner_abort)
     # results are written through their own connection; the recording is read through
@@ -103,11 +114,42 @@ def _write_outputs(store, recording, run_id: int, steps, junit: Path | None,
 
     run = next(r for r in store.runs(recording.id) if r.id == run_id)
     if junit is not None:
-        write_junit(junit, recording, run, steps, store.step_results(run_id))
+        try:
+            write_junit(junit, recording, run, steps, store.step_results(run_id))
+        except OSError as err:
+            raise UserError(f"cannot write the JUnit XML {junit}: {err.strerror or err}; "
+                            f"the run is stored: 'deskreel report DB --last-run --out DIR "
+                            f"--junit FILE' writes it again") from None
         click.echo(f"deskreel: JUnit XML in {junit}", err=True)
     if report_dir is not None:
-        page = write_report(store, recording, report_dir, run=run)
+        try:
+            page = write_report(store, recording, report_dir, run=run)
+        except OSError as err:
+            raise UserError(f"cannot write the report in {report_dir}: "
+                            f"{err.strerror or err}") from None
         click.echo(f"deskreel: report in {page}", err=True)
+
+
+def _check_outputs(junit: Path | None, report_dir: Path | None) -> None:
+    """Refuse output paths that cannot be written before any input is sent."""
+    if junit is not None:
+        folder = junit.parent
+        if junit.is_dir():
+            raise UserError(f"--junit {junit} is a directory: give a file name")
+        if not folder.is_dir():
+            raise UserError(f"--junit {junit}: the folder {folder} does not exist")
+        if not os.access(folder, os.W_OK | os.X_OK) or \
+                (junit.exists() and not os.access(junit, os.W_OK)):
+            raise UserError(f"--junit {junit}: cannot write there (permission denied)")
+    if report_dir is not None:
+        if report_dir.exists() and not report_dir.is_dir():
+            raise UserError(f"--report {report_dir} exists and is not a directory")
+        existing = next(p for p in (report_dir, *report_dir.parents) if p.exists())
+        if not existing.is_dir():
+            raise UserError(f"--report {report_dir}: {existing} is not a directory")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise UserError(f"--report {report_dir}: cannot write in {existing} "
+                            f"(permission denied)")
 
 
 def parse_box(text: str) -> tuple[int, int, int, int]:

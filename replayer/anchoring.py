@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from deskreel.grab import Grabber
-from deskreel.matching import DISTINCT_MARGIN, Located, decode_png, locate
-from storage import Step
+from deskreel.matching import DISTINCT_MARGIN, Located, decode_png, encode_png, locate
+from deskreel.report.atomic import write_private
+from storage import StorageError, Step
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_THRESHOLD", "DEFAULT_TIMEOUT"]
 
@@ -56,9 +57,10 @@ class Finding:
     def message(self, step: Step, threshold: float) -> str:
         """The one line a person reads when the target was not found."""
         loc = self.located
-        where = f" at {list(loc.best_elsewhere or ())}" if loc.top_left else ""
-        if loc.top_left is not None and loc.point is None:
-            where = f" near top-left {list(loc.top_left)}"
+        where = ""
+        if loc.top_left is not None and step.anchor is not None:  # the best match's target
+            (x, y), (ox, oy) = loc.top_left, step.anchor.offset
+            where = f" at {[x + round(ox * loc.scale), y + round(oy * loc.scale)]}"
         return (f"step {step.step} ({step.action.action}): target not found: best score "
                 f"{loc.score:.3f}{where}, margin {loc.margin:.3f}, threshold {threshold:.2f}; "
                 f"searched {loc.searched or 'nothing'} around {list(self.recorded)} for "
@@ -87,7 +89,11 @@ class Locator:
             return None
         image = self._images.get(step.step)
         if image is None:
-            image = self._images[step.step] = decode_png(anchor.png)
+            try:
+                image = self._images[step.step] = decode_png(anchor.png)
+            except ValueError:
+                raise StorageError(f"step {step.step} ({step.action.action}): its anchor "
+                                   f"image is damaged: run 'deskreel doctor'") from None
         # The recorder checked the crop against its whole screen; a crop that had no
         # look-alike there may be taken at once where it matches exactly near its place.
         unique = anchor.margin is not None and anchor.margin >= DISTINCT_MARGIN
@@ -105,27 +111,34 @@ class Locator:
             self._pause(self.options.retry_every)
 
     def save_crops(self, step: Step, finding: Finding, folder: Path) -> list[Path]:
-        """The anchor and what the best match looked like, for the report."""
-        import cv2
+        """The anchor and what the best match looked like, for the report (files 0600).
 
-        folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        folder.parent.chmod(0o700)
-        folder.mkdir(exist_ok=True, mode=0o700)
-        folder.chmod(0o700)
+        Folders it creates are 0700; an existing one (a person's own) keeps its mode.
+        """
+        anchor = step.anchor
+        assert anchor is not None  # a finding comes from an anchor
+        _make_private_dirs(folder)
         saved = [folder / f"step{step.step:04d}-anchor.png"]
-        saved[0].write_bytes(step.anchor.png if step.anchor else b"")
-        saved[0].chmod(0o600)
+        write_private(saved[0], anchor.png)
         loc = finding.located
-        if loc.top_left is not None and self.last_screen is not None and step.anchor:
+        if loc.top_left is not None and self.last_screen is not None:
             x, y = loc.top_left
-            w = round(step.anchor.box[2] * loc.scale)
-            h = round(step.anchor.box[3] * loc.scale)
+            w = round(anchor.box[2] * loc.scale)
+            h = round(anchor.box[3] * loc.scale)
             crop = self.last_screen[max(y, 0):y + h, max(x, 0):x + w]
-            path = folder / f"step{step.step:04d}-best-match.png"
-            cv2.imwrite(str(path), crop[:, :, ::-1])
-            path.chmod(0o600)
-            saved.append(path)
+            if crop.size:
+                path = folder / f"step{step.step:04d}-best-match.png"
+                write_private(path, encode_png(crop))
+                saved.append(path)
         return saved
 
     def close(self) -> None:
         self.grabber.close()
+
+
+def _make_private_dirs(folder: Path) -> None:
+    """Create `folder` and its missing parents with mode 0700; existing ones are left be."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
+        path.chmod(0o700)  # mkdir's mode goes through the umask

@@ -8,6 +8,7 @@ and every keycode it re-bound is restored before it returns.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted,
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_webp, pixel_hash
 from deskreel.x11 import connect, display_name
-from storage import NotFoundError, Recording, Step, StepResult, Store
+from storage import Recording, StorageError, Step, StepResult, Store
 
 from .anchoring import AnchorOptions, Finding, Locator
 from .ask import ask
@@ -30,7 +31,7 @@ from .xinput import Injector, release_held
 
 __all__ = ["ON_MISSING", "ReplayOptions", "ReplayOutcome", "replay", "select_steps"]
 
-ON_MISSING = ("abort", "skip", "ask")
+ON_MISSING = ("abort", "skip", "ask")  # the first is the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,9 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
             run.steps_through(injector)
     except Interrupted as err:
         run.status, run.message = "aborted", str(err)
+    except BaseException as err:  # a damaged store, a full disk: the run did not pass
+        run.status, run.message = "failed", str(err) or type(err).__name__
+        raise
     finally:
         if injector is not None:
             injector.close()
@@ -183,17 +187,15 @@ class _Run:
         screen = settled_screen(self.frames.grab, settle=verify.settle, cap=verify.settle_cap,
                                 pause=self.switch.pause, clock=self.clock)
         action = step.action
+        shift, scale = self.last_shift  # for a target that was not looked for
+        located = None
         if finding is not None and finding.located.point is not None:
-            target, located, scale = action.target, finding.located.point, \
-                finding.located.scale
-        else:
-            (dx, dy), scale = self.last_shift
-            target, located = (0, 0), (dx, dy)
+            located, scale = finding.located.point, finding.located.scale
         masks = [*verify.masks, *self.masks.get(None, []), *self.masks.get(step.step, [])]
         checks = checks_for(action=action.action, before=self.frames.recorded(step.before_frame),
                             after=self.frames.recorded(step.after_frame), screen=screen,
-                            target=target, located=located, scale=scale, region=action.region,
-                            masks=masks, options=verify)
+                            target=action.target, located=located, scale=scale, shift=shift,
+                            region=action.region, masks=masks, options=verify)
         details = dict(timing, checks=[c.to_json() for c in checks],
                        replay_before=self.frames.save(before),
                        replay_after=self.frames.save(screen))
@@ -209,7 +211,7 @@ class _Run:
     def _recorded_screen(self, step: Step) -> Any:
         try:
             return self.frames.recorded(step.before_frame)
-        except NotFoundError:  # a damaged store: the anchor alone decides, as without frames
+        except StorageError:  # a damaged store: the anchor alone decides, as without frames
             return None
 
     def _find(self, step: Step) -> Finding | None:
@@ -225,20 +227,34 @@ class _Run:
         """No input for this step; then abort (exit 1), skip, or ask the person."""
         threshold = self.options.anchoring.threshold
         message = finding.message(step, threshold)
-        if self.options.report_dir is not None and self.locator is not None:
-            saved = self.locator.save_crops(step, finding, self.options.report_dir)
-            message += f" (crops in {saved[0].parent})"
+        if self.options.report_dir is not None:
+            message += self._crops(step, finding, self.options.report_dir)
         choice = self.options.on_missing
         if choice == "ask":
             self.progress.note(message)
-            choice = ask(f"step {step.step}: target not found. Skip it or abort the replay?",
-                         ["skip", "abort", "retry"], recommended="abort", headless="abort")
+            try:
+                choice = ask(f"step {step.step}: target not found. Skip it or abort the "
+                             f"replay?", ["skip", "abort", "retry"], recommended="abort",
+                             headless="abort", switch=self.switch)
+            except Interrupted:
+                self.results.append(self._result(step, "aborted", self.switch.reason, began,
+                                                 finding, timing))
+                raise
             if choice == "retry":
                 return self._one(step, self.clock())
         status = "skipped" if choice == "skip" else "failed"
         if status == "skipped":
             self.progress.note(message + ": skipped")
         return self._result(step, status, message, began, finding, timing)
+
+    def _crops(self, step: Step, finding: Finding, folder: Path) -> str:
+        """Save the step's crops for the report; the words that say where (or why not)."""
+        assert self.locator is not None  # a finding comes from the locator
+        try:
+            saved = self.locator.save_crops(step, finding, folder)
+        except OSError as err:  # the report is a by-product: the verdict still stands
+            return f" (crops not saved in {folder}: {err.strerror or err})"
+        return f" (crops in {saved[0].parent})"
 
     def _result(self, step: Step, status: str, message: str, began: float,
                 finding: Finding | None, details: dict) -> StepResult:
@@ -255,29 +271,48 @@ class _Run:
 
 
 class _Frames:
-    """Recorded frames (decoded once) and today's screens (grabbed, stored by content)."""
+    """Recorded frames (the last few decoded) and today's screens (grabbed, stored once by
+    content: step N's after-screen is usually step N+1's before-screen)."""
+
+    DECODED = 4  # recorded frames kept decoded (about 6 MB each at 1080p)
 
     def __init__(self, store: Store, writer: Store, display: str):
         self.store, self.writer = store, writer
         self.grabber = Grabber(display)
-        self._decoded: dict[str, Any] = {}
+        self._decoded: OrderedDict[str, Any] = OrderedDict()
+        self._saved: set[str] = set()  # pixel hashes already in `writer`, the frames' keys
 
     def grab(self) -> Any:
         return self.grabber.rgb()
 
     def recorded(self, key: str | None) -> Any:
+        """The pixels of a stored frame; StorageError when it is missing or damaged."""
         if key is None:
             return None
-        if key not in self._decoded:
-            self._decoded[key] = decode_image(self.store.frame(key)[0])
-        return self._decoded[key]
+        if key in self._decoded:
+            self._decoded.move_to_end(key)
+            return self._decoded[key]
+        data, fmt = self.store.frame(key)
+        try:
+            image = decode_image(data)
+        except ValueError:
+            raise StorageError(f"{self.store.label}: frame {key[:12]} ({fmt}) is damaged and "
+                               f"cannot be decoded: run 'deskreel doctor'") from None
+        self._decoded[key] = image
+        if len(self._decoded) > self.DECODED:
+            self._decoded.popitem(last=False)
+        return image
 
     def save(self, rgb: Any) -> str | None:
+        """The key of `rgb` in the results store, encoding it only the first time."""
         if rgb is None:
             return None
-        return self.writer.put_frame(encode_webp(rgb), width=rgb.shape[1],
-                                     height=rgb.shape[0], fmt="webp",
-                                     pixel_hash=pixel_hash(rgb))
+        key = pixel_hash(rgb)
+        if key not in self._saved:
+            key = self.writer.put_frame(encode_webp(rgb), width=rgb.shape[1],
+                                        height=rgb.shape[0], fmt="webp", pixel_hash=key)
+            self._saved.add(key)
+        return key
 
     def close(self) -> None:
         self.grabber.close()

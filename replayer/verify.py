@@ -20,9 +20,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from storage import POINTER_ACTIONS
+
 __all__ = ["Check", "VerifyOptions", "checks_for", "diff_image", "settled_screen"]
 
 Box = tuple[int, int, int, int]
+Point = tuple[int, int]
 Image = np.ndarray
 
 _PAD = 6  # px of context around a changed region
@@ -63,25 +66,26 @@ class Check:
 
 
 def checks_for(*, action: str, before: Image | None, after: Image | None, screen: Image,
-               target: tuple[int, int] | None, located: tuple[int, int] | None,
-               scale: float, region: Box | None, masks: Sequence[Box],
+               target: Point | None, located: Point | None, scale: float,
+               shift: Point = (0, 0), region: Box | None, masks: Sequence[Box],
                options: VerifyOptions) -> list[Check]:
     """Every check of one step; empty when the recording has no frames to compare with.
 
-    `target` (recorded) and `located` (today) map recorded places to today's; a pointer
-    step's target also gets its own check. Steps without a target pass the last known
-    mapping with `target` (0, 0) and `located` the shift.
+    `target` (the step's recorded target, None for a step without one) and `located` (the
+    same place today, None when it was not looked for) map recorded places to today's, and
+    a pointer step's target gets a check of its own. Without `located`, the target is taken
+    to have moved by `shift` (the last one known); without `target`, recorded places map
+    through `shift` and `scale` from the screen's origin.
     """
     if after is None:
         return []
-    mapper = _Mapper(target, located, scale)
-    pointer = action not in ("screenshot", "key", "type", "wait", "cursor_position")
+    mapper = _Mapper(target, located, scale, shift)
     keep = _unmasked(after.shape, masks)
     if action == "screenshot":
         box = region or (0, 0, after.shape[1], after.shape[0])
         return [_checkpoint(after, screen, box, mapper, keep, options)]
     checks = []
-    if target is not None and pointer:
+    if target is not None and action in POINTER_ACTIONS:
         checks.append(_find("target", after, screen, _around(target, after.shape), mapper,
                             keep, options))
     if before is not None and before.shape == after.shape:
@@ -122,16 +126,19 @@ def diff_image(screen: Image, checks: Sequence[Check]) -> Image:
 
 
 class _Mapper:
-    """Recorded coordinates to today's: relative to the target, through shift and scale."""
+    """Recorded coordinates to today's: relative to the target (or else the origin) through
+    the shift and scale."""
 
-    def __init__(self, target: tuple[int, int] | None, located: tuple[int, int] | None,
-                 scale: float):
+    def __init__(self, target: Point | None, located: Point | None, scale: float,
+                 shift: Point = (0, 0)):
+        if target is None:
+            target, located = (0, 0), shift
+        elif located is None:
+            located = (target[0] + shift[0], target[1] + shift[1])
         self.target, self.located, self.scale = target, located, scale
 
     def box(self, box: Box) -> Box:
         x, y, w, h = box
-        if self.target is None or self.located is None:
-            return box
         tx, ty = self.target
         lx, ly = self.located
         s = self.scale

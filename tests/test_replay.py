@@ -1,7 +1,9 @@
 """The replayer on a real Xvfb: record-then-replay equality, every action, typing under two
 layouts, and aborts that leave nothing held."""
 
+import importlib
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -57,7 +59,14 @@ def test_imported_script_with_every_action(sample_app, xvfb, tmp_path):
     assert deskreel("import", script, db).returncode == 0
     done = deskreel("replay", db, env=xvfb.env())
     assert done.returncode == 0, done.stderr
-    assert "pointer at [" in done.stderr or "replay passed" in done.stderr
+    assert done.stderr.splitlines()[-1] == "replay passed"
+    with open_store(db, create=False) as store:
+        [run] = store.runs()
+        actions = {s.step: s.action.action for s in store.steps(run.recording_id)}
+        reports = [r.message for r in store.step_results(run.id)
+                   if actions[r.step] == "cursor_position"]
+    assert reports and all(re.fullmatch(r"pointer at \[\d+, \d+\]", m) for m in reports), \
+        reports
     used = {json.loads(line)["action"] for line in deskreel("export", db).stdout.splitlines()}
     from storage import ACTIONS
 
@@ -151,27 +160,21 @@ def test_abort_by_sigterm_releases_everything(xvfb, tmp_path):
     assert held_state(xvfb.display) == ([], 0)
 
 
-def test_abort_by_chord_releases_everything(xvfb, tmp_path):
-    proc = start_replay(xvfb, long_script(tmp_path, "chord"))
+@pytest.mark.parametrize("name, gesture, said", [
+    ("chord", lambda person: person.press("ctrl+alt+Escape"),
+     "abort key ctrl+alt+Escape pressed"),
+    ("corner", lambda person: person.move_to(0, 0, seconds=0.1),
+     "pointer thrown into the corner"),
+])
+def test_abort_by_person_releases_everything(name, gesture, said, xvfb, tmp_path):
+    proc = start_replay(xvfb, long_script(tmp_path, name))
     person = Person(xvfb.display)
     try:
-        person.press("ctrl+alt+Escape")
+        gesture(person)
     finally:
         person.close()
     assert proc.wait(10) == 130
-    assert "abort key ctrl+alt+Escape pressed" in proc.stderr.read()
-    assert held_state(xvfb.display) == ([], 0)
-
-
-def test_abort_by_pointer_in_corner(xvfb, tmp_path):
-    proc = start_replay(xvfb, long_script(tmp_path, "corner"))
-    person = Person(xvfb.display)
-    try:
-        person.move_to(0, 0, seconds=0.1)
-    finally:
-        person.close()
-    assert proc.wait(10) == 130
-    assert "pointer thrown into the corner" in proc.stderr.read()
+    assert said in proc.stderr.read()
     assert held_state(xvfb.display) == ([], 0)
 
 
@@ -195,3 +198,138 @@ def test_dry_run_needs_no_display(tmp_path):
     done = deskreel("replay", db, "--dry-run", "--speed", "2", env=env)
     assert done.returncode == 0, done.stderr
     assert "would run at" in done.stderr
+
+
+def one_wait_step(tmp_path, name="wait"):
+    """A recording of one harmless step: a wait."""
+    script = tmp_path / f"{name}.json"
+    script.write_text(json.dumps([{"action": "wait", "duration": 0.1}]))
+    db = tmp_path / f"{name}.db"
+    assert deskreel("import", script, db).returncode == 0
+    return db
+
+
+def runs_in(db):
+    with open_store(db, create=False) as store:
+        return store.runs()
+
+
+@pytest.mark.parametrize("option, where", [
+    ("--junit", "nowhere/junit.xml"),
+    ("--report", "a-file/report"),
+])
+def test_unwritable_outputs_are_refused_before_any_input(option, where, xvfb, tmp_path):
+    db = one_wait_step(tmp_path)
+    (tmp_path / "a-file").write_text("not a directory")
+    done = deskreel("replay", db, option, tmp_path / where, env=xvfb.env())
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert option in done.stderr
+    assert runs_in(db) == [], "the replay ran before its outputs were checked"
+
+
+def test_mask_without_verify_is_refused(xvfb, tmp_path):
+    db = one_wait_step(tmp_path)
+    done = deskreel("replay", db, "--mask", "0,0,10,10", env=xvfb.env())
+    assert done.returncode == 2 and "--mask only applies with --verify" in done.stderr
+    assert runs_in(db) == []
+
+
+def test_damaged_frame_fails_the_run_in_one_line(xvfb, tmp_path):
+    import sqlite3
+
+    db = one_wait_step(tmp_path)
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO frames (hash, width, height, format, data) "
+                     "VALUES ('ab' || hex(randomblob(31)), 10, 10, 'webp', x'00ff00')")
+        conn.execute("UPDATE actions SET before_frame = (SELECT hash FROM frames), "
+                     "after_frame = (SELECT hash FROM frames)")
+    done = deskreel("replay", db, "--verify", env=xvfb.env())
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "is damaged" in done.stderr
+    [run] = runs_in(db)
+    assert run.status == "failed"
+
+
+class _Writer:
+    def __init__(self):
+        self.frames = {}
+
+    def put_frame(self, data, *, width, height, fmt, pixel_hash):
+        self.frames[pixel_hash] = self.frames.get(pixel_hash, 0) + 1
+        return pixel_hash
+
+
+class _Reader:
+    label = "rec.db"
+
+    def __init__(self, frames):
+        self.data, self.reads = frames, 0
+
+    def frame(self, key):
+        self.reads += 1
+        return self.data[key], "webp"
+
+
+def test_frames_are_encoded_once_and_decoded_frames_are_bounded(monkeypatch):
+    import numpy as np
+
+    from deskreel.images import encode_webp
+    replay_module = importlib.import_module("replayer.replay")
+    from storage import StorageError
+
+    encoded = []
+    monkeypatch.setattr(replay_module, "encode_webp",
+                        lambda rgb: encoded.append(1) or encode_webp(rgb))
+    screens = [np.full((20, 30, 3), v, np.uint8) for v in range(8)]
+    reader = _Reader({f"k{i}": encode_webp(s) for i, s in enumerate(screens)})
+    reader.data["bad"] = b"\x00not an image"
+    writer = _Writer()
+    frames = replay_module._Frames(reader, writer, ":0")  # grabs nothing: no X needed
+    first = frames.save(screens[0])
+    assert frames.save(screens[0].copy()) == first and frames.save(screens[1]) != first
+    assert len(encoded) == 2 and sum(writer.frames.values()) == 2
+    for i in range(8):
+        assert np.array_equal(frames.recorded(f"k{i}"), screens[i])
+    assert len(frames._decoded) <= frames.DECODED
+    reads = reader.reads
+    frames.recorded("k7")
+    assert reader.reads == reads  # the latest ones stay decoded
+    frames.recorded("k0")
+    assert reader.reads == reads + 1  # the oldest were dropped
+    with pytest.raises(StorageError, match="is damaged"):
+        frames.recorded("bad")
+
+
+def test_ask_wakes_up_on_the_abort_switch():
+    import io
+    import os
+    import threading
+
+    from deskreel.errors import Interrupted
+    from replayer.ask import ask
+    from replayer.safety import AbortSwitch
+
+    class Terminal:
+        def __init__(self, fd):
+            self.fd = fd
+
+        def isatty(self):
+            return True
+
+        def fileno(self):
+            return self.fd
+
+    read, write = os.pipe()
+    switch = AbortSwitch()
+    threading.Timer(0.2, switch.trip, args=("SIGINT",)).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(Interrupted, match="SIGINT"):
+            ask("go on?", ["skip", "abort"], recommended="abort", headless="abort",
+                timeout=30, stdin=Terminal(read), stderr=io.StringIO(),
+                switch=switch)
+    finally:
+        os.close(read)
+        os.close(write)
+    assert time.monotonic() - started < 2

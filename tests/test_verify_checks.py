@@ -66,9 +66,39 @@ def test_nothing_to_compare_without_frames():
     assert run(None, None, screen()) == []
 
 
+def test_pointer_step_not_located_is_checked_around_its_recorded_target():
+    # --no-anchor, or a pointer step without an anchor: no located target, only the last
+    # known shift. The target check must look around the recorded target (90, 60) moved by
+    # that shift, not around the screen's top-left corner.
+    today = screen("OK clicked", shift=(37, 21))
+    checks = checks_for(action="left_click", before=screen(), after=screen("OK clicked"),
+                        screen=today, target=(90, 60), located=None, scale=1.0,
+                        shift=(37, 21), region=None, masks=(), options=VerifyOptions())
+    target = checks[0]
+    assert target.kind == "target" and target.passed
+    x, y, w, h = target.box
+    assert x < 90 < x + w and y < 60 < y + h, target.box
+    assert target.found_at[:2] == (x + 37, y + 21)
+
+
+def test_step_without_target_gets_no_target_check_and_maps_through_the_shift():
+    checks = checks_for(action="key", before=screen(), after=screen("OK clicked"),
+                        screen=screen("OK clicked", shift=(37, 21)), target=None,
+                        located=None, scale=1.0, shift=(37, 21), region=None, masks=(),
+                        options=VerifyOptions())
+    assert checks and all(c.kind == "effect" and c.passed for c in checks)
+    assert all(c.found_at[:2] == (c.box[0] + 37, c.box[1] + 21) for c in checks)
+
+
 def test_settled_screen_waits_for_stillness():
     frames = iter([screen("a"), screen("b"), screen("c")] + [screen("d")] * 100)
-    clock = iter(i * 0.05 for i in range(10_000))
-    result = settled_screen(lambda: next(frames), settle=0.3, cap=3.0, pause=lambda s: None,
-                            clock=lambda: next(clock))
+    now = [0.0]
+
+    def pause(seconds):
+        now[0] += seconds
+
+    result = settled_screen(lambda: next(frames), settle=0.3, cap=3.0, pause=pause,
+                            clock=lambda: now[0])
     assert np.array_equal(result, screen("d"))
+    # still from the 4th grab (0.15 s) on: back after settle (0.3 s), long before the cap
+    assert 0.3 <= now[0] < 0.6, now[0]
