@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from deskreel.grab import Grabber  # noqa: E402
-from deskreel.matching import choose_anchor, decode_png, encode_png  # noqa: E402
+from deskreel.images import decode_image, encode_png  # noqa: E402
+from deskreel.matching import choose_anchor  # noqa: E402
 from deskreel.xvfb import VirtualDisplay  # noqa: E402
 
 DEFAULT_OUT = Path("/tmp/deskreel-corpus")
@@ -256,9 +257,9 @@ def load(folder: Path) -> tuple[dict[str, Any], dict[str, Any], dict[int, Any]]:
     if manifest.get("version") != VERSION:
         raise ValueError(f"corpus {folder} is version {manifest.get('version')}, this script "
                          f"reads {VERSION}: rebuild it with --build")
-    screens = {name: decode_png((folder / s["png"]).read_bytes())
+    screens = {name: decode_image((folder / s["png"]).read_bytes())
                for name, s in manifest["screens"].items()}
-    anchors = {a["id"]: decode_png((folder / a["png"]).read_bytes())
+    anchors = {a["id"]: decode_image((folder / a["png"]).read_bytes())
                for a in manifest["anchors"]}
     return manifest, screens, anchors
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["decode_image", "encode_webp", "pixel_hash"]
+__all__ = ["decode_image", "encode_png", "encode_webp", "pixel_hash"]
 
 
 def encode_webp(rgb: np.ndarray) -> bytes:
@@ -21,8 +21,18 @@ def encode_webp(rgb: np.ndarray) -> bytes:
     return data.tobytes()
 
 
+def encode_png(rgb: np.ndarray) -> bytes:
+    """Lossless PNG bytes of an RGB (or grayscale) image: anchors and exported frames."""
+    import cv2
+
+    ok, data = cv2.imencode(".png", rgb[:, :, ::-1] if rgb.ndim == 3 else rgb)
+    if not ok:
+        raise ValueError(f"cannot encode a {rgb.shape} {rgb.dtype} array as PNG")
+    return data.tobytes()
+
+
 def decode_image(data: bytes) -> np.ndarray:
-    """An RGB array from stored WebP or PNG bytes."""
+    """An RGB array from stored WebP or PNG bytes; ValueError when they are not an image."""
     import cv2
     import numpy as np
 

@@ -17,8 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "choose_anchor", "decode_png",
-           "encode_png", "locate"]
+__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "choose_anchor", "locate"]
 
 Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
@@ -219,27 +218,6 @@ def locate(
                       f"runner-up {_add((runner.x, runner.y), shift)}")
     return _located(started, best, runner, scale, shift, stages + ["colour"] * by_colour,
                     found, reason)
-
-
-def encode_png(crop: Image) -> bytes:
-    """Lossless PNG bytes of an RGB (or grayscale) crop."""
-    import cv2
-
-    pixels = cv2.cvtColor(crop, cv2.COLOR_RGB2BGR) if crop.ndim == 3 else crop
-    ok, data = cv2.imencode(".png", pixels)
-    if not ok:
-        raise ValueError(f"cannot encode a {crop.shape} {crop.dtype} array as PNG")
-    return data.tobytes()
-
-
-def decode_png(data: bytes) -> Image:
-    """The RGB pixels (H x W x 3, uint8) of PNG bytes."""
-    import cv2
-
-    pixels = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if pixels is None:
-        raise ValueError("not a PNG image (or a damaged one)")
-    return cv2.cvtColor(pixels, cv2.COLOR_BGR2RGB)
 
 
 def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,

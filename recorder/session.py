@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deskreel.errors import UserError
-from deskreel.images import encode_webp, pixel_hash
+from deskreel.images import encode_png, encode_webp, pixel_hash
 from deskreel.x11 import display_name
 from storage import Anchor, RawEvent, Step, Store
 from storage.vocabulary import Action
@@ -382,7 +382,7 @@ class Recorder:
 
 
 def _anchor(frame: Frame, target: tuple[int, int]) -> Anchor | None:
-    from deskreel.matching import choose_anchor, encode_png
+    from deskreel.matching import choose_anchor
 
     pixels = frame.pixels()
     x, y = target

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from deskreel.grab import Grabber
-from deskreel.matching import DISTINCT_MARGIN, Located, decode_png, encode_png, locate
+from deskreel.images import decode_image, encode_png
+from deskreel.matching import DISTINCT_MARGIN, Located, locate
 from deskreel.report.atomic import write_private
 from storage import StorageError, Step
 
@@ -90,7 +91,7 @@ class Locator:
         image = self._images.get(step.step)
         if image is None:
             try:
-                image = self._images[step.step] = decode_png(anchor.png)
+                image = self._images[step.step] = decode_image(anchor.png)
             except ValueError:
                 raise StorageError(f"step {step.step} ({step.action.action}): its anchor "
                                    f"image is damaged: run 'deskreel doctor'") from None

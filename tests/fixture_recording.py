@@ -7,7 +7,6 @@ and frame k + 1 after it, so consecutive steps share frames as in a real recordi
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from deskreel.images import encode_png, encode_webp, pixel_hash
 from storage import Action, Anchor, RawEvent, Step, Store, open_store
 
 SCREEN = (320, 200)
@@ -130,10 +130,8 @@ def _anchor(action: Action) -> Anchor | None:
         return None
     x, y = action.target
     left, top = max(0, x - 16), max(0, y - 16)
-    crop = draw(0)[top:top + 32, left:left + 32]
-    ok, png = cv2.imencode(".png", crop)
-    assert ok
-    return Anchor(png=png.tobytes(), box=(left, top, crop.shape[1], crop.shape[0]),
+    crop = draw(0)[top:top + 32, left:left + 32, ::-1]  # draw() paints BGR
+    return Anchor(png=encode_png(crop), box=(left, top, crop.shape[1], crop.shape[0]),
                   offset=(x - left, y - top), score=1.0, margin=0.3)
 
 
@@ -149,9 +147,6 @@ def _with_frames(step: Step, frames: list[str]) -> Step:
 
 
 def _put_frame(store: Store, index: int) -> str:
-    bgr = draw(index)
-    ok, webp = cv2.imencode(".webp", bgr, [cv2.IMWRITE_WEBP_QUALITY, 101])  # lossless
-    assert ok
-    rgb = np.ascontiguousarray(bgr[:, :, ::-1])
-    return store.put_frame(webp.tobytes(), width=SCREEN[0], height=SCREEN[1], fmt="webp",
-                           pixel_hash=hashlib.sha256(rgb.tobytes()).hexdigest())
+    rgb = np.ascontiguousarray(draw(index)[:, :, ::-1])  # draw() paints BGR
+    return store.put_frame(encode_webp(rgb), width=SCREEN[0], height=SCREEN[1], fmt="webp",
+                           pixel_hash=pixel_hash(rgb))

@@ -149,7 +149,8 @@ def test_no_anchor_replays_raw_coordinates(launch_app, run_deskreel, xvfb, tmp_p
 def _missed_step_and_finding():
     import numpy as np
 
-    from deskreel.matching import Located, encode_png
+    from deskreel.images import encode_png
+    from deskreel.matching import Located
     from replayer.anchoring import Finding
     from storage import Action, Anchor, Step
 
@@ -173,7 +174,7 @@ def test_missing_target_message_says_where_the_best_match_was():
 def test_crops_are_private_and_an_existing_report_folder_keeps_its_mode(tmp_path):
     import numpy as np
 
-    from deskreel.matching import decode_png
+    from deskreel.images import decode_image
     from replayer.anchoring import Locator
 
     step, finding = _missed_step_and_finding()
@@ -189,7 +190,7 @@ def test_crops_are_private_and_an_existing_report_folder_keeps_its_mode(tmp_path
     assert [p.name for p in saved] == ["step0003-anchor.png", "step0003-best-match.png"]
     assert all((p.stat().st_mode & 0o777) == 0o600 for p in saved)
     assert saved[0].read_bytes() == step.anchor.png
-    assert decode_png(saved[1].read_bytes()).shape == (10, 20, 3)
+    assert decode_image(saved[1].read_bytes()).shape == (10, 20, 3)
     fresh = tmp_path / "new" / "report" / "crops"
     locator.save_crops(step, finding, fresh)
     assert all((p.stat().st_mode & 0o777) == 0o700 for p in (fresh, fresh.parent))

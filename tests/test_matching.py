@@ -11,12 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
+from deskreel.images import decode_image, encode_png
 from deskreel.matching import (
     AnchorChoice,
     Located,
     choose_anchor,
-    decode_png,
-    encode_png,
     locate,
 )
 from deskreel.xvfb import VirtualDisplay
@@ -317,12 +316,12 @@ def test_png_round_trip_is_lossless() -> None:
     crop = np.random.default_rng(7).integers(0, 256, (37, 53, 3), dtype=np.uint8)
 
     data = encode_png(crop)
-    back = decode_png(data)
+    back = decode_image(data)
 
     assert data.startswith(b"\x89PNG") and back.dtype == np.uint8
     assert np.array_equal(back, crop)
     with pytest.raises(ValueError):
-        decode_png(b"not a png")
+        decode_image(b"not a png")
 
 
 def test_importing_matching_does_not_load_opencv() -> None:
