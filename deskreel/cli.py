@@ -6,11 +6,12 @@ Errors a user can hit end in one line on stderr and a documented exit code (see
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 
 import click
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from storage import (ActionError, KeyNameError, ScriptError, StorageError, Store, open_store,
                      parse_script)
@@ -45,10 +46,34 @@ def run(argv: list[str] | None = None) -> int:
         click.echo(f"deskreel: {err}", err=True)
         return getattr(err, "exit_code", EXIT_USAGE)
     except SQLAlchemyError as err:  # a database that broke after it opened
-        reason = str(getattr(err, "orig", None) or err).splitlines()[0]
-        click.echo(f"deskreel: database error: {reason}: run 'deskreel doctor' on it", err=True)
+        click.echo(f"deskreel: {database_failure(err)}", err=True)
         return EXIT_USAGE
     return code if isinstance(code, int) else EXIT_OK
+
+
+def database_failure(err: SQLAlchemyError) -> str:
+    """One line for a database error after opening, with the advice that fits its cause."""
+    orig = getattr(err, "orig", None) if isinstance(err, DBAPIError) else None
+    reason = " ".join(str(orig or err).split()) or type(err).__name__
+    if isinstance(orig, sqlite3.Error):
+        if "locked" in reason or "busy" in reason:
+            return (f"database error: {reason}: another program is writing to the file; "
+                    f"try again when it is done")
+        if "readonly" in reason:
+            return (f"database error: {reason}: this store was opened read-only, or the file "
+                    f"or its directory is not writable: check their permissions")
+        if isinstance(orig, sqlite3.DatabaseError) and not isinstance(
+                orig, (sqlite3.IntegrityError, sqlite3.ProgrammingError,
+                       sqlite3.InterfaceError)):
+            return f"database error: {reason}: run 'deskreel doctor' on the file"
+        return f"database error: {reason}"
+    if isinstance(err, DBAPIError) and (err.connection_invalidated or isinstance(
+            orig, (ConnectionError, OSError)) or type(orig).__name__ in (
+            "OperationalError", "InterfaceError")):
+        return (f"database error: {reason}: the connection to the database failed; "
+                f"nothing of the interrupted transaction was stored: check the server and "
+                f"run the command again")
+    return f"database error: {reason}"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -16,13 +16,14 @@ from .errors import EXIT_FAILED, EXIT_OK, UserError
 def doctor(db: str, repair: bool) -> int:
     """Check a database: integrity, schema version, orphaned frames and anchors, and
     recordings whose last events never became steps. Exit 0 when healthy, 1 when not."""
-    from storage.health import examine, remove_orphans
+    from recorder.reduce import reduce_events
+    from storage.health import examine, recover_tail, remove_orphans
 
     with open_db(db) as store:
         health = examine(store)
         if repair and health.integrity == "ok":
             for tail in health.tails:
-                added = recover_tail(store, tail.recording_id, tail.first_seq)
+                added = recover_tail(store, tail, reduce=reduce_events)
                 click.echo(f"recording {tail.recording_id} {tail.name!r}: {added} steps "
                            f"recovered from its raw events", err=True)
             frames, anchors = remove_orphans(store, health)
@@ -32,31 +33,17 @@ def doctor(db: str, repair: bool) -> int:
             health = examine(store)
     problems = health.problems
     summary = (f"schema {health.schema_version}, {health.recordings} recordings, "
-               f"{health.frames} frames")
+               f"{health.frames} frames" if health.integrity == "ok" else
+               "not read further: restore a backup, or try the sqlite3 shell's .recover")
     if not problems:
         click.echo(f"{store.label}: healthy ({summary})")
         return EXIT_OK
     for problem in problems:
         click.echo(f"  - {problem}")
-    hint = "" if repair else "; 'deskreel doctor --repair' fixes what it can"
+    hint = ("" if repair or health.integrity != "ok"
+            else "; 'deskreel doctor --repair' fixes what it can")
     click.echo(f"{store.label}: {len(problems)} problem(s) ({summary}){hint}")
     return EXIT_FAILED
-
-
-def recover_tail(store, recording_id: int, first_seq: int) -> int:
-    """Reduce the raw events from `first_seq` on into steps appended to the recording."""
-    from recorder.reduce import reduce_events
-    from storage import Step
-
-    events = store.events(recording_id)[first_seq:]
-    steps = store.steps(recording_id)
-    number = steps[-1].step if steps else 0
-    reduced = reduce_events(events)
-    store.add_steps(recording_id, [
-        Step(step=number + i, action=r.action, t_start=r.t_start, t_end=r.t_end,
-             events=(first_seq + r.first, first_seq + r.last) if r.first >= 0 else None)
-        for i, r in enumerate(reduced, start=1)])
-    return len(reduced)
 
 
 @cli.command("redact")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import click
-from sqlalchemy.exc import DBAPIError
 
 from storage import Copied, Store, copy_recording, open_store
 
@@ -33,7 +32,7 @@ def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
     if refs and every:
         raise UserError("give -r or --all, not both")
     with open_db(db) as source, open_store(url) as target:
-        chosen: list[str | int | None] = ([r.id for r in source.recordings()] if every
+        chosen: list[str | int | None] = (source.recording_ids() if every
                                           else list(refs) or [None])
         if not chosen:
             click.echo(f"{source.label} holds no recordings to push", err=True)
@@ -56,15 +55,8 @@ def _copy_all(source: Store, target: Store, refs: list[str | int | None], *, ver
     """Copy each recording in its own transaction; one line per recording, then a total."""
     started = time.monotonic()
     done: list[Copied] = []
-    for ref in refs:
-        try:
-            copied = copy_recording(source, target, ref)
-        except DBAPIError as err:
-            reason = " ".join(str(err.orig or err).split())
-            before = f"; the {len(done)} before it are there" if done else ""
-            raise UserError(f"copying recording {ref if ref is not None else '(latest)'} to "
-                            f"{target.label} failed ({reason}): nothing of it was stored"
-                            f"{before}; run the command again") from None
+    for ref in refs:  # a database error ends the command (see cli.run); those done stay done
+        copied = copy_recording(source, target, ref)
         done.append(copied)
         click.echo(_line(copied, verb, source, target), err=True)
     if len(done) > 1:

@@ -1,9 +1,10 @@
 """Edits to one recording, each in one transaction: drop, disable, enable, insert, trim,
 rename, and all of them on a copy.
 
-Steps are renumbered 1..n in order; each keeps its frames, anchor and raw-event range.
-Dropping or trimming a step also deletes the raw events that only it came from, so that
-`deskreel reduce` cannot bring it back. Frames are shared by content and are not copied.
+Steps are renumbered 1..n in order; each keeps its frames, anchor, masks and raw-event
+range. Dropping or trimming a step also deletes the raw events that only it came from, so
+that `deskreel reduce` cannot bring it back, its masks, and the frames nothing else uses.
+Frames are shared by content and are not copied.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sqlalchemy import Connection, case, literal, select
 from sqlalchemy.exc import IntegrityError
 
 from . import schema as s
-from .store import StorageError, Store, new_uid
+from .store import StorageError, Store, chunks, delete_unused_frames, new_uid
 from .vocabulary import Action
 
 __all__ = ["EditError", "EditSummary", "RecordingEdit", "edit_recording"]
@@ -85,6 +86,7 @@ class _Plan:
     rows: list[Row]  # the new action rows, renumbered
     dropped: list[Row]  # the old rows that go
     kept: list[Row]  # the old rows that stay (with their event ranges)
+    renumbered: dict[int, int]  # old step number to new, for the steps that stay
     inserted: int
     disabled: int
     enabled: int
@@ -103,6 +105,7 @@ def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
     for after, action in edit.insert_after:
         inserts.setdefault(after, []).append(action)
     new, dropped, kept = [_new_row(a, 0.0) for a in inserts.get(0, [])], [], []
+    moved: list[tuple[int, Row]] = []
     for row in rows:
         n, t = row["step"], row["t_start"]
         if n in edit.drop or (start is not None and t < start) or (end is not None and t > end):
@@ -111,6 +114,7 @@ def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
             disabled = (bool(row["disabled"]) or n in edit.disable) and n not in edit.enable
             new.append({**row, "disabled": disabled})
             kept.append(row)
+            moved.append((n, new[-1]))
         new += [_new_row(a, row["t_end"]) for a in inserts.get(n, [])]
     if not new:
         raise EditError(f"the edit would leave {what} without steps: drop or trim less")
@@ -119,7 +123,8 @@ def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
         row.update(step=number, t_start=max(0.0, row["t_start"] - shift),
                    t_end=max(0.0, row["t_end"] - shift))
     return _Plan(
-        rows=new, dropped=dropped, kept=kept, inserted=len(edit.insert_after),
+        rows=new, dropped=dropped, kept=kept, renumbered={n: r["step"] for n, r in moved},
+        inserted=len(edit.insert_after),
         disabled=sum(1 for r in kept if r["step"] in edit.disable and not r["disabled"]),
         enabled=sum(1 for r in kept if r["step"] in edit.enable and r["disabled"]),
         shift=shift, events_before=shift if start is not None else None, events_after=end)
@@ -163,10 +168,25 @@ def _default(column: Any) -> Any:
 def _apply(conn: Connection, recording_id: int, plan: _Plan) -> None:
     conn.execute(s.actions.delete().where(s.actions.c.recording_id == recording_id))
     gone = [r["anchor_id"] for r in plan.dropped if r["anchor_id"] is not None]
-    for chunk in _chunks(gone):
+    for chunk in chunks(gone):
         conn.execute(s.anchors.delete().where(s.anchors.c.id.in_(chunk)))
     conn.execute(s.actions.insert(), [{**r, "recording_id": recording_id} for r in plan.rows])
+    _edit_masks(conn, recording_id, plan.renumbered)
     _edit_events(conn, recording_id, plan)
+    delete_unused_frames(conn, {r[k] for r in plan.dropped for k in ("before_frame", "after_frame")
+                                if r[k] is not None})
+
+
+def _edit_masks(conn: Connection, recording_id: int, renumbered: dict[int, int]) -> None:
+    """A step's masks follow it to its new number; those of steps that went, go."""
+    m = s.masks.c
+    rows = conn.execute(select(m.id, m.step).where(m.recording_id == recording_id,
+                                                   m.step.is_not(None))).all()
+    for chunk in chunks([id_ for id_, step in rows if step not in renumbered]):
+        conn.execute(s.masks.delete().where(m.id.in_(chunk)))
+    for id_, step in rows:  # by id: a mask moved to step 2 must not move again with step 2
+        if step in renumbered and renumbered[step] != step:
+            conn.execute(s.masks.update().where(m.id == id_).values(step=renumbered[step]))
 
 
 def _edit_events(conn: Connection, recording_id: int, plan: _Plan) -> None:
@@ -181,7 +201,7 @@ def _edit_events(conn: Connection, recording_id: int, plan: _Plan) -> None:
         if (seq in dropped or (plan.events_before is not None and t < plan.events_before)
                 or (plan.events_after is not None and t > plan.events_after)):
             gone.append(seq)
-    for chunk in _chunks(gone):
+    for chunk in chunks(gone):
         conn.execute(s.events.delete().where(e.recording_id == recording_id, e.seq.in_(chunk)))
     if plan.shift:
         conn.execute(s.events.update().where(e.recording_id == recording_id).values(
@@ -197,7 +217,7 @@ def _seqs(rows: Iterable[Row]) -> set[int]:
 
 
 def _copy(conn: Connection, source: int, name: str) -> int:
-    """A new recording with the source's header, raw events, anchors and steps."""
+    """A new recording with the source's header, raw events, anchors, steps and masks."""
     r = s.recordings
     row = dict(conn.execute(select(r).where(r.c.id == source)).mappings().one())
     extra = json.loads(row.pop("extra") or "{}")
@@ -219,9 +239,9 @@ def _copy(conn: Connection, source: int, name: str) -> int:
              for row in _rows(conn, source)]
     if steps:
         conn.execute(s.actions.insert(), steps)
+    columns = [c for c in s.masks.c if c.name not in ("id", "recording_id")]
+    conn.execute(s.masks.insert().from_select(
+        ["recording_id", *(c.name for c in columns)],
+        select(literal(new), *columns).where(s.masks.c.recording_id == source)
+        .order_by(s.masks.c.id)))
     return new
-
-
-def _chunks(items: list[int], size: int = 500) -> Iterable[list[int]]:
-    for i in range(0, len(items), size):
-        yield items[i:i + size]

@@ -8,15 +8,18 @@ last raw events never became steps (a recorder killed before it could reduce the
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select, text
+from sqlalchemy.exc import DatabaseError
 
 from . import schema as s
-from .store import Store
+from .store import Store, chunks, delete_unused_frames, numbered_events, result_frames
+from .values import RawEvent, Step
 
-__all__ = ["Health", "Tail", "examine", "remove_orphans"]
+__all__ = ["Health", "Tail", "examine", "recover_tail", "remove_orphans"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +64,21 @@ class Health:
 
 
 def examine(store: Store) -> Health:
-    """Everything `doctor` reports, read in one pass."""
-    health = Health(schema_version=store.schema_version())
+    """Everything `doctor` reports, read in one pass; a file that fails SQLite's integrity
+    check is reported as such and not read further (reading it could fail anywhere)."""
+    health = Health()
     with store.engine.connect() as conn:
         if store.engine.dialect.name == "sqlite":
-            rows = conn.execute(text("PRAGMA quick_check")).scalars().all()
-            health.integrity = "ok" if rows == ["ok"] else "; ".join(rows[:3])
+            try:
+                rows = conn.execute(text("PRAGMA quick_check")).scalars().all()
+            except DatabaseError as err:  # SQLite gives up on a badly damaged file
+                rows = [str(err.orig or err).splitlines()[0]]
+                if "locked" in rows[0] or "busy" in rows[0]:
+                    raise  # another writer, not damage
+            if rows != ["ok"]:
+                health.integrity = "; ".join(" ".join(str(row).split()) for row in rows[:3])
+                return health
+        health.schema_version = store.schema_version()
         health.recordings = conn.scalar(select(func.count()).select_from(s.recordings))
         frames = set(conn.scalars(select(s.frames.c.hash)))
         health.frames = len(frames)
@@ -81,9 +93,7 @@ def examine(store: Store) -> Health:
                 if key not in frames:
                     health.missing_frames.append((rec, step, key))
         for (details,) in conn.execute(select(s.step_results.c.details)):
-            data = json.loads(details or "{}")
-            used.update(data[k] for k in ("replay_before", "replay_after", "diff")
-                        if isinstance(data.get(k), str))
+            used |= result_frames(json.loads(details or "{}"))
         health.orphan_frames = sorted(frames - used)
         anchored = select(a.anchor_id).where(a.anchor_id.is_not(None))
         health.orphan_anchors = list(conn.scalars(
@@ -94,12 +104,39 @@ def examine(store: Store) -> Health:
 
 def remove_orphans(store: Store, health: Health) -> tuple[int, int]:
     """Delete the frames and anchors nothing refers to; returns how many of each."""
+    an = s.anchors.c
+    anchors = 0
     with store.engine.begin() as conn:
-        if health.orphan_frames:
-            conn.execute(s.frames.delete().where(s.frames.c.hash.in_(health.orphan_frames)))
-        if health.orphan_anchors:
-            conn.execute(s.anchors.delete().where(s.anchors.c.id.in_(health.orphan_anchors)))
-    return len(health.orphan_frames), len(health.orphan_anchors)
+        # checked again as they go: a recorder may have started to use one since `examine`
+        frames = delete_unused_frames(conn, health.orphan_frames)
+        anchored = select(s.actions.c.anchor_id).where(s.actions.c.anchor_id.is_not(None))
+        for chunk in chunks(health.orphan_anchors):
+            anchors += conn.execute(s.anchors.delete().where(
+                an.id.in_(chunk), an.id.not_in(anchored))).rowcount
+    return frames, anchors
+
+
+Reduce = Callable[[Sequence[RawEvent]], Sequence[Any]]
+
+
+def recover_tail(store: Store, tail: Tail, *, reduce: Reduce) -> int:
+    """Reduce a tail's raw events into steps appended to its recording; how many.
+
+    `reduce` is the recorder's reducer (storage does not import the recorder): it returns
+    actions with `action`, `t_start`, `t_end`, and `first`/`last` indices into the events.
+    """
+    a = s.actions.c
+    with store.engine.connect() as conn:
+        numbered = numbered_events(conn, tail.recording_id, since_seq=tail.first_seq)
+        last = conn.scalar(select(func.max(a.step)).where(a.recording_id == tail.recording_id))
+    seqs = [seq for seq, _ in numbered]
+    reduced = reduce([event for _, event in numbered])
+    number = last or 0
+    store.add_steps(tail.recording_id, [
+        Step(step=number + i, action=r.action, t_start=r.t_start, t_end=r.t_end,
+             events=(seqs[r.first], seqs[r.last]) if r.first >= 0 else None)
+        for i, r in enumerate(reduced, start=1)])
+    return len(reduced)
 
 
 def _tails(conn: Any) -> list[Tail]:

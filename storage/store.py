@@ -12,13 +12,13 @@ import json
 import os
 import socket
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 from typing import Any
 
-from sqlalchemy import Engine, case, create_engine, event, func, inspect, select
+from sqlalchemy import Engine, case, create_engine, event, func, inspect, or_, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 
@@ -27,6 +27,9 @@ from .values import Anchor, RawEvent, Recording, Run, Step, StepResult
 from .vocabulary import Action
 
 __all__ = ["Store", "StorageError", "NotFoundError", "open_store"]
+
+# The step-result details that name frames (a replay's screens and its diff image).
+RESULT_FRAME_KEYS = ("replay_before", "replay_after", "diff")
 
 _MIGRATIONS = Path(__file__).with_name("migrations")
 _SCHEMA_LOCK = 0x6465736B7265656C  # "deskreel": the advisory lock around schema set-up
@@ -156,9 +159,22 @@ class Store:
                                     f"{known}): see 'deskreel list {self.label}'")
             return self._recording(conn, row)
 
+    def recording_ids(self) -> list[int]:
+        """Every recording's id, oldest first (without the sizes `recordings` adds up)."""
+        with self.engine.connect() as conn:
+            return list(conn.scalars(select(s.recordings.c.id).order_by(s.recordings.c.id)))
+
     def delete_recording(self, recording_id: int) -> None:
+        """Delete a recording with everything it owns, and the frames only it used."""
+        a, sr = s.actions.c, s.step_results.c
         with self.engine.begin() as conn:
+            keys = set(recording_frames(conn, recording_id))
+            runs = select(s.runs.c.id).where(s.runs.c.recording_id == recording_id)
+            for (details,) in conn.execute(select(sr.details).where(sr.run_id.in_(runs))):
+                keys |= result_frames(json.loads(details or "{}"))
+            conn.execute(s.actions.delete().where(a.recording_id == recording_id))
             conn.execute(s.recordings.delete().where(s.recordings.c.id == recording_id))
+            delete_unused_frames(conn, keys)
 
     def ensure_uid(self, recording_id: int) -> str:
         """The recording's uid, given one now if it has none (rows from before schema 3)."""
@@ -184,13 +200,11 @@ class Store:
         with self.engine.begin() as conn:
             insert_rows(conn, s.events, rows)
 
-    def events(self, recording_id: int) -> list[RawEvent]:
-        e = s.events.c
+    def events(self, recording_id: int, *, since_seq: int | None = None) -> list[RawEvent]:
+        """A recording's raw events in order; from sequence number `since_seq` on if given."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(e.t, e.kind, e.x, e.y, e.button, e.keycode, e.keysym,
-                                       e.char).where(e.recording_id == recording_id)
-                                .order_by(e.seq)).all()
-        return [RawEvent(*row) for row in rows]
+            return [event for _, event in numbered_events(conn, recording_id,
+                                                          since_seq=since_seq)]
 
     # -- frames -----------------------------------------------------------------------
 
@@ -416,8 +430,7 @@ def _open_url(text: str) -> Store:
     except (ArgumentError, ValueError):
         raise StorageError("the database URL cannot be parsed (is the port a number?): write "
                            "it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE") from None
-    if url.drivername in ("postgresql", "postgres"):
-        url = url.set(drivername="postgresql+psycopg")
+    url = driver_url(url)
     if url.get_backend_name() not in ("postgresql", "sqlite"):
         raise StorageError(f"{label}: deskreel stores recordings in SQLite files and in "
                            f"PostgreSQL; write postgresql://USER@HOST:PORT/DATABASE")
@@ -483,10 +496,67 @@ def connect_failure(url: URL, err: DBAPIError) -> str:
 
 
 def utc(value: datetime | None) -> datetime | None:
-    """A server's time with time zone, in UTC (SQLite gives naive UTC times: kept as they are)."""
-    if value is None or value.tzinfo is None:
-        return value
-    return value.astimezone(UTC)
+    """A stored time, aware and in UTC: SQLite hands back naive UTC, a server its own zone."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def driver_url(url: URL) -> URL:
+    """`postgresql://` and `postgres://` URLs with the psycopg 3 driver; others as given."""
+    if url.drivername in ("postgresql", "postgres"):
+        return url.set(drivername="postgresql+psycopg")
+    return url
+
+
+def numbered_events(conn: Any, recording_id: int, *, since_seq: int | None = None
+                    ) -> list[tuple[int, RawEvent]]:
+    """(sequence number, event) pairs in order; numbers have gaps where an edit deleted some."""
+    e = s.events.c
+    query = (select(e.seq, e.t, e.kind, e.x, e.y, e.button, e.keycode, e.keysym, e.char)
+             .where(e.recording_id == recording_id).order_by(e.seq))
+    if since_seq is not None:
+        query = query.where(e.seq >= since_seq)
+    return [(seq, RawEvent(*rest)) for seq, *rest in conn.execute(query)]
+
+
+def recording_frames(conn: Any, recording_id: int) -> set[str]:
+    """The frames a recording's steps use."""
+    a = s.actions.c
+    keys: set[str] = set()
+    for before, after in conn.execute(select(a.before_frame, a.after_frame)
+                                      .where(a.recording_id == recording_id)):
+        keys.update(k for k in (before, after) if k is not None)
+    return keys
+
+
+def result_frames(details: dict[str, Any]) -> set[str]:
+    """The frames a step result's details name."""
+    return {details[k] for k in RESULT_FRAME_KEYS if isinstance(details.get(k), str)}
+
+
+def delete_unused_frames(conn: Any, keys: Iterable[str]) -> int:
+    """Delete those of these frames that no step and no step result uses; how many went."""
+    a, sr, f = s.actions.c, s.step_results.c, s.frames.c
+    gone = 0
+    for chunk in chunks(sorted(set(keys))):
+        used = set(conn.scalars(select(a.before_frame).where(a.before_frame.in_(chunk))))
+        used |= set(conn.scalars(select(a.after_frame).where(a.after_frame.in_(chunk))))
+        left = [k for k in chunk if k not in used]
+        if left:  # a hash is 64 hex digits: a substring match finds the details naming it
+            named = or_(*(sr.details.contains(k, autoescape=True) for k in left))
+            for (details,) in conn.execute(select(sr.details).where(named)):
+                used |= result_frames(json.loads(details or "{}"))
+            left = [k for k in left if k not in used]
+        if left:
+            gone += conn.execute(s.frames.delete().where(f.hash.in_(left))).rowcount
+    return gone
+
+
+def chunks(items: Sequence[Any], size: int = 500) -> Iterator[list[Any]]:
+    """Slices of `items` short enough for one IN (...): SQLite caps the bound values."""
+    for i in range(0, len(items), size):
+        yield list(items[i:i + size])
 
 
 def _prepare_file(path: Path, *, create: bool) -> None:

@@ -10,16 +10,16 @@ are sent.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, select
 from sqlalchemy.exc import IntegrityError
 
 from . import schema as s
-from .store import Store, free_name, insert_ignore, insert_rows
+from .store import (Store, chunks, free_name, insert_ignore, insert_rows, recording_frames,
+                    result_frames, utc)
 
 __all__ = ["Copied", "copy_recording"]
 
@@ -75,7 +75,7 @@ def _copy(src: Connection, dst: Connection, source_id: int, uid: str) -> Copied:
         return Copied(uid, source_id, name, held.id, held.name, copied=False)
     taken = dst.scalar(select(r.id).where(r.name == name)) is not None
     header.update(name=free_name(dst, name) if taken else name, uid=uid,
-                  created=_utc(header["created"]))
+                  created=utc(header["created"]))
     header.pop("id")
     new_id = dst.execute(s.recordings.insert().values(**header)).inserted_primary_key[0]
     frames, frame_bytes = _copy_frames(src, dst, source_id)
@@ -95,20 +95,23 @@ def _copy(src: Connection, dst: Connection, source_id: int, uid: str) -> Copied:
 
 
 def _copy_frames(src: Connection, dst: Connection, source_id: int) -> tuple[int, int]:
-    """Send the recording's frames that the target lacks; their count and bytes."""
-    a, f = s.actions.c, s.frames.c
-    keys: set[str] = set()
-    for before, after in src.execute(select(a.before_frame, a.after_frame)
-                                     .where(a.recording_id == source_id)):
-        keys.update(k for k in (before, after) if k is not None)
+    """Send the frames of the recording's steps and runs that the target lacks; their count
+    and bytes."""
+    f, sr = s.frames.c, s.step_results.c
+    keys = recording_frames(src, source_id)
+    runs = select(s.runs.c.id).where(s.runs.c.recording_id == source_id)
+    for (details,) in src.execute(select(sr.details).where(sr.run_id.in_(runs))):
+        keys |= result_frames(json.loads(details or "{}"))
     missing = []
-    for chunk in _chunks(sorted(keys), _KEYS):
+    for chunk in chunks(sorted(keys), _KEYS):
         there = set(dst.scalars(select(f.hash).where(f.hash.in_(chunk))))
         missing += [k for k in chunk if k not in there]
     count = size = 0
-    for chunk in _chunks(missing, _FRAMES):
+    for chunk in chunks(missing, _FRAMES):
         rows = [dict(row) for row in src.execute(select(s.frames).where(f.hash.in_(chunk))
                                                   .order_by(f.hash)).mappings()]
+        if not rows:  # a result naming a frame the source lacks (doctor reports those)
+            continue
         # in hash order, as every copy does: two copies sharing frames never deadlock
         # ON CONFLICT DO NOTHING: another machine may be sending the same frame right now
         dst.execute(insert_ignore(dst, s.frames), rows)
@@ -145,8 +148,8 @@ def _copy_anchors(src: Connection, dst: Connection, source_id: int, new_id: int
 
 def _copy_runs(src: Connection, dst: Connection, source_id: int, new_id: int) -> None:
     for run in _select(src, s.runs, s.runs.c.recording_id == source_id, order=s.runs.c.id):
-        row = {**_without(run, "id"), "recording_id": new_id, "started": _utc(run["started"]),
-               "ended": _utc(run["ended"])}
+        row = {**_without(run, "id"), "recording_id": new_id, "started": utc(run["started"]),
+               "ended": utc(run["ended"])}
         run_id = dst.execute(s.runs.insert().values(row)).inserted_primary_key[0]
         results = [{**result, "run_id": run_id} for result in _select(
             src, s.step_results, s.step_results.c.run_id == run["id"],
@@ -161,16 +164,3 @@ def _select(conn: Connection, table: Any, where: Any, *, order: Any) -> list[dic
 
 def _without(row: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k != key}
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    """Times in UTC with their zone: SQLite hands back naive UTC, a server its own zone."""
-    if value is None:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
-    for i in range(0, len(items), size):
-        yield items[i:i + size]
-

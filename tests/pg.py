@@ -18,7 +18,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 
-from storage.store import connect_failure, server_name
+from storage.store import connect_failure, driver_url, server_name
 
 ENV = "DESKREEL_TEST_PG"
 REQUIRE_ENV = "DESKREEL_REQUIRE_PG"
@@ -44,8 +44,7 @@ def pg_server() -> Iterator[PgServer]:
         url = make_url(given)
     except ArgumentError:
         _unavailable(f"{ENV} is not one database URL (not echoed: it may hold a password)")
-    driver = url.set(drivername="postgresql+psycopg") if url.drivername == "postgresql" else url
-    admin = create_engine(driver, isolation_level="AUTOCOMMIT",
+    admin = create_engine(driver_url(url), isolation_level="AUTOCOMMIT",
                           connect_args={"connect_timeout": 5})
     try:
         with admin.connect() as conn:
@@ -106,10 +105,7 @@ def drop_database(admin: Engine, name: str, *, timeout: float = 30.0) -> None:
 
 def raw_engine(target: str) -> Engine:
     """An engine on a store's database that bypasses deskreel (no schema checks, no migrations)."""
-    url = make_url(target if "://" in target else f"sqlite:///{target}")
-    if url.drivername == "postgresql":
-        url = url.set(drivername="postgresql+psycopg")
-    return create_engine(url)
+    return create_engine(driver_url(make_url(target if "://" in target else f"sqlite:///{target}")))
 
 
 def run_sql(target: str, statements: str) -> list[object]:

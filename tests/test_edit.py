@@ -25,7 +25,7 @@ def state(db) -> dict:
     """Everything an edit may touch, to prove that a refused edit touched nothing."""
     with open_store(db) as store, store.engine.connect() as conn:
         return {t.name: sorted(map(tuple, conn.execute(select(t)).all()), key=repr)
-                for t in (s.recordings, s.actions, s.anchors, s.events, s.frames)}
+                for t in (s.recordings, s.actions, s.anchors, s.events, s.frames, s.masks)}
 
 
 def steps(db, ref="every-kind"):
@@ -178,6 +178,8 @@ def test_a_plain_copy(fixture):
 ])
 def test_bad_edits_change_nothing(fixture, capsys, args, message):
     build_recording(fixture.db, name="taken")
+    with open_store(fixture.db) as store:
+        store.add_mask(fixture.recording_id, (1, 2, 3, 4), step=3)
     before = state(fixture.db)
     capsys.readouterr()
     assert deskreel("edit", fixture.db, "-r", "1", *args) == 2
@@ -205,3 +207,34 @@ def test_the_storage_function_is_one_transaction(fixture):
             drop=frozenset({1}), insert_after=((2, Action("cursor_position")),)))
     assert (summary.dropped, summary.inserted, summary.steps) == (1, 1, len(fixture.steps))
     assert summary.name == "every-kind"
+
+
+def test_a_mask_follows_its_step_through_drop_and_copy(fixture):
+    with open_store(fixture.db) as store:
+        store.add_mask(fixture.recording_id, (0, 0, 9, 9))  # every step
+        store.add_mask(fixture.recording_id, (1, 1, 5, 5), step=2)
+        store.add_mask(fixture.recording_id, (3, 3, 7, 7), step=3)
+        store.add_mask(fixture.recording_id, (4, 4, 8, 8), step=5)
+    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "2,4") == 0
+    with open_store(fixture.db) as store:
+        # step 2's mask went with it; step 3 is now 2 and step 5 is now 3
+        assert store.masks(fixture.recording_id) == {
+            None: [(0, 0, 9, 9)], 2: [(3, 3, 7, 7)], 3: [(4, 4, 8, 8)]}
+    assert deskreel("edit", fixture.db, "-r", "1", "--copy-to", "copy", "--drop", "1") == 0
+    with open_store(fixture.db) as store:
+        assert store.masks(fixture.recording_id) == {
+            None: [(0, 0, 9, 9)], 2: [(3, 3, 7, 7)], 3: [(4, 4, 8, 8)]}
+        assert store.masks(store.recording("copy").id) == {
+            None: [(0, 0, 9, 9)], 1: [(3, 3, 7, 7)], 2: [(4, 4, 8, 8)]}
+        assert [st.action for st in store.steps(store.recording("copy").id)[:2]] == [
+            fixture.steps[2].action, fixture.steps[4].action]  # the steps the masks were on
+
+
+def test_dropped_steps_take_the_frames_only_they_used(fixture):
+    before = {k for st in fixture.steps for k in (st.before_frame, st.after_frame) if k}
+    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "1-3,20-27") == 0
+    with open_store(fixture.db) as store, store.engine.connect() as conn:
+        used = {k for st in store.steps(fixture.recording_id)
+                for k in (st.before_frame, st.after_frame) if k}
+        held = set(conn.scalars(select(s.frames.c.hash)))
+    assert used < before and held == used

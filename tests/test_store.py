@@ -4,8 +4,12 @@ both; see tests/pg.py): round trips, schema versions; file mode and bad files on
 import os
 import sqlite3
 import stat
+from datetime import UTC, datetime
 
 import pytest
+from sqlalchemy.exc import OperationalError
+
+from deskreel.cli import database_failure
 from storage import (Action, Anchor, NotFoundError, RawEvent, Step, StepResult, StorageError,
                      open_store)
 from storage.schema import SCHEMA_VERSION
@@ -254,7 +258,43 @@ def test_readonly_store_cannot_write(tmp_path):
         store.create_recording("kept", source="script")
     with open_store(db, readonly=True) as store:
         assert [r.name for r in store.recordings()] == ["kept"]
-        with pytest.raises(Exception, match="readonly"):
+        with pytest.raises(OperationalError) as caught:
             store.create_recording("new", source="script")
+    assert database_failure(caught.value) == (
+        "database error: attempt to write a readonly database: this store was opened "
+        "read-only, or the file or its directory is not writable: check their permissions")
     with pytest.raises(StorageError, match="does not exist"):
         open_store(tmp_path / "missing.db", readonly=True)
+
+
+def test_stored_times_come_back_aware_and_in_utc(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("when", source="script")
+        run_id = store.start_run(rec, mode="verify", options={})
+        store.finish_run(run_id, "passed")
+        [run] = store.runs(rec)
+        created = store.recording(rec).created
+    for moment in (created, run.started, run.ended):
+        assert moment.tzinfo is UTC, moment
+    assert abs((datetime.now(UTC) - created).total_seconds()) < 60
+
+
+def test_events_since_a_sequence_number_follow_the_numbers_not_the_positions(store_url):
+    events = [RawEvent(float(i), "motion", x=i, y=i) for i in range(6)]
+    with open_store(store_url) as store:
+        rec = store.create_recording("gaps", source="script")
+        store.add_events(rec, events[:3], first_seq=0)
+        store.add_events(rec, events[3:], first_seq=10)  # 0 1 2 10 11 12
+        assert store.events(rec, since_seq=2) == events[2:]
+        assert store.events(rec, since_seq=11) == events[4:]
+        assert store.events(rec, since_seq=3) == events[3:]
+
+
+def test_a_database_error_gives_advice_that_fits_its_cause():
+    broken = OperationalError("SELECT 1", {}, sqlite3.DatabaseError("database disk image is "
+                                                                    "malformed"))
+    assert database_failure(broken) == ("database error: database disk image is malformed: "
+                                        "run 'deskreel doctor' on the file")
+    locked = OperationalError("SELECT 1", {}, sqlite3.OperationalError("database is locked"))
+    assert "doctor" not in database_failure(locked)
+    assert "another program is writing" in database_failure(locked)

@@ -8,17 +8,18 @@ from datetime import UTC
 import pytest
 from sqlalchemy import func, select
 
-import deskreel.fleet_cmd  # registers push and pull (until cli.py imports it)
 from deskreel.cli import run
 from storage import RawEvent, StepResult, edit_recording, open_store
 from storage import schema as s
 from storage.edit import RecordingEdit
+from storage.store import RESULT_FRAME_KEYS, result_frames
 from storage.transfer import copy_recording
 from tests.fixture_recording import build_recording
 from tests.pg import run_sql
 
 TABLES = (s.recordings, s.events, s.frames, s.anchors, s.actions, s.masks, s.runs,
           s.step_results)
+SHOTS = 2 * len(RESULT_FRAME_KEYS)  # frames the source's two runs name, besides its steps
 
 
 def deskreel(*args: object) -> int:
@@ -27,17 +28,21 @@ def deskreel(*args: object) -> int:
 
 @pytest.fixture
 def source(tmp_path):
-    """An SQLite file with a recording of every action kind, with masks and two runs."""
+    """An SQLite file with a recording of every action kind, with masks and two runs whose
+    failed steps name frames of their own (the replay's screens and a diff)."""
     fx = build_recording(tmp_path / "local.db", name="login")
     with open_store(fx.db) as store:
         store.add_mask(fx.recording_id, (0, 0, 50, 10))
         store.add_mask(fx.recording_id, (5, 5, 20, 20), step=3)
         for status in ("passed", "failed"):
+            shots = {k: store.put_frame(f"{status} {k}".encode(), width=1, height=1, fmt="png")
+                     for k in RESULT_FRAME_KEYS}
             run_id = store.start_run(fx.recording_id, mode="verify", options={"speed": 2.0})
             store.add_step_results(run_id, [
                 StepResult(step=1, status="passed", t_start=0.1, t_end=0.2, score=0.97,
                            margin=0.2, scale=1.0, shift=(1, -2), details={"looked": "all"}),
-                StepResult(step=2, status=status, message="no match", t_start=0.3, t_end=0.5)])
+                StepResult(step=2, status=status, message="no match", t_start=0.3, t_end=0.5,
+                           details={"searched": "window", **shots})])
             store.finish_run(run_id, status)
     return fx
 
@@ -47,12 +52,14 @@ def snapshot(target, ref):
     with open_store(target) as store:
         rec = store.recording(ref)
         steps = store.steps(rec.id)
-        frames = {k: store.frame(k) for st in steps for k in (st.before_frame, st.after_frame)
-                  if k is not None}
-        runs = [(r.started.replace(tzinfo=r.started.tzinfo or UTC), r.status, r.mode,
-                 r.steps_passed, r.steps_failed, store.step_results(r.id))
-                for r in store.runs(rec.id)]
-        created = rec.created.replace(tzinfo=rec.created.tzinfo or UTC)
+        runs = [(r.started, r.status, r.mode, r.steps_passed, r.steps_failed,
+                 store.step_results(r.id)) for r in store.runs(rec.id)]
+        keys = {k for st in steps for k in (st.before_frame, st.after_frame) if k is not None}
+        keys |= {k for run in runs for result in run[-1] for k in result_frames(result.details)}
+        frames = {k: store.frame(k) for k in keys}  # NotFoundError if one did not travel
+        assert all(r.started.tzinfo == UTC for r in store.runs(rec.id))
+        created = rec.created
+        assert created.tzinfo == UTC
         header = (rec.name, rec.uid, created, rec.source, rec.screen, rec.dpi, rec.host,
                   rec.keyboard_layout, rec.deskreel_version, rec.steps, rec.duration,
                   rec.size, rec.extra)
@@ -69,7 +76,7 @@ def test_push_and_pull_give_the_same_recording_back(source, store_url, tmp_path)
     with open_store(source.db) as local, open_store(store_url) as shared:
         pushed = copy_recording(local, shared, "login")
     assert pushed.copied and pushed.target_name == "login"
-    assert pushed.frames == len(source.frames)
+    assert pushed.frames == len(source.frames) + SHOTS
     original = snapshot(source.db, "login")
     assert snapshot(store_url, "login") == original
     back = tmp_path / "back.db"
@@ -82,13 +89,14 @@ def test_push_and_pull_give_the_same_recording_back(source, store_url, tmp_path)
 
 def test_pushing_twice_changes_nothing(source, store_url, capsys):
     assert deskreel("push", source.db, store_url, "-r", "login") == 0
-    assert f"as recording 1 'login': {len(source.frames)} new frames" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"as recording 1 'login': {len(source.frames) + SHOTS} new frames" in err
     before = counts(store_url)
     assert deskreel("push", source.db, store_url, "--all") == 0
     assert "holds recording 1 'login' already (as recording 1 'login'): nothing to do" in (
         capsys.readouterr().err)
     assert counts(store_url) == before
-    assert before["recordings"] == 1 and before["frames"] == len(source.frames)
+    assert before["recordings"] == 1 and before["frames"] == len(source.frames) + SHOTS
 
 
 def test_a_name_taken_by_another_machine_gets_a_free_name(source, store_url, capsys):
@@ -109,9 +117,9 @@ def test_frames_are_sent_once_across_recordings(source, store_url):
         with open_store(store_url) as shared:
             first = copy_recording(local, shared, "login")
             second = copy_recording(local, shared, "login-copy")
-    assert first.frames == len(source.frames) and second.copied and second.frames == 0
+    assert first.frames == len(source.frames) + SHOTS and second.copied and second.frames == 0
     assert second.uid != first.uid  # an edited copy is a recording of its own
-    assert counts(store_url)["frames"] == len(source.frames)
+    assert counts(store_url)["frames"] == len(source.frames) + SHOTS
 
 
 def test_a_recording_from_before_uids_gets_one_on_first_push(source, store_url):

@@ -1,0 +1,88 @@
+"""`deskreel doctor`: healthy after ordinary edits, repairs what a killed recorder left
+after an edit, and reports a damaged file as a failed check (exit 1), not a crash."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from deskreel.cli import run
+from storage import RawEvent, open_store
+from tests.fixture_recording import build_recording
+
+
+def deskreel(*args: object) -> int:
+    return run([str(a) for a in args])
+
+
+@pytest.fixture
+def fixture(tmp_path):
+    return build_recording(tmp_path / "rec.db")
+
+
+def test_an_edit_leaves_a_healthy_database(fixture, capsys):
+    assert deskreel("doctor", fixture.db) == 0
+    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "1-3,20-27") == 0
+    assert deskreel("edit", fixture.db, "-r", "1", "--copy-to", "copy", "--drop", "1") == 0
+    capsys.readouterr()
+    assert deskreel("doctor", fixture.db) == 0, capsys.readouterr().out
+    assert "healthy" in capsys.readouterr().out
+
+
+def test_deleting_a_recording_takes_the_frames_only_it_used(fixture, capsys):
+    assert deskreel("edit", fixture.db, "-r", "1", "--copy-to", "copy", "--drop", "1-20") == 0
+    with open_store(fixture.db) as store:
+        store.delete_recording(fixture.recording_id)
+        copy = store.recording("copy")
+        used = {k for st in store.steps(copy.id) for k in (st.before_frame, st.after_frame)
+                if k}
+        assert 0 < len(used) < len(fixture.frames)
+    capsys.readouterr()
+    assert deskreel("doctor", fixture.db) == 0, capsys.readouterr().out
+
+
+def test_repair_after_an_edit_recovers_a_killed_recorders_tail(fixture, capsys):
+    # The edit deletes the raw events of steps 2-4, so sequence numbers have a gap.
+    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "2-4") == 0
+    with open_store(fixture.db) as store:
+        last = store.steps(fixture.recording_id)[-1]
+        events = store.events(fixture.recording_id)
+        seq = max(st.events[1] for st in store.steps(fixture.recording_id) if st.events) + 2
+        t = events[-1].t + 1
+        store.add_events(fixture.recording_id, [
+            RawEvent(t, "motion", x=40, y=50),
+            RawEvent(t + 0.1, "button_down", x=40, y=50, button=1),
+            RawEvent(t + 0.2, "button_up", x=40, y=50, button=1)], first_seq=seq)
+    capsys.readouterr()
+    assert deskreel("doctor", fixture.db) == 1
+    assert "has 1 key or button presses after its last step" in capsys.readouterr().out
+    assert deskreel("doctor", fixture.db, "--repair") == 0
+    err = capsys.readouterr().err
+    with open_store(fixture.db) as store:
+        steps = store.steps(fixture.recording_id)
+    added = steps[steps.index(last) + 1:]
+    assert f"{len(added)} steps recovered from its raw events" in err
+    assert [st.step for st in added] == list(range(last.step + 1, last.step + 1 + len(added)))
+    click = added[-1]  # after the wait the idle gap makes
+    assert click.action.to_json() == {"action": "left_click", "coordinate": [40, 50]}
+    assert click.events == (seq + 1, seq + 2)  # real sequence numbers, not list indices
+    assert deskreel("doctor", fixture.db) == 0
+
+
+def test_a_damaged_file_fails_the_check_in_one_line(fixture, capsys):
+    with sqlite3.connect(fixture.db) as conn:  # everything into the main file, then break it
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'actions'"
+                            ).fetchone()[0]
+    conn.close()
+    with open(fixture.db, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\xff" * 64)
+    for args in ((), ("--repair",)):
+        assert deskreel("doctor", fixture.db, *args) == 1
+        out, err = capsys.readouterr()
+        assert "integrity check failed: database disk image is malformed" in out
+        assert "1 problem(s)" in out and "restore a backup" in out
+        assert "Traceback" not in out + err and "database error" not in err
