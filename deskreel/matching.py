@@ -168,7 +168,7 @@ def locate(
     guess = None if expected is None else _sub(expected, offset)
     near: list[_Hit] = []
     if guess is not None:
-        near = _search_region(screen, tmpl, guess, pad=_WINDOW)
+        near = _search_region(screen, tmpl, guess, pad=_WINDOW, others=1)
         if unique and near:
             best, runner = _rank(near, tmpl.shape)
             if best.score >= _SURE and _accepted(best, runner, threshold, margin):
@@ -327,11 +327,12 @@ class _Context:
 
 
 def _search_region(image: Image, tmpl: Image, top_left: Point, *, pad: int,
-                   keep_out: Zone | None = None) -> list[_Hit]:
+                   keep_out: Zone | None = None, others: int = _PEAKS) -> list[_Hit]:
     """Full-resolution matches with their top-left within `pad` of `top_left`.
 
     Without `keep_out`: the best, then the best outside its neighbourhood, then other peaks.
     With it: the best outside `keep_out`, then other peaks. Either way the runner-up is exact.
+    `others` caps the places after the best; 1 (the runner-up alone) skips peak finding.
     """
     import cv2
 
@@ -346,7 +347,11 @@ def _search_region(image: Image, tmpl: Image, top_left: Point, *, pad: int,
         hits.append(_Hit(float(score), x0 + x, y0 + y))
         keep_out = (x0 + x, y0 + y), _radius(tw, th)
     _blank(result, keep_out, origin=(x0, y0))
-    peaks = _peaks(result, count=_PEAKS, spread=_radius(tw, th))
+    if others == 1:
+        _, score, _, (x, y) = cv2.minMaxLoc(result)
+        peaks = [(x, y)] if score > _FLOOR else []
+    else:
+        peaks = _peaks(result, count=others, spread=_radius(tw, th))
     return hits + [_Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
 
 
