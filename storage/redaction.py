@@ -2,7 +2,8 @@
 
 A redacted step's text becomes `{{secret:N}}` (a type step) and its key events lose their
 keys; its frames and anchor go, and so does every other use of those frames (the next
-step's before-frame is often the same image), so no picture of the secret is left.
+step's before-frame is often the same image), and so do the screens replays of the step
+stored in their results, so no picture of the secret is left.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 from sqlalchemy import or_, select
 
 from . import schema as s
-from .store import Store
+from .store import RESULT_FRAME_KEYS, Store, result_frames
 from .vocabulary import Action
 
 __all__ = ["redact_steps"]
@@ -50,12 +51,32 @@ def redact_steps(store: Store, recording_id: int, steps: list[int]) -> int:
                                                                   row.event_last),
                     e.kind.in_(("key_down", "key_up")))
                     .values(keycode=None, keysym=None, char=None))
+        frames |= _forget_run_frames(conn, recording_id, steps)
         if frames:
             _forget_frames(conn, frames)
     if sqlite:  # old page versions live on in the write-ahead log until a checkpoint
         with store.engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     return sum(1 for r in rows if r.step in steps)
+
+
+def _forget_run_frames(conn, recording_id: int, steps: list[int]) -> set[str]:
+    """The screens replays of these steps stored (they may show the secret being typed):
+    their results stop naming them; the frames are returned to be forgotten."""
+    r = s.step_results.c
+    runs = select(s.runs.c.id).where(s.runs.c.recording_id == recording_id)
+    frames: set[str] = set()
+    for run_id, step, details in conn.execute(
+            select(r.run_id, r.step, r.details)
+            .where(r.run_id.in_(runs), r.step.in_(steps))).all():
+        body = json.loads(details or "{}")
+        named = result_frames(body)
+        if named:
+            frames |= named
+            kept = {k: v for k, v in body.items() if k not in RESULT_FRAME_KEYS}
+            conn.execute(s.step_results.update().where(r.run_id == run_id, r.step == step)
+                         .values(details=json.dumps(kept)))
+    return frames
 
 
 def _forget_frames(conn, frames: set[str]) -> None:

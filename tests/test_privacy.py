@@ -216,3 +216,36 @@ def test_files_and_folders_are_private(sample_app, run_deskreel, xvfb, tmp_path)
             mode = stat.S_IMODE(os.stat(path).st_mode)
             assert mode == (0o700 if path.is_dir() else 0o600), path
     assert sqlite3.connect(db).execute("PRAGMA quick_check").fetchone()[0] == "ok"
+
+
+def test_redact_also_forgets_what_replays_of_the_step_stored(tmp_path):
+    import numpy as np
+
+    from deskreel.images import encode_webp, pixel_hash
+    from storage import StepResult
+    from storage.redaction import redact_steps
+    from tests.fixture_recording import build_recording
+
+    fixture = build_recording(tmp_path / "rec.db")
+    typed = next(st.step for st in fixture.steps if st.action.action == "type")
+    with open_store(fixture.db) as store:
+        shots = []
+        for shade in (17, 34, 51):  # screens no recording step uses
+            rgb = np.full((20, 30, 3), shade, np.uint8)
+            shots.append(store.put_frame(encode_webp(rgb), width=30, height=20, fmt="webp",
+                                         pixel_hash=pixel_hash(rgb)))
+        run = store.start_run(fixture.recording_id, mode="verify", options={})
+        store.add_step_results(run, [
+            StepResult(typed, "passed", details={"replay_before": shots[0],
+                                                 "replay_after": shots[1], "checks": []}),
+            StepResult(typed + 1, "passed", details={"replay_after": shots[2]})])
+        store.finish_run(run, "passed")
+
+        redact_steps(store, fixture.recording_id, [typed])
+
+        results = {r.step: r.details for r in store.step_results(run)}
+        assert results[typed] == {"checks": []}
+        assert results[typed + 1] == {"replay_after": shots[2]}  # another step's: kept
+        with store.engine.connect() as conn:
+            kept = {row[0] for row in conn.exec_driver_sql("select hash from frames")}
+    assert shots[2] in kept and not kept & {shots[0], shots[1]}
