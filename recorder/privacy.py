@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from storage import RawEvent
 from storage.keys import is_modifier
-from storage.vocabulary import Action
+from storage.vocabulary import Action, secret
 
 __all__ = ["DEFAULT_DENY", "DenyList", "Redactor"]
 
@@ -60,7 +60,7 @@ class Redactor:
     def action(self, action: Action) -> Action:
         if not self.enabled or action.action != "type":
             return action
-        placeholder = f"{{{{secret:{self.next}}}}}"
+        placeholder = secret(self.next)
         self.next += 1
         return Action(action="type", text=placeholder)
 

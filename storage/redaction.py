@@ -9,18 +9,14 @@ stored in their results, so no picture of the secret is left.
 from __future__ import annotations
 
 import json
-import re
 
 from sqlalchemy import or_, select
 
 from . import schema as s
 from .store import RESULT_FRAME_KEYS, Store, result_frames
-from .vocabulary import Action
+from .vocabulary import SECRET, Action, secret
 
 __all__ = ["redact_steps"]
-
-_SECRET = re.compile(r"\{\{secret:(\d+)\}\}")
-
 
 def redact_steps(store: Store, recording_id: int, steps: list[int]) -> int:
     """Redact these steps; returns how many were changed."""
@@ -30,14 +26,14 @@ def redact_steps(store: Store, recording_id: int, steps: list[int]) -> int:
         if sqlite:  # freed pages are zeroed, not left holding the old text
             conn.exec_driver_sql("PRAGMA secure_delete=ON")
         rows = conn.execute(select(s.actions).where(a.recording_id == recording_id)).all()
-        secret = 1 + max((int(n) for row in rows for n in _SECRET.findall(row.body)),
+        number = 1 + max((int(n) for row in rows for n in SECRET.findall(row.body)),
                          default=0)
         frames: set[str] = set()
         for row in (r for r in rows if r.step in steps):
             body = json.loads(row.body)
-            if body.get("action") == "type" and not _SECRET.fullmatch(body.get("text", "")):
-                body = Action(action="type", text=f"{{{{secret:{secret}}}}}").to_json()
-                secret += 1
+            if body.get("action") == "type" and not SECRET.fullmatch(body.get("text", "")):
+                body = Action(action="type", text=secret(number)).to_json()
+                number += 1
             frames |= {f for f in (row.before_frame, row.after_frame) if f}
             conn.execute(s.actions.update().where(a.recording_id == recording_id,
                                                   a.step == row.step)

@@ -7,13 +7,24 @@ space. `Action` is its frozen value; `Action.from_json` validates and `to_json` 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, fields
 from typing import Any
 
 from .keys import KeyNameError, is_modifier, parse_chord
 
 __all__ = ["ACTIONS", "CLICKS", "MAX_KEY_HOLD", "MAX_SCROLL", "MAX_WAIT", "POINTER_ACTIONS",
-           "SCROLL_DIRECTIONS", "Action", "ActionError"]
+           "SCROLL_DIRECTIONS", "SECRET", "Action", "ActionError", "secret"]
+
+# What `record --redact-typing` and `deskreel redact` leave of typed text: `{{secret:N}}`,
+# typed back by the replayer from $DESKREEL_SECRET_N.
+SECRET = re.compile(r"\{\{secret:(\d+)\}\}")
+
+
+def secret(number: int) -> str:
+    """The placeholder text of secret `number`."""
+    return f"{{{{secret:{number}}}}}"
+
 
 CLICKS = ("left_click", "right_click", "middle_click", "double_click", "triple_click")
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
