@@ -41,6 +41,9 @@ _SURE = 0.97  # a match this good is the recorded pixels, not merely similar one
 _CONTEXT = (128, 72)  # least size of the wider crop that checks a doubtful match
 _CONTEXT_FLOOR = 0.3  # least context score of a doubtful match
 _CONTEXT_PAD = 3  # px the context may sit off where the anchor puts it (uneven scaling)
+_INNER = 32  # px: the square around the target that must match on its own
+_INNER_FLOOR = 0.5  # least score of that square in a match that is not exact
+_FLAT_INNER = 4.0  # grayscale std below which that square has nothing to compare
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +178,7 @@ def locate(
                 return _located(started, best, runner, 1.0, offset, ["window"], True, "")
     seen = _Screen.of(screen)
     stages = ["window"] * bool(near) + ["coarse"]
-    hits, scale = near, 1.0
+    hits = near
     best, runner, by_colour = _NOWHERE, _NOWHERE, False
     for factor in _factors(tmpl.shape[1], tmpl.shape[0]):
         hits = hits + list(_scan(seen, tmpl, factor=factor))
@@ -184,40 +187,142 @@ def locate(
                                               margin=margin)
         if best.score >= _SURE:
             break
-    # An exact match that is ambiguous stays ambiguous at any other scale.
-    if not _accepted(best, runner, threshold, margin) and best.score < _SURE:
+    if best is _NOWHERE:
+        return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
+    recording = _Recording(context, guess, tmpl.shape, offset)
+    match = _Match(best, runner, 1.0, by_colour)
+    reason = match.doubt(seen, recording, threshold, margin, stages)
+    # An exact match that is ambiguous stays ambiguous at any other scale; anything else that
+    # failed may be the target at another scale (a DPI or font-size change).
+    if reason and best.score < _SURE:
         stages.append("scales")
         s_scale, s_hits = _search_scales(seen, tmpl)
         if s_hits:
             sized = _resized(anchor_img, s_scale)
             s_best, s_runner, s_colour = _settle(seen, sized, s_hits, threshold=threshold,
                                                  margin=margin)
-            if _accepted(s_best, s_runner, threshold, margin) or s_best.score > best.score:
-                scale, best, runner, by_colour = s_scale, s_best, s_runner, s_colour
-    if best is _NOWHERE:
-        return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
-    shift = _scaled(offset, tmpl.shape, scale)
-    found = _accepted(best, runner, threshold, margin)
-    reason = _why(best, runner, threshold, margin, shift)
-    recorded = None
-    if found and context is not None and guess is not None and best.score < _SURE:
-        recorded = context() if callable(context) else context
-    if recorded is not None:
-        # Not the recorded pixels: something changed (a scale, a neighbour). The wider crop
-        # of the recording must fit here, no worse than at the runner-up, and the two leads
-        # together must make up twice the margin.
-        around = _Context.of(recorded, (*guess, tmpl.shape[1], tmpl.shape[0]), offset)
+            scaled = _Match(s_best, s_runner, s_scale, s_colour)
+            s_reason = scaled.doubt(seen, recording, threshold, margin, stages)
+            if not s_reason or (_accepted(best, runner, threshold, margin) <=
+                                _accepted(s_best, s_runner, threshold, margin)
+                                and s_best.score > best.score):
+                match, reason = scaled, s_reason
+    shift = _scaled(offset, tmpl.shape, match.scale)
+    stages += ["colour"] * match.by_colour
+    return _located(started, match.best, match.runner, match.scale, shift,
+                    list(dict.fromkeys(stages)), not reason, reason)
+
+
+class _Recording:
+    """The screen an anchor was cut from, fetched (and made grayscale) only when needed."""
+
+    def __init__(self, frame: Image | Callable[[], Image | None] | None, guess: Point | None,
+                 shape: tuple[int, ...], offset: Point) -> None:
+        self._frame = frame
+        self.guess = guess  # where the anchor's top-left was on it
+        self.shape = shape  # of the anchor, grayscale
+        self.offset = offset
+        self._screen: _Screen | None = None
+        self._fetched = frame is None or guess is None
+
+    @property
+    def frame(self) -> Image | None:
+        if not self._fetched:
+            self._fetched = True
+            self._frame = self._frame() if callable(self._frame) else self._frame
+        return None if callable(self._frame) or self.guess is None else self._frame
+
+    @property
+    def screen(self) -> _Screen | None:
+        if self._screen is None and (frame := self.frame) is not None:
+            self._screen = _Screen.of(frame)
+        return self._screen
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    best: _Hit
+    runner: _Hit
+    scale: float
+    by_colour: bool
+
+    def doubt(self, seen: _Screen, recording: _Recording, threshold: float, margin: float,
+              stages: list[str]) -> str:
+        """Why this match is not to be trusted, or "" when it is."""
+        best, runner = self.best, self.runner
+        shift = _scaled(recording.offset, recording.shape, self.scale)
+        if not _accepted(best, runner, threshold, margin):
+            return _why(best, runner, threshold, margin, shift)
+        if (best.score >= _SURE and self.scale == 1.0) or recording.frame is None:
+            return ""
+        # Not the recorded pixels: something changed (a scale, a neighbour). Two checks
+        # against the recording, each of which a look-alike fails.
+        assert recording.guess is not None and recording.screen is not None
+        # The wider crop of the recording must fit here, no worse than at the runner-up, and
+        # the two leads together must make up twice the margin.
+        th, tw = recording.shape
+        around = _Context.of(recording.frame, (*recording.guess, tw, th), recording.offset)
         places = [_add((hit.x, hit.y), shift) for hit in (best, runner) if hit.x >= 0]
-        here, there = (*around.scores(seen, places, scale), 0.0)[:2]
+        here, there = (*around.scores(seen, places, self.scale), 0.0)[:2]
         stages.append("context")
         lead = here - max(there, 0.0)  # how much better the context fits here
         if here < _CONTEXT_FLOOR or lead < 0 or best.score - runner.score + lead < 2 * margin:
-            found = False
-            reason = (f"doubtful: the match scores {best.score:.3f} but the wider context of "
-                      f"the recording scores {here:.3f} there and {there:.3f} at the "
-                      f"runner-up {_add((runner.x, runner.y), shift)}")
-    return _located(started, best, runner, scale, shift, stages + ["colour"] * by_colour,
-                    found, reason)
+            return (f"doubtful: the match scores {best.score:.3f} but the wider context of "
+                    f"the recording scores {here:.3f} there and {there:.3f} at the "
+                    f"runner-up {_add((runner.x, runner.y), shift)}")
+        # A big crop can match on its frame and borders alone: the pixels right around the
+        # target must fit too, where they have something to fit.
+        inner = _inner_score(seen, recording, self)
+        if inner is not None and inner < _INNER_FLOOR:
+            return (f"doubtful: the match scores {best.score:.3f} but the {_INNER} px around "
+                    f"the target score {inner:.3f} there")
+        # And what was found, looked for on the recording, must be the target itself rather
+        # than something else there that it resembles more (a look-alike button that the
+        # recorder's margin had only just told apart).
+        stages.append("back")
+        own, other = _back_match(seen, recording.screen, self, recording.guess, (tw, th))
+        if other.score > own.score:
+            where = _add((other.x, other.y), recording.offset)
+            return (f"doubtful: the match scores {best.score:.3f} but looks more like "
+                    f"{where} on the recorded screen ({other.score:.3f}) than like the "
+                    f"recorded target ({own.score:.3f})")
+        return ""
+
+
+def _inner_score(seen: _Screen, recording: _Recording, match: _Match) -> float | None:
+    """How well the recorded pixels right around the target fit where `match` puts them;
+    None when the anchor is no bigger than that or they are flat (nothing to compare)."""
+    th, tw = recording.shape
+    w, h = min(_INNER, tw), min(_INNER, th)
+    if (w, h) == (tw, th) or recording.screen is None or recording.guess is None:
+        return None
+    (ox, oy), (gx, gy) = recording.offset, recording.guess
+    x0 = min(max(0, ox - w // 2), tw - w)
+    y0 = min(max(0, oy - h // 2), th - h)
+    inner = recording.screen.gray[gy + y0:gy + y0 + h, gx + x0:gx + x0 + w]
+    if float(inner.std()) < _FLAT_INNER:
+        return None
+    at = _add((match.best.x, match.best.y), _scaled((x0, y0), recording.shape, match.scale))
+    hit = _probe(seen.gray, _resized(inner, match.scale), at, pad=_CONTEXT_PAD)
+    return 0.0 if hit is None else hit.score
+
+
+def _back_match(seen: _Screen, recorded: _Screen, match: _Match, guess: Point,
+                size: tuple[int, int]) -> tuple[_Hit, _Hit]:
+    """The pixels of `match`, brought back to the anchor's size: how well they fit where the
+    anchor was cut (top-left `guess`) on the recorded screen, and the best fit elsewhere."""
+    import cv2
+
+    (tw, th), (x, y) = size, (match.best.x, match.best.y)
+    sw, sh = max(1, round(tw * match.scale)), max(1, round(th * match.scale))
+    patch = seen.gray[y:y + sh, x:x + sw]
+    if (sw, sh) != (tw, th):
+        patch = cv2.resize(patch, (tw, th), interpolation=cv2.INTER_AREA if match.scale > 1
+                           else cv2.INTER_LINEAR)
+    own = _probe(recorded.gray, patch, guess, pad=2) or _NOWHERE
+    zone = (guess, _radius(tw, th))
+    elsewhere = (hit for hit in _scan(recorded, patch, keep_out=zone) if not _near(hit, *zone))
+    return own, max(elsewhere, default=_NOWHERE)
 
 
 def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,
@@ -322,8 +427,21 @@ class _Context:
         """How well the context matches with the target at each of `targets`, at `scale`."""
         sized = _resized(self.gray, scale)
         own = _scaled(self.target, self.gray.shape, scale)
-        hits = (_probe(screen.gray, sized, _sub(t, own), pad=_CONTEXT_PAD) for t in targets)
-        return [0.0 if hit is None else hit.score for hit in hits]
+        return [self._score(screen.gray, sized, _sub(t, own)) for t in targets]
+
+    @staticmethod
+    def _score(gray: Image, sized: Image, top_left: Point) -> float:
+        # Only the part that lands on the screen: a target near an edge of a screen scaled up
+        # pushes the rest of its context off it.
+        (x, y), (h, w), pad = top_left, sized.shape, _CONTEXT_PAD
+        left, top = max(0, pad - x), max(0, pad - y)
+        right = max(0, x + w + pad - gray.shape[1])
+        bottom = max(0, y + h + pad - gray.shape[0])
+        part = sized[top:h - bottom, left:w - right]
+        if part.size * 2 < sized.size:  # mostly off the screen: no evidence either way
+            return 0.0
+        hit = _probe(gray, part, (x + left, y + top), pad=pad)
+        return 0.0 if hit is None else hit.score
 
 
 def _search_region(image: Image, tmpl: Image, top_left: Point, *, pad: int,

@@ -252,7 +252,7 @@ def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> Non
 
     found = locate(screen, crop, choice.offset, expected=target, context=lazily)
 
-    assert found.found and found.searched.endswith("scales+context"), found
+    assert found.found and found.searched.endswith("scales+context+back"), found
     assert asked == [True]
     # The same crop, recorded among other neighbours: the scaled match is not trusted.
     elsewhere = paint({"button:Delete": NORMAL["button:Delete"], "list:": (150, 40),
