@@ -44,6 +44,10 @@ _CONTEXT_PAD = 3  # px the context may sit off where the anchor puts it (uneven 
 _INNER = 32  # px: the square around the target that must match on its own
 _INNER_FLOOR = 0.5  # least score of that square in a match that is not exact
 _FLAT_INNER = 4.0  # grayscale std below which that square has nothing to compare
+# Scales tried at the place of a 1x match that is not exact, and by how much one of them
+# must fit better to send locate() looking at other scales.
+_NEAR_STEPS = (-0.1, -0.06, -0.03, 0.03, 0.06, 0.1)
+_SCALE_LEAD = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,10 +161,12 @@ def locate(
     there settles it when the anchor was `unique` on the screen it was recorded from
     (choose_anchor's `distinctive`) and nothing else in the window comes close. Otherwise the
     whole screen is searched at reduced resolution, the likeliest places verified at full
-    resolution, then 0.8x-1.25x when nothing is found at 1x. A match that is not exact (a
-    scale, a changed neighbour) is checked against `context`, the screen the anchor was cut
-    from (or a function that returns it, called only then), when given: the wider crop
-    around the recorded target must match there too, and better than at the runner-up.
+    resolution, then 0.8x-1.25x when nothing is trusted at 1x or another scale fits the 1x
+    match better. A match that is not exact (a scale, a changed neighbour) is checked against
+    `context`, the screen the anchor was cut from (or a function that returns it, called only
+    then), when given: the wider crop around the recorded target must match there too, and
+    better than at the runner-up; so must the pixels right around the target; and the pixels
+    found must look more like the recorded target than like anything else on that screen.
     """
     started = time.perf_counter()
     tmpl = _gray(anchor_img)
@@ -189,9 +195,15 @@ def locate(
             break
     if best is _NOWHERE:
         return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
-    recording = _Recording(context, guess, tmpl.shape, offset)
+    recording = _Recording(context, guess, tmpl, offset)
     match = _Match(best, runner, 1.0, by_colour)
+    if best.score < _SURE:
+        # Not the recorded pixels. A scene drawn at another scale (a DPI or font change) can
+        # still fit at 1x, a few pixels off: see whether another scale fits better here.
+        fitted, fit_scale = _fit_scale(seen.gray, tmpl, best, 1.0, _NEAR_STEPS)
     reason = match.doubt(seen, recording, threshold, margin, stages)
+    if not reason and best.score < _SURE and fitted.score > best.score + _SCALE_LEAD:
+        reason = f"the match fits better at {fit_scale:g}x ({fitted.score:.3f})"
     # An exact match that is ambiguous stays ambiguous at any other scale; anything else that
     # failed may be the target at another scale (a DPI or font-size change).
     if reason and best.score < _SURE:
@@ -217,10 +229,11 @@ class _Recording:
     """The screen an anchor was cut from, fetched (and made grayscale) only when needed."""
 
     def __init__(self, frame: Image | Callable[[], Image | None] | None, guess: Point | None,
-                 shape: tuple[int, ...], offset: Point) -> None:
+                 anchor: Image, offset: Point) -> None:
         self._frame = frame
         self.guess = guess  # where the anchor's top-left was on it
-        self.shape = shape  # of the anchor, grayscale
+        self.anchor = anchor  # grayscale
+        self.shape = anchor.shape
         self.offset = offset
         self._screen: _Screen | None = None
         self._fetched = frame is None or guess is None
@@ -571,18 +584,27 @@ def _search_scales(screen: _Screen, tmpl: Image,
     if not scanned:
         return 1.0, []
     best, coarse = max((hits[0], s) for s, hits in scanned.items())
-    scale = coarse
-    th, tw = _resized(tmpl, coarse).shape
-    centre = (best.x + tw // 2, best.y + th // 2)
-    for s in [round(coarse + step, 3) for step in _FINE_STEPS]:
-        sized = _resized(tmpl, s)
-        hit = _probe(screen.gray, sized, _sub(centre, (sized.shape[1] // 2, sized.shape[0] // 2)),
-                     pad=3)
-        if hit is not None and hit.score > best.score:
-            best, scale = hit, s
+    best, scale = _fit_scale(screen.gray, tmpl, best, coarse, _FINE_STEPS)
     sized = _resized(tmpl, scale)
     others = [_probe(screen.gray, sized, (hit.x, hit.y), pad=2) for hit in scanned[coarse][1:]]
     return scale, [best, *(hit for hit in others if hit is not None)]
+
+
+def _fit_scale(gray: Image, tmpl: Image, hit: _Hit, scale: float,
+               steps: Sequence[float]) -> tuple[_Hit, float]:
+    """Around `hit`, a match of `tmpl` at `scale`: the scale among `scale` + `steps` that fits
+    best, and its match."""
+    th, tw = _resized(tmpl, scale).shape
+    centre = (hit.x + tw // 2, hit.y + th // 2)
+    fits = [(hit, scale)]
+    for s in (round(scale + step, 3) for step in steps):
+        sized = _resized(tmpl, s)
+        probed = _probe(gray, sized, _sub(centre, (sized.shape[1] // 2, sized.shape[0] // 2)),
+                        pad=3)
+        if probed is not None:
+            fits.append((probed, s))
+    best, fitted = max(fits)
+    return best, fitted
 
 
 def _probe(gray: Image, tmpl: Image, top_left: Point, *, pad: int) -> _Hit | None:
