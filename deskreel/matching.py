@@ -48,6 +48,7 @@ _FLAT_INNER = 4.0  # grayscale std below which that square has nothing to compar
 # must fit better to send locate() looking at other scales.
 _NEAR_STEPS = (-0.1, -0.06, -0.03, 0.03, 0.06, 0.1)
 _SCALE_LEAD = 0.01
+_HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,7 @@ def locate(
     margin: float = 0.05,
     unique: bool = False,
     context: Image | Callable[[], Image | None] | None = None,
+    scale_hint: float = 1.0,
 ) -> Located:
     """Find `anchor_img` on `screen` and its target point; refuse weak or ambiguous matches.
 
@@ -167,6 +169,8 @@ def locate(
     then), when given: the wider crop around the recorded target must match there too, and
     better than at the runner-up; so must the pixels right around the target; and the pixels
     found must look more like the recorded target than like anything else on that screen.
+    `scale_hint`, the scale earlier targets were found at, is searched (closely) before the
+    others.
     """
     started = time.perf_counter()
     tmpl = _gray(anchor_img)
@@ -206,18 +210,23 @@ def locate(
         reason = f"the match fits better at {fit_scale:g}x ({fitted.score:.3f})"
     # An exact match that is ambiguous stays ambiguous at any other scale; anything else that
     # failed may be the target at another scale (a DPI or font-size change).
-    if reason and best.score < _SURE:
-        stages.append("scales")
-        s_scale, s_hits = _search_scales(seen, tmpl)
+    # The scale that earlier steps found first, closely: one screen has one scale.
+    searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
+    searches.append(("scales", _DEFAULT_SCALES, _FINE_STEPS))
+    for stage, scales, steps in searches:
+        if not reason or best.score >= _SURE:
+            break
+        stages.append(stage)
+        s_scale, s_hits = _search_scales(seen, tmpl, scales, steps)
         if s_hits:
             sized = _resized(anchor_img, s_scale)
             s_best, s_runner, s_colour = _settle(seen, sized, s_hits, threshold=threshold,
                                                  margin=margin)
             scaled = _Match(s_best, s_runner, s_scale, s_colour)
             s_reason = scaled.doubt(seen, recording, threshold, margin, stages)
-            if not s_reason or (_accepted(best, runner, threshold, margin) <=
+            if not s_reason or (_accepted(match.best, match.runner, threshold, margin) <=
                                 _accepted(s_best, s_runner, threshold, margin)
-                                and s_best.score > best.score):
+                                and s_best.score > match.best.score):
                 match, reason = scaled, s_reason
     shift = _scaled(offset, tmpl.shape, match.scale)
     stages += ["colour"] * match.by_colour
@@ -440,21 +449,20 @@ class _Context:
         """How well the context matches with the target at each of `targets`, at `scale`."""
         sized = _resized(self.gray, scale)
         own = _scaled(self.target, self.gray.shape, scale)
-        return [self._score(screen.gray, sized, _sub(t, own)) for t in targets]
-
-    @staticmethod
-    def _score(gray: Image, sized: Image, top_left: Point) -> float:
-        # Only the part that lands on the screen: a target near an edge of a screen scaled up
-        # pushes the rest of its context off it.
-        (x, y), (h, w), pad = top_left, sized.shape, _CONTEXT_PAD
-        left, top = max(0, pad - x), max(0, pad - y)
-        right = max(0, x + w + pad - gray.shape[1])
-        bottom = max(0, y + h + pad - gray.shape[0])
+        corners = [_sub(t, own) for t in targets]
+        # Only the part that lands on the screen at every place, the same part for all so
+        # that their scores compare: a target near an edge of a screen scaled up pushes the
+        # rest of its context off it.
+        (h, w), (height, width), pad = sized.shape, screen.gray.shape, _CONTEXT_PAD
+        left = max([0] + [pad - x for x, _ in corners])
+        top = max([0] + [pad - y for _, y in corners])
+        right = max([0] + [x + w + pad - width for x, _ in corners])
+        bottom = max([0] + [y + h + pad - height for _, y in corners])
         part = sized[top:h - bottom, left:w - right]
         if part.size * 2 < sized.size:  # mostly off the screen: no evidence either way
-            return 0.0
-        hit = _probe(gray, part, (x + left, y + top), pad=pad)
-        return 0.0 if hit is None else hit.score
+            return [0.0] * len(targets)
+        hits = (_probe(screen.gray, part, (x + left, y + top), pad=pad) for x, y in corners)
+        return [0.0 if hit is None else hit.score for hit in hits]
 
 
 def _search_region(image: Image, tmpl: Image, top_left: Point, *, pad: int,
@@ -576,15 +584,15 @@ def _peaks(result: npt.NDArray[np.float32], *, count: int, spread: tuple[int, in
     return chosen
 
 
-def _search_scales(screen: _Screen, tmpl: Image,
-                   scales: Sequence[float] = _DEFAULT_SCALES) -> tuple[float, list[_Hit]]:
+def _search_scales(screen: _Screen, tmpl: Image, scales: Sequence[float],
+                   steps: Sequence[float]) -> tuple[float, list[_Hit]]:
     """The best scale, coarse to fine, and the candidates at that scale, best first."""
     scanned = {s: hits for s in scales
                if (hits := sorted(_scan(screen, _resized(tmpl, s)), reverse=True))}
     if not scanned:
         return 1.0, []
     best, coarse = max((hits[0], s) for s, hits in scanned.items())
-    best, scale = _fit_scale(screen.gray, tmpl, best, coarse, _FINE_STEPS)
+    best, scale = _fit_scale(screen.gray, tmpl, best, coarse, steps)
     sized = _resized(tmpl, scale)
     others = [_probe(screen.gray, sized, (hit.x, hit.y), pad=2) for hit in scanned[coarse][1:]]
     return scale, [best, *(hit for hit in others if hit is not None)]

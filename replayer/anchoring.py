@@ -78,6 +78,9 @@ class Locator:
         self.grabber = Grabber(display_name)
         self._images: dict[int, Any] = {}
         self.last_screen: Any = None
+        # The scale the last target was found at: the screen most likely has it still (a
+        # replay at another DPI), and locate() tries it before the others.
+        self.scale = 1.0
 
     def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
         """The step's target now; None when the step has no anchor to look for.
@@ -105,7 +108,9 @@ class Locator:
             attempts += 1
             located = locate(screen, image, anchor.offset, expected=target,
                              threshold=self.options.threshold, margin=self.options.margin,
-                             unique=unique, context=recorded)
+                             unique=unique, context=recorded, scale_hint=self.scale)
+            if located.found:
+                self.scale = located.scale
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)

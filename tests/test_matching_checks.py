@@ -1,0 +1,150 @@
+"""The checks of a match that is not exact against the recorded screen (locate's `context`):
+the wider context, the pixels right around the target, and the pixels found looked for back
+on the recording. Synthetic screens from tests/test_matching.py."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from deskreel.matching import locate
+from tests.test_matching import FONT, NORMAL, Image, anchor_for, centre, moved, near, paint
+
+
+def panel(screen: Image, x: int, y: int, label: str | None) -> None:
+    """A 140x110 panel with a thick dark border and, in its middle, a large label."""
+    cv2.rectangle(screen, (x, y), (x + 139, y + 109), (40, 40, 40), 6)
+    if label:
+        (tw, th), _ = cv2.getTextSize(label, FONT, 1.0, 1)
+        cv2.putText(screen, label, (x + 70 - tw // 2, y + 55 + th // 2), FONT, 1.0,
+                    (20, 20, 20), 1, cv2.LINE_AA)
+
+
+def scaled(screen: Image, scale: float) -> Image:
+    return cv2.resize(screen, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+
+
+def test_a_look_alike_the_recording_holds_too_is_refused_by_looking_back() -> None:
+    # "Find" is told from "Fine" by a margin of only ~0.13. With Find gone, Fine matches its
+    # anchor well enough (~0.87) and the wider context fits there too (~0.97); only looking
+    # for those pixels on the recording shows that they are Fine's.
+    places = {**NORMAL, "button:Find": (590, 70), "button:Fine": (700, 430)}
+    recorded = paint(places)
+    target, look_alike = centre("button:Find", places), centre("button:Fine", places)
+    choice, crop = anchor_for(recorded, target)
+    assert choice.distinctive and choice.margin < 0.15
+    screen = paint({name: place for name, place in places.items() if name != "button:Find"})
+
+    taken = locate(screen, crop, choice.offset, expected=target, unique=True)
+    refused = locate(screen, crop, choice.offset, expected=target, unique=True,
+                     context=recorded)
+
+    assert taken.found and near(taken.point, look_alike, 1), taken  # without the recording
+    assert not refused.found and refused.point is None
+    assert "looks more like" in refused.reason and str(look_alike) in refused.reason, refused
+    assert "wider context" not in refused.reason  # the context check let it through
+    assert "+context" in refused.searched and "+back" in refused.searched
+
+
+@pytest.mark.parametrize("label", [None, "No"], ids=["gone", "changed"])
+def test_a_big_anchor_matching_on_its_frame_alone_is_refused(label: str | None) -> None:
+    # A 150x120 anchor whose border carries most of its contrast: without the "OK" at its
+    # target it still scores ~0.95, and so does its wider context.
+    recorded, screen = paint(NORMAL), paint(NORMAL)
+    panel(recorded, 560, 400, "OK")
+    panel(screen, 560, 400, label)
+    x, y, w, h = 555, 395, 150, 120
+    crop = recorded[y:y + h, x:x + w].copy()
+    target = (630, 455)  # the middle of "OK"
+    offset = (target[0] - x, target[1] - y)
+
+    taken = locate(screen, crop, offset, expected=target)
+    refused = locate(screen, crop, offset, expected=target, context=recorded)
+
+    assert taken.found and near(taken.point, target, 1) and taken.score < 0.97, taken
+    assert not refused.found and refused.point is None
+    assert "32 px around the target score" in refused.reason, refused
+    assert "+context" in refused.searched and "+back" not in refused.searched
+
+
+def test_context_running_off_the_top_left_edge_of_a_scaled_screen_is_scored_on_screen() -> None:
+    # A list in the top-left corner, the screen 1.2x larger: the scale search settles a
+    # little off 1.2, which moves the wider context a few pixels off the screen's edge. The
+    # part on the screen is scored, the same part at the match and at the runner-up (a row
+    # away): scoring the runner-up's own, smaller part made it win and refused this target.
+    places = {**moved({k: v for k, v in NORMAL.items() if k not in ("list:", "box:")}, 240, 0),
+              "list:": (2, 2)}
+    recorded = paint(places)
+    screen = scaled(recorded, 1.2)
+    for target in ((50, 37), (70, 58)):  # the second and third rows
+        choice, crop = anchor_for(recorded, target)
+
+        found = locate(screen, crop, choice.offset, expected=target, context=recorded)
+
+        assert found.found, found
+        assert near(found.point, (target[0] * 1.2, target[1] * 1.2), 3)
+        assert "+context" in found.searched and "+back" in found.searched
+    # The first row, whose context runs furthest off the edge, is found or refused, never
+    # taken for another row.
+    choice, crop = anchor_for(recorded, (70, 16))
+    first = locate(screen, crop, choice.offset, expected=(70, 16), context=recorded)
+    assert not first.found or near(first.point, (84, 19), 3), first
+
+
+def test_context_cut_off_by_the_edge_of_a_display_scaled_up_is_scored_on_screen() -> None:
+    # The app drawn 1.2x larger on a display of the same size: near the right edge the wider
+    # context of a button runs off the screen while the anchor itself is still on it.
+    places = {**NORMAL, "button:Help#2": (990, 500)}
+    recorded = paint(places)
+    target = centre("button:Help#2", places)
+    choice, crop = anchor_for(recorded, target)
+    screen = np.ascontiguousarray(scaled(recorded, 1.2)[:800, :1280])
+
+    found = locate(screen, crop, choice.offset, expected=target, context=recorded)
+
+    assert found.found, found
+    assert near(found.point, (target[0] * 1.2, target[1] * 1.2), 3)
+    assert "+context" in found.searched and "+back" in found.searched
+
+
+@pytest.mark.parametrize("scale", [1.1, 0.9])
+def test_a_true_scaled_match_passes_all_three_checks(scale: float) -> None:
+    # Twin "OK" buttons make the anchor grow past 32 px, so that the pixels around the
+    # target (the label) are checked on their own as well.
+    places = {**NORMAL, "button:OK#1": (590, 70), "button:OK#2": (700, 430)}
+    recorded = paint(places)
+    target = centre("button:OK#2", places)
+    choice, crop = anchor_for(recorded, target)
+    assert choice.distinctive and max(crop.shape[:2]) > 32
+
+    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target,
+                   context=recorded)
+
+    assert found.found, found
+    assert abs(found.scale - scale) <= 0.03
+    assert near(found.point, (target[0] * scale, target[1] * scale), 3)
+    assert "+context" in found.searched and found.searched.endswith("+back")
+
+
+def test_the_scale_earlier_steps_found_is_searched_first() -> None:
+    recorded = paint(NORMAL)
+    target = centre("button:Delete", NORMAL)
+    choice, crop = anchor_for(recorded, target)
+    screen = scaled(recorded, 1.2)
+
+    hinted = locate(screen, crop, choice.offset, expected=target, context=recorded,
+                    scale_hint=1.2)
+    unhinted = locate(screen, crop, choice.offset, expected=target, context=recorded)
+    misled = locate(screen, crop, choice.offset, expected=target, context=recorded,
+                    scale_hint=0.85)
+
+    for found in (hinted, unhinted, misled):
+        assert found.found, found
+        assert near(found.point, (target[0] * 1.2, target[1] * 1.2), 3)
+    # The hint settles it with one scan at 1.18-1.22; a wrong hint costs that scan and then
+    # the search over every scale runs as without one.
+    assert abs(hinted.scale - 1.2) <= 0.021
+    assert "+hint+" in hinted.searched and "scales" not in hinted.searched
+    assert "hint" not in unhinted.searched and "+hint+scales+" in misled.searched
+    assert misled.scale == unhinted.scale and misled.point == unhinted.point
