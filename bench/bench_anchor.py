@@ -6,7 +6,10 @@ its base, as the replayer does (replayer/anchoring.py: the recorded target as `e
 threshold 0.85, margin 0.05, choose_anchor's `distinctive` as `unique`, and the recorded
 screen as `context`). A case is correct ("ok") when the point found is within 3 px of
 the expected one, or when nothing is found and the target is absent; wrong-but-confident
-when a point is returned that is not the target. Times are the median of --repeat calls per
+when a point is returned that is not the target. The scaled screens are also run a second
+time as a replay meets them ("scale 1.25 in order"): the anchors of a base in the order they
+were recorded, each told the scale the one before was found at (`scale_hint`, what the
+replayer's Locator passes). Times are the median of --repeat calls per
 case, with time.perf_counter; the machine this was written on is a noisy 2-core VM, so read
 the milliseconds against the reference matchTemplate timing printed in the first lines.
 
@@ -29,7 +32,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,7 @@ from deskreel.matching import locate
 
 THRESHOLD, MARGIN = 0.85, 0.05  # replayer/anchoring.py's defaults
 TOLERANCE = 3  # px from the expected point that still counts as correct
+IN_ORDER = " in order"  # the rows of scaled screens replayed in order (see in_order())
 NEAR = 64  # px: "the target is within 64 px of its recorded place"
 OURS, BASELINE = 0, 1
 
@@ -52,6 +56,7 @@ class Outcome:
     point: tuple[int, int] | None  # None: refused
     ms: float  # median of the repeats
     detail: str = ""  # stages, scale, score and margin, for the lines about failures
+    scale: float = 1.0  # ours: the scale of the match
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # eq=False: hashed by identity
@@ -62,6 +67,7 @@ class Case:
     expected: tuple[int, int] | None
     scale: float
     widget_box: tuple[int, int, int, int] | None  # the target's widget on this screen
+    of: Case | None = None  # for a case replayed in order, the same case looked for alone
 
 
 Results = dict[Case, tuple[Outcome, Outcome]]
@@ -103,9 +109,9 @@ def main() -> int:
           f"baseline: colour TM_CCOEFF_NORMED at 1x, the maximum accepted at >= "
           f"{args.confidence}")
 
-    def ours(case: Case) -> Outcome:
+    def ours(case: Case, hint: float = 1.0) -> Outcome:
         return run_ours(screens[case.screen], anchors[case.anchor["id"]], case, args.repeat,
-                        screens[f"{case.anchor['base']}-recorded"])
+                        screens[f"{case.anchor['base']}-recorded"], hint)
 
     def baseline(case: Case) -> Outcome:
         return run_baseline(screens[case.screen], anchors[case.anchor["id"]], case,
@@ -113,6 +119,9 @@ def main() -> int:
 
     ours(cases[0])  # warm-up: the first calls pay for OpenCV's buffers
     results = {case: (ours(case), baseline(case)) for case in cases}
+    for case, outcome in in_order(cases, ours).items():
+        results[case] = (outcome, results[case.of][BASELINE])
+    cases = list(results)
     report(cases, results, list_refusals=args.list_refusals)
     if args.failures:
         save_failures(args.failures, cases, results, screens, anchors)
@@ -134,17 +143,36 @@ def load_cases(manifest: dict[str, Any], only: list[str] | None) -> list[Case]:
 
 
 def run_ours(screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int,
-             recorded: np.ndarray) -> Outcome:
+             recorded: np.ndarray, hint: float = 1.0) -> Outcome:
     a = case.anchor
 
     def call() -> Any:
         return locate(screen, anchor, tuple(a["offset"]), expected=tuple(a["target"]),
                       threshold=THRESHOLD, margin=MARGIN, unique=a["distinctive"],
-                      context=recorded)
+                      context=recorded, scale_hint=hint)
 
     found, ms = timed(call, repeat)
     return Outcome(found.point, ms, f"{found.searched} x{found.scale:g} score {found.score:.3f} "
-                                    f"margin {found.margin:.3f}")
+                                    f"margin {found.margin:.3f}", found.scale)
+
+
+def in_order(cases: list[Case], ours: Callable[[Case, float], Outcome]) -> dict[Case, Outcome]:
+    """The scaled screens again, as a replay meets them: every anchor of the base in the
+    order it was recorded, each given the scale the one before was found at as its hint
+    (what replayer/anchoring.py's Locator passes), 1.0 for the first."""
+    screens: dict[str, list[Case]] = {}
+    for case in cases:
+        if case.scale != 1.0:
+            screens.setdefault(case.screen, []).append(case)
+    replayed = {}
+    for group in screens.values():
+        hint = 1.0
+        for case in sorted(group, key=lambda c: c.anchor["id"]):
+            outcome = ours(case, hint)
+            if outcome.point is not None:
+                hint = outcome.scale
+            replayed[replace(case, scenario=case.scenario + IN_ORDER, of=case)] = outcome
+    return replayed
 
 
 def run_baseline(screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int,
@@ -235,7 +263,7 @@ def table(title: str, cases: list[Case], scenarios: list[str], results: Results)
         row(name, [c for c in cases if c.scenario == name], results)
     row(f"<={NEAR}px 1x", [c for c in cases if is_near(c)], results)
     row("present 1x", [c for c in cases if c.scale == 1.0 and c.expected is not None], results)
-    row("all", cases, results)
+    row("all", [c for c in cases if c.of is None], results)
 
 
 def row(name: str, cases: list[Case], results: Results) -> None:
@@ -314,7 +342,8 @@ def describe(case: Case, outcome: Outcome) -> str:
     where = ""
     if outcome.point is not None and verdict(case, outcome) == "wrong":
         where = " [in the widget]" if in_widget(case, outcome.point) else " [elsewhere]"
-    return (f"{case.screen:14} anchor {a['id']:3} {a['widget']:13} rel {tuple(a['rel'])!s:10} "
+    screen = case.screen + " in order" * (case.of is not None)
+    return (f"{screen:14} anchor {a['id']:3} {a['widget']:13} rel {tuple(a['rel'])!s:10} "
             f"box {a['box'][2]}x{a['box'][3]}{'' if a['distinctive'] else ' (not distinctive)'}"
             f": expected {'refuse' if case.expected is None else case.expected}, got "
             f"{'refuse' if outcome.point is None else outcome.point}{where} ({outcome.detail}, "
