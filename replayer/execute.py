@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from storage import Action
+from storage.vocabulary import SECRET
 
 from .xinput import Injector
 
 __all__ = ["BUTTONS", "WHEEL", "Gestures", "execute", "expand_env", "missing_env"]
 
 # {{env:NAME}} in scripts; {{secret:N}} where `record --redact-typing` hid typed text
-PLACEHOLDER = re.compile(r"\{\{(?:env:([A-Za-z_][A-Za-z0-9_]*)|secret:(\d+))\}\}")
+PLACEHOLDER = re.compile(r"\{\{env:([A-Za-z_][A-Za-z0-9_]*)\}\}|" + SECRET.pattern)
 
 BUTTONS = {"left_click": 1, "middle_click": 2, "right_click": 3, "double_click": 1,
            "triple_click": 1}

@@ -4,7 +4,7 @@ from .edit import EditError, EditSummary, RecordingEdit, edit_recording
 from .keys import Chord, KeyNameError, parse_chord
 from .schema import SCHEMA_VERSION
 from .script import ScriptError, ScriptStep, parse_script, script_lines
-from .store import NotFoundError, StorageError, Store, open_store
+from .store import RESULT_FRAME_KEYS, NotFoundError, StorageError, Store, open_store, utc
 from .transfer import Copied, copy_recording
 from .values import Anchor, RawEvent, Recording, Run, Step, StepResult
 from .vocabulary import ACTIONS, CLICKS, POINTER_ACTIONS, Action, ActionError
@@ -14,5 +14,5 @@ __all__ = [
     "ACTIONS", "CLICKS", "POINTER_ACTIONS", "SCHEMA_VERSION", "Action", "ActionError", "Anchor",
     "Chord", "KeyNameError", "NotFoundError", "RawEvent", "Recording", "Run", "ScriptError",
     "ScriptStep", "Step", "StepResult", "StorageError", "Store", "open_store", "parse_chord",
-    "parse_script", "script_lines",
+    "parse_script", "script_lines", "RESULT_FRAME_KEYS", "utc",
 ]

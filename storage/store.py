@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import Engine, case, create_engine, event, func, inspect, or_, select
 from sqlalchemy.engine import URL, make_url
@@ -26,7 +26,7 @@ from . import schema as s
 from .values import Anchor, RawEvent, Recording, Run, Step, StepResult
 from .vocabulary import Action
 
-__all__ = ["Store", "StorageError", "NotFoundError", "open_store"]
+__all__ = ["RESULT_FRAME_KEYS", "Store", "StorageError", "NotFoundError", "open_store", "utc"]
 
 # The step-result details that name frames (a replay's screens and its diff image).
 RESULT_FRAME_KEYS = ("replay_before", "replay_after", "diff")
@@ -495,6 +495,10 @@ def connect_failure(url: URL, err: DBAPIError) -> str:
     return f"cannot connect to PostgreSQL at {server_name(url)}: {reason}: {hint}"
 
 
+@overload
+def utc(value: datetime) -> datetime: ...
+@overload
+def utc(value: None) -> None: ...
 def utc(value: datetime | None) -> datetime | None:
     """A stored time, aware and in UTC: SQLite hands back naive UTC, a server its own zone."""
     if value is None:

@@ -13,10 +13,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
-from storage import Recording, Run, Step, StepResult
+from storage import Recording, Run, Step, StepResult, utc
 
 from .atomic import write_private
-from .outcome import (Outcome, anchoring_facts, as_utc, check_line, checks_of, counts,
+from .outcome import (Outcome, anchoring_facts, check_line, checks_of, counts,
                       outcomes, run_duration, step_label, step_width, timing_facts)
 
 __all__ = ["write_junit"]
@@ -34,7 +34,7 @@ def write_junit(path: str | os.PathLike[str], recording: Recording, run: Run,
         "name": _text(recording.name), "tests": str(len(items)),
         "failures": str(tally["failed"]), "errors": "0", "skipped": str(tally["skipped"]),
         "time": f"{run_duration(run, results):.3f}",
-        "timestamp": as_utc(run.started).strftime("%Y-%m-%dT%H:%M:%S")})
+        "timestamp": utc(run.started).strftime("%Y-%m-%dT%H:%M:%S")})
     properties = ET.SubElement(suite, "properties")
     for name, value in (("recording_id", recording.id), ("run_id", run.id),
                         ("mode", run.mode), ("status", run.status)):

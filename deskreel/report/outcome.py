@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from storage import Run, Step, StepResult
+from storage import Run, Step, StepResult, utc
 
-__all__ = ["Outcome", "anchoring_facts", "as_utc", "check_line", "checks_of", "counts",
+__all__ = ["Outcome", "anchoring_facts", "check_line", "checks_of", "counts",
            "outcomes", "run_duration", "step_label", "step_width", "timing_facts", "utc_text"]
 
 
@@ -64,7 +64,7 @@ def counts(items: Sequence[Outcome]) -> Counter[str]:
 def run_duration(run: Run, results: Sequence[StepResult]) -> float:
     """Seconds from start to end of the run, or to its last step result when it never ended."""
     if run.ended is not None:
-        return max(0.0, (as_utc(run.ended) - as_utc(run.started)).total_seconds())
+        return max(0.0, (utc(run.ended) - utc(run.started)).total_seconds())
     return max((r.t_end for r in results), default=0.0)
 
 
@@ -79,13 +79,7 @@ def step_width(steps: Sequence[Step]) -> int:
 
 
 def utc_text(moment: datetime) -> str:
-    return as_utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def as_utc(moment: datetime) -> datetime:
-    """A stored moment in UTC."""
-    # SQLite hands back naive datetimes; the store writes them in UTC.
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return utc(moment).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def timing_facts(result: StepResult) -> list[tuple[str, str]]:
