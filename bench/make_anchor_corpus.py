@@ -10,7 +10,7 @@ scale, from the app's own "ready" map; "refuse" when the widget is gone or the p
 outside it. Same run, same corpus: the screens are grabbed only once they stop changing, with
 the pointer parked in a corner.
 
-    .venv/bin/python bench/make_anchor_corpus.py [--out /tmp/deskreel-corpus]
+    .venv/bin/python bench/make_anchor_corpus.py [--out /tmp/deskreel-corpus] [--rechoose]
 
 The default output is outside the repository on purpose (the corpus is ~2.5 MB of PNGs that
 anyone can rebuild); bench/bench_anchor.py reads it from there.
@@ -86,8 +86,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help=f"folder for the corpus (default {DEFAULT_OUT})")
-    out = parser.parse_args().out
-    manifest = build(out, log=print)
+    parser.add_argument("--rechoose", action="store_true",
+                        help="only choose the anchors again on the recorded screens of a built "
+                             "corpus (after a change to choose_anchor), without grabbing")
+    args = parser.parse_args()
+    out = args.out
+    manifest = rechoose(out) if args.rechoose else build(out, log=print)
     counts: dict[str, int] = {}
     for case in manifest["cases"]:
         counts[case["scenario"]] = counts.get(case["scenario"], 0) + 1
@@ -147,6 +151,24 @@ def record_anchors(out: Path, base: str, frame: Any, widgets: dict[str, list[int
                             "offset": list(choice.offset), "margin": choice.margin,
                             "distinctive": choice.distinctive, "png": path})
     return anchors
+
+
+def rechoose(out: Path) -> dict[str, Any]:
+    """Choose every anchor of the corpus in `out` again, on its recorded screen; the cases,
+    which depend on the targets and widgets only, stay as they are."""
+    manifest, screens, _ = load(out)
+    for base in BASES:
+        name = f"{base}-recorded"
+        mine = [a for a in manifest["anchors"] if a["base"] == base]
+        widgets = manifest["screens"][name]["widgets"]
+        fresh = record_anchors(out, base, screens[name], widgets, mine[0]["id"] - 1)
+        if [(a["id"], a["target"]) for a in fresh] != [(a["id"], a["target"]) for a in mine]:
+            raise ValueError(f"the anchors of base {base} in {out} are not the ones this script "
+                             "records: rebuild the corpus")
+        manifest["anchors"] = [a for a in manifest["anchors"] if a["base"] != base] + fresh
+    manifest["anchors"].sort(key=lambda a: a["id"])
+    write_atomically(out / "manifest.json", json.dumps(manifest, indent=1).encode())
+    return manifest
 
 
 def case(anchor: dict[str, Any], scene: Scene, widgets: dict[str, list[int]]) -> dict[str, Any]:

@@ -116,10 +116,17 @@ def choose_anchor(
     *,
     min_size: int = 24,
     max_size: int = 240,
+    reach: int = 480,
     min_contrast: float = 10.0,
     min_margin: float = DISTINCT_MARGIN,
 ) -> AnchorChoice:
-    """Grow a box around `target` until its crop has texture and no look-alike in `frame`."""
+    """Grow a box around `target` until its crop has texture and no look-alike in `frame`.
+
+    Up to `max_size` the target stays in the middle of the box (at one row high, also near
+    either end). A target with nothing distinctive that close (the middle of an empty canvas,
+    a blank stretch of a status bar) gets boxes of up to `reach` with the target towards a
+    side or a corner, which reach the nearest thing that pins it down.
+    """
     height, width = frame.shape[:2]
     if not (0 <= target[0] < width and 0 <= target[1] < height):
         raise ValueError(f"target {target} is outside the {width}x{height} frame")
@@ -127,11 +134,9 @@ def choose_anchor(
     rivals: list[Point] = []  # targets of look-alikes found so far, checked first next time
     best: AnchorChoice | None = None
     judged: set[Box] = set()
-    for w, h in _sizes(min_size, max_size, width, height):
-        # Centred first; then, while still one row high, with the target near one end, which
-        # reaches a field's label while the box is too small to reach it from the middle.
-        for shift in (0, -w * 5 // 12, w * 5 // 12) if h == min(min_size, height) else (0,):
-            box = _box_around((target[0] + shift, target[1]), w, h, width, height)
+    for w, h, shifts in _placements(min_size, max_size, reach, width, height):
+        for dx, dy in shifts:
+            box = _box_around((target[0] + dx, target[1] + dy), w, h, width, height)
             if box in judged:
                 continue
             judged.add(box)
@@ -383,6 +388,25 @@ def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,
     return choice, [] if choice.distinctive else [_add((runner_up.x, runner_up.y), offset)]
 
 
+def _placements(min_size: int, max_size: int, reach: int, width: int, height: int
+                ) -> Iterator[tuple[int, int, list[Point]]]:
+    """Box sizes for choose_anchor(), small to large, each with the shifts of its centre from
+    the target to try, cheapest and likeliest first."""
+    for w, h in _sizes(min_size, max_size, width, height):
+        # Centred first; then, while still one row high, with the target near one end, which
+        # reaches a field's label while the box is too small to reach it from the middle.
+        ends = h == min(min_size, height)
+        yield w, h, [(0, 0), (-w * 5 // 12, 0), (w * 5 // 12, 0)] if ends else [(0, 0)]
+    size = max_size
+    while size < reach:
+        size = min(reach, round(size * _GROWTH))
+        w, h = min(size, width), min(size, height)
+        # The target a twelfth of the box in from a side, then from a corner.
+        ax, ay = w * 5 // 12, h * 5 // 12
+        yield w, h, [(0, 0), (-ax, 0), (ax, 0), (0, -ay), (0, ay),
+                     (-ax, -ay), (ax, -ay), (-ax, ay), (ax, ay)]
+
+
 def _sizes(min_size: int, max_size: int, width: int, height: int) -> Iterator[tuple[int, int]]:
     """Box sizes to try, small to large: wider first, then taller."""
     # What identifies a widget usually sits in its row (a label beside a field), while the
@@ -519,9 +543,10 @@ def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None,
 
     th, tw = tmpl.shape
     factor = factor or _factor(tw, th)
-    small = tmpl
-    for _ in range(factor.bit_length() - 1):
-        small = cv2.pyrDown(small)
+    pyramid = {1: tmpl}  # the template at the screen's levels, down to `factor`
+    while max(pyramid) < factor:
+        pyramid[2 * max(pyramid)] = cv2.pyrDown(pyramid[max(pyramid)])
+    small = pyramid[factor]
     coarse = screen.levels[factor]
     if small.shape[0] > coarse.shape[0] or small.shape[1] > coarse.shape[1]:
         return
@@ -532,7 +557,21 @@ def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None,
     rx, ry = _radius(tw, th)
     # A quarter-resolution scan ranks a small crop's true place less reliably: keep more.
     count = _PEAKS * factor if min(tw, th) < 64 else _PEAKS
-    for x, y in _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor))):
+    places = _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor)))
+    if factor == 4:
+        # A big crop: its places scored at half resolution first, where it is as telling and
+        # a look costs a fourth; the two best get the full-resolution look, the others keep
+        # their half-resolution score (if anything a little high: blur makes things alike).
+        halves = sorted((hit for x, y in places
+                         if (hit := _probe(screen.levels[2], pyramid[2], (2 * x, 2 * y), pad=2))),
+                        reverse=True)
+        for rank, half in enumerate(halves):
+            hit = _probe(screen.gray, tmpl, (2 * half.x, 2 * half.y), pad=2) if rank < 2 else \
+                _Hit(half.score, 2 * half.x, 2 * half.y)
+            if hit is not None:
+                yield hit
+        return
+    for x, y in places:
         hit = _probe(screen.gray, tmpl, (x * factor, y * factor), pad=factor)
         if hit is not None:
             yield hit

@@ -178,6 +178,33 @@ def test_an_empty_field_anchor_grows_to_take_in_its_label() -> None:
     assert found.found and near(found.point, target, 1)  # not the identical Email field
 
 
+def test_a_click_in_the_middle_of_an_empty_canvas_reaches_past_240_px_to_what_pins_it() -> None:
+    # A white canvas 900x400 with a heading in its top-left corner: 200 px around the target
+    # there is only white and the canvas's top and bottom borders, which look the same a few
+    # pixels to either side; a box reaching the heading or the canvas's right edge does not.
+    def canvas(dx: int, dy: int) -> Image:
+        screen = np.full((800, 1280, 3), BACKGROUND, np.uint8)
+        cv2.rectangle(screen, (100 + dx, 100 + dy), (999 + dx, 499 + dy), (255, 255, 255), -1)
+        cv2.rectangle(screen, (100 + dx, 100 + dy), (999 + dx, 499 + dy), (120, 120, 120), 1)
+        cv2.putText(screen, "Sketch", (110 + dx, 130 + dy), FONT, 0.7, (20, 20, 20), 1,
+                    cv2.LINE_AA)
+        return screen
+
+    recorded = canvas(0, 0)
+    target = (430, 300)
+    narrow = choose_anchor(recorded, target, reach=240)
+    choice, crop = anchor_for(recorded, target)
+
+    assert not narrow.distinctive
+    assert choice.distinctive and max(choice.box[2:]) > 240, choice
+    x, y, w, h = choice.box
+    assert x <= target[0] < x + w and y <= target[1] < y + h
+    for dx, dy in ((30, 20), (-60, 150)):  # within the window, and further away
+        found = locate(canvas(dx, dy), crop, choice.offset, expected=target, unique=True,
+                       context=recorded)
+        assert found.found and near(found.point, (target[0] + dx, target[1] + dy), 1), found
+
+
 def test_twin_buttons_are_told_apart_by_context_or_refused() -> None:
     places = {**NORMAL, "button:OK#1": (590, 70), "button:OK#2": (700, 430)}
     screen = paint(places)
