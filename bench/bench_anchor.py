@@ -255,10 +255,10 @@ def report(cases: list[Case], results: Results, *, list_refusals: bool = False) 
 
 def table(title: str, cases: list[Case], scenarios: list[str], results: Results) -> None:
     print(f"\n{title}:")
-    print(f"{'':13}{'':>4}{'':>7} | {'ours':^36} | {'baseline (pyautogui-style)':^36} | "
+    print(f"{'':20}{'':>4}{'':>7} | {'ours':^36} | {'baseline (pyautogui-style)':^36} | "
           f"{'baseline/ours':^13}")
     head = f"{'ok%':>6} {'refused%':>8} {'wrong%':>6} {'median':>6} {'p95 ms':>6}"
-    print(f"{'scenario':13}{'n':>4}{'absent':>7} | {head} | {head} | {'median':>6} {'p95':>6}")
+    print(f"{'scenario':20}{'n':>4}{'absent':>7} | {head} | {head} | {'median':>6} {'p95':>6}")
     for name in scenarios:
         row(name, [c for c in cases if c.scenario == name], results)
     row(f"<={NEAR}px 1x", [c for c in cases if is_near(c)], results)
@@ -281,7 +281,7 @@ def row(name: str, cases: list[Case], results: Results) -> None:
                      f"{pct(refused, len(cases)):>8} {pct(verdicts.count('wrong'), len(cases)):>6} "
                      f"{medians[-1]:>6.1f} {p95s[-1]:>6.1f}")
     absent = sum(c.expected is None for c in cases)
-    print(f"{name:13}{len(cases):>4}{absent:>7} | {cells[0]} | {cells[1]} | "
+    print(f"{name:20}{len(cases):>4}{absent:>7} | {cells[0]} | {cells[1]} | "
           f"{medians[1] / medians[0]:>5.1f}x {p95s[1] / p95s[0]:>5.1f}x")
 
 
@@ -322,13 +322,13 @@ def print_targets(cases: list[Case], distinctive: list[Case], scenarios: list[st
           for name in scenarios if name.startswith("scale")),
         *((f"wrong = 0 on {name}", no_wrong(name)) for name in scenarios),
     ]
-    print(f"\ntargets of issue 5, ours:{'':19}{'all anchors':>20}   {'distinctive only':>20}")
+    print(f"\ntargets of issue 5, ours:{'':28}{'all anchors':>20}   {'distinctive only':>20}")
     for what, check in checks:
         cells = []
         for group in (cases, distinctive):
             passed, value = check(group)
             cells.append(f"{'PASS' if passed else 'FAIL'} {value:>15}")
-        print(f"  {what:41}{cells[0]:>20}   {cells[1]:>20}")
+        print(f"  {what:50}{cells[0]:>20}   {cells[1]:>20}")
 
 
 def is_near(case: Case) -> bool:
