@@ -1,41 +1,41 @@
-"""Image anchors: choose a distinctive crop around a pointer target, and find it on a screen.
+"""Locating an anchor on a screen: near its recorded place, then anywhere, then at other scales.
 
-Pure functions over RGB frames (H x W x 3, uint8); nothing here talks to X. OpenCV is
-imported inside the functions so that importing this module stays cheap for `--help`.
-Scores are normalized cross-correlation (cv2.TM_CCOEFF_NORMED) on grayscale, 1.0 = exact;
-colour only breaks ties between places that grayscale cannot tell apart.
+A match that is not exact must also agree with the screen the anchor was recorded on.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain
-from typing import NamedTuple
 
-import numpy as np
-import numpy.typing as npt
+from .search import (
+    _NOWHERE,
+    _SAME_PLACE,
+    Box,
+    Image,
+    Point,
+    _add,
+    _colour_score,
+    _factor,
+    _gray,
+    _Hit,
+    _near,
+    _probe,
+    _radius,
+    _scan,
+    _Screen,
+    _search_region,
+    _sub,
+)
 
-__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "choose_anchor", "locate"]
+__all__ = ["Located", "locate"]
 
-Image = npt.NDArray[np.uint8]
-Box = tuple[int, int, int, int]
-Point = tuple[int, int]
-Zone = tuple[Point, tuple[int, int]]  # top-left positions within (rx, ry) of a place
-
-DISTINCT_MARGIN = 0.1  # how clearly a crop must beat its look-alikes to be distinctive
-_GROWTH = 1.5  # per round of choose_anchor()
-_PEAKS = 10  # candidates per search that are scored at full resolution
-_PEAK_POOL = 400  # local maxima considered when spreading those candidates out
 _WINDOW = 64  # pixels around the recorded place that locate() searches first
-_NEAR = 48  # pixels around a crop that choose_anchor() checks exactly for look-alikes
-_FLOOR = 0.25  # correlation below which a place is not worth a closer look
 # 0.8x to 1.25x in steps of ~8%, finer steps only around the best of them; 1.0 is left out
 # because locate() tries it first.
 _DEFAULT_SCALES = (0.8, 0.86, 0.93, 1.08, 1.16, 1.25)
 _FINE_STEPS = (-0.04, -0.03, -0.02, -0.01, 0.01, 0.02, 0.03, 0.04)
-_SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
 _FLAT = 1.0  # grayscale std below which an image has no pattern to correlate
 _SURE = 0.97  # a match this good is the recorded pixels, not merely similar ones
 _CONTEXT = (128, 72)  # least size of the wider crop that checks a doubtful match
@@ -52,22 +52,6 @@ _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps 
 
 
 @dataclass(frozen=True, slots=True)
-class AnchorChoice:
-    """A crop box around a target, the target's place in it, and how unique the crop is."""
-
-    box: Box  # x, y, w, h in the frame
-    offset: Point  # target position inside the crop
-    score: float  # the crop's match at its own place: 1.0, or 0.0 when it is flat
-    margin: float  # score minus the best look-alike outside its own neighbourhood
-    distinctive: bool
-
-    def crop(self, frame: Image) -> Image:
-        """The pixels of `box` in `frame`, as a new array."""
-        x, y, w, h = self.box
-        return frame[y:y + h, x:x + w].copy()
-
-
-@dataclass(frozen=True, slots=True)
 class Located:
     """Where an anchor was found on a screen, or why it was not."""
 
@@ -81,73 +65,6 @@ class Located:
     best_elsewhere: Point | None  # the target point the runner-up would give
     elapsed_ms: float
     reason: str = ""  # why found is False, in words for the replay report
-
-
-class _Hit(NamedTuple):
-    score: float
-    x: int  # top-left of the match
-    y: int
-
-
-_NOWHERE = _Hit(0.0, -1, -1)
-
-
-@dataclass(frozen=True, slots=True)
-class _Screen:
-    rgb: Image
-    levels: dict[int, Image]  # grayscale at full (1), half (2) and quarter (4) resolution
-
-    @classmethod
-    def of(cls, rgb: Image) -> _Screen:
-        import cv2
-
-        gray = _gray(rgb)
-        half = cv2.pyrDown(gray)
-        return cls(rgb, {1: gray, 2: half, 4: cv2.pyrDown(half)})
-
-    @property
-    def gray(self) -> Image:
-        return self.levels[1]
-
-
-def choose_anchor(
-    frame: Image,
-    target: Point,
-    *,
-    min_size: int = 24,
-    max_size: int = 240,
-    reach: int = 480,
-    min_contrast: float = 10.0,
-    min_margin: float = DISTINCT_MARGIN,
-) -> AnchorChoice:
-    """Grow a box around `target` until its crop has texture and no look-alike in `frame`.
-
-    Up to `max_size` the target stays in the middle of the box (at one row high, also near
-    either end). A target with nothing distinctive that close (the middle of an empty canvas,
-    a blank stretch of a status bar) gets boxes of up to `reach` with the target towards a
-    side or a corner, which reach the nearest thing that pins it down.
-    """
-    height, width = frame.shape[:2]
-    if not (0 <= target[0] < width and 0 <= target[1] < height):
-        raise ValueError(f"target {target} is outside the {width}x{height} frame")
-    screen = _Screen.of(frame)
-    rivals: list[Point] = []  # targets of look-alikes found so far, checked first next time
-    best: AnchorChoice | None = None
-    judged: set[Box] = set()
-    for w, h, shifts in _placements(min_size, max_size, reach, width, height):
-        for dx, dy in shifts:
-            box = _box_around((target[0] + dx, target[1] + dy), w, h, width, height)
-            if box in judged:
-                continue
-            judged.add(box)
-            choice, rivals = _judge(screen, box, target, rivals,
-                                    min_contrast=min_contrast, min_margin=min_margin)
-            if choice.distinctive:
-                return choice
-            if best is None or choice.margin >= best.margin:
-                best = choice
-    assert best is not None  # _sizes yields at least one size
-    return best
 
 
 def locate(
@@ -352,86 +269,6 @@ def _back_match(seen: _Screen, recorded: _Screen, match: _Match, guess: Point,
     return own, max(elsewhere, default=_NOWHERE)
 
 
-def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,
-           min_contrast: float, min_margin: float) -> tuple[AnchorChoice, list[Point]]:
-    """How distinctive the crop `box` is, and the target of a look-alike that spoils it."""
-    x, y, w, h = box
-    offset = _sub(target, (x, y))
-    crop = screen.gray[y:y + h, x:x + w]
-    if float(crop.std()) < min_contrast:
-        return AnchorChoice(box, offset, score=0.0, margin=0.0, distinctive=False), rivals
-    own = ((x, y), _radius(w, h))  # what locate() would count as this very place
-    pad = min(max(w, h), _NEAR)
-    nearby = ((w + 2 * pad) * (h + 2 * pad),
-              lambda: _search_region(screen.gray, crop, (x, y), pad=pad, keep_out=own))
-    frame = (screen.gray.size // _factor(w, h) ** 2,
-             lambda: _scan(screen, crop, keep_out=own))
-    # The last box's look-alike first, it is the likeliest and cheapest to recheck; then the
-    # neighbourhood, where borders and rows repeat, and the whole frame, cheaper first.
-    searches: list[Callable[[], Iterable[_Hit]]] = [
-        lambda: (hit for r in rivals if (hit := _probe(screen.gray, crop, _sub(r, offset), pad=2))),
-        *(search for _, search in sorted((nearby, frame), key=lambda pair: pair[0])),
-    ]
-    bar = 1.0 - min_margin
-    runner_up = _NOWHERE
-    for hit in chain.from_iterable(search() for search in searches):  # lazily, in turn
-        if _near(hit, *own):
-            continue
-        if hit.score >= bar:  # grayscale cannot tell it apart; colour may, as in locate()
-            hit = hit._replace(score=_colour_score(screen.rgb, screen.rgb[y:y + h, x:x + w],
-                                                   (hit.x, hit.y)))
-        runner_up = max(runner_up, hit)
-        if runner_up.score >= bar:
-            break
-    margin = round(1.0 - max(0.0, runner_up.score), 4)
-    choice = AnchorChoice(box, offset, score=1.0, margin=margin, distinctive=margin >= min_margin)
-    return choice, [] if choice.distinctive else [_add((runner_up.x, runner_up.y), offset)]
-
-
-def _placements(min_size: int, max_size: int, reach: int, width: int, height: int
-                ) -> Iterator[tuple[int, int, list[Point]]]:
-    """Box sizes for choose_anchor(), small to large, each with the shifts of its centre from
-    the target to try, cheapest and likeliest first."""
-    for w, h in _sizes(min_size, max_size, width, height):
-        # Centred first; then, while still one row high, with the target near one end, which
-        # reaches a field's label while the box is too small to reach it from the middle.
-        ends = h == min(min_size, height)
-        yield w, h, [(0, 0), (-w * 5 // 12, 0), (w * 5 // 12, 0)] if ends else [(0, 0)]
-    size = max_size
-    while size < reach:
-        size = min(reach, round(size * _GROWTH))
-        w, h = min(size, width), min(size, height)
-        # The target a twelfth of the box in from a side, then from a corner.
-        ax, ay = w * 5 // 12, h * 5 // 12
-        yield w, h, [(0, 0), (-ax, 0), (ax, 0), (0, -ay), (0, ay),
-                     (-ax, -ay), (ax, -ay), (-ax, ay), (ax, ay)]
-
-
-def _sizes(min_size: int, max_size: int, width: int, height: int) -> Iterator[tuple[int, int]]:
-    """Box sizes to try, small to large: wider first, then taller."""
-    # What identifies a widget usually sits in its row (a label beside a field), while the
-    # rows above and below move independently when a layout changes.
-    w = h = float(min_size)
-    last = None
-    while True:
-        size = (min(round(w), max_size, width), min(round(h), max_size, height))
-        if size == last:
-            return
-        yield size
-        last = size
-        if w < min(max_size, width):
-            w *= _GROWTH
-        else:
-            h *= _GROWTH
-
-
-def _box_around(centre: Point, w: int, h: int, width: int, height: int) -> Box:
-    # Clamping at a frame edge shifts the box, so it grows away from that edge.
-    x = min(max(centre[0] - w // 2, 0), width - w)
-    y = min(max(centre[1] - h // 2, 0), height - h)
-    return x, y, w, h
-
-
 def _settle(screen: _Screen, sized: Image, hits: list[_Hit], *, threshold: float,
             margin: float) -> tuple[_Hit, _Hit, bool]:
     """The best candidate, the runner-up elsewhere, and whether colour had to decide."""
@@ -489,138 +326,11 @@ class _Context:
         return [0.0 if hit is None else hit.score for hit in hits]
 
 
-def _search_region(image: Image, tmpl: Image, top_left: Point, *, pad: int,
-                   keep_out: Zone | None = None, others: int = _PEAKS) -> list[_Hit]:
-    """Full-resolution matches with their top-left within `pad` of `top_left`.
-
-    Without `keep_out`: the best, then the best outside its neighbourhood, then other peaks.
-    With it: the best outside `keep_out`, then other peaks. Either way the runner-up is exact.
-    `others` caps the places after the best; 1 (the runner-up alone) skips peak finding.
-    """
-    import cv2
-
-    correlated = _correlate(image, tmpl, top_left, pad)
-    if correlated is None:
-        return []
-    result, (x0, y0) = correlated
-    th, tw = tmpl.shape
-    hits: list[_Hit] = []
-    if keep_out is None:
-        _, score, _, (x, y) = cv2.minMaxLoc(result)
-        hits.append(_Hit(float(score), x0 + x, y0 + y))
-        keep_out = (x0 + x, y0 + y), _radius(tw, th)
-    _blank(result, keep_out, origin=(x0, y0))
-    if others == 1:
-        _, score, _, (x, y) = cv2.minMaxLoc(result)
-        peaks = [(x, y)] if score > _FLOOR else []
-    else:
-        peaks = _peaks(result, count=others, spread=_radius(tw, th))
-    return hits + [_Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
-
-
-def _correlate(image: Image, tmpl: Image, top_left: Point,
-               pad: int) -> tuple[npt.NDArray[np.float32], Point] | None:
-    """The correlation map of `tmpl` placed within `pad` of `top_left` (clipped to the image),
-    and the image position of its first cell; only that part of `image` is made grayscale."""
-    import cv2
-
-    th, tw = tmpl.shape
-    x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
-    region = image[y0:max(0, top_left[1] + pad + th), x0:max(0, top_left[0] + pad + tw)]
-    if region.shape[0] < th or region.shape[1] < tw:
-        return None
-    return cv2.matchTemplate(_gray(region), tmpl, cv2.TM_CCOEFF_NORMED), (x0, y0)
-
-
-def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None,
-          keep_out: Zone | None = None) -> Iterator[_Hit]:
-    """The screen's likeliest places, found at reduced resolution and scored at full.
-
-    Lazily, in the order the coarse search ranks them: callers may stop at the first
-    that settles their question.
-    """
-    import cv2
-
-    th, tw = tmpl.shape
-    factor = factor or _factor(tw, th)
-    pyramid = {1: tmpl}  # the template at the screen's levels, down to `factor`
-    while max(pyramid) < factor:
-        pyramid[2 * max(pyramid)] = cv2.pyrDown(pyramid[max(pyramid)])
-    small = pyramid[factor]
-    coarse = screen.levels[factor]
-    if small.shape[0] > coarse.shape[0] or small.shape[1] > coarse.shape[1]:
-        return
-    result = cv2.matchTemplate(coarse, small, cv2.TM_CCOEFF_NORMED)
-    if keep_out is not None:
-        (kx, ky), (rx, ry) = keep_out
-        _blank(result, ((kx // factor, ky // factor), (rx // factor, ry // factor)))
-    rx, ry = _radius(tw, th)
-    # A quarter-resolution scan ranks a small crop's true place less reliably: keep more.
-    count = _PEAKS * factor if min(tw, th) < 64 else _PEAKS
-    places = _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor)))
-    if factor == 4:
-        # A big crop: its places scored at half resolution first, where it is as telling and
-        # a look costs a fourth; the two best get the full-resolution look, the others keep
-        # their half-resolution score (if anything a little high: blur makes things alike).
-        halves = sorted((hit for x, y in places
-                         if (hit := _probe(screen.levels[2], pyramid[2], (2 * x, 2 * y), pad=2))),
-                        reverse=True)
-        for rank, half in enumerate(halves):
-            hit = _probe(screen.gray, tmpl, (2 * half.x, 2 * half.y), pad=2) if rank < 2 else \
-                _Hit(half.score, 2 * half.x, 2 * half.y)
-            if hit is not None:
-                yield hit
-        return
-    for x, y in places:
-        hit = _probe(screen.gray, tmpl, (x * factor, y * factor), pad=factor)
-        if hit is not None:
-            yield hit
-
-
-def _factor(w: int, h: int) -> int:
-    """How much to shrink screen and template for a coarse scan."""
-    # A quarter of the resolution blurs small text beyond recognition; keep it for big crops.
-    return 4 if min(w, h) >= 64 else 2 if min(w, h) >= 12 else 1
-
-
 def _factors(w: int, h: int) -> tuple[int, ...]:
     """Coarse scans for locate(), cheapest first: a quarter-resolution scan costs a fifth of
     a half-resolution one and finds most crops from 24 px up; the finer scan runs only when
     it did not find an exact match."""
     return (4, 2) if 24 <= min(w, h) < 64 else (_factor(w, h),)
-
-
-def _blank(result: npt.NDArray[np.float32], zone: Zone, *, origin: Point = (0, 0)) -> None:
-    """Take `zone` (top-left positions around a place) out of a correlation map."""
-    (x, y), (rx, ry) = zone
-    x, y = x - origin[0], y - origin[1]
-    result[max(0, y - ry):max(0, y + ry + 1), max(0, x - rx):max(0, x + rx + 1)] = -1.0
-
-
-def _peaks(result: npt.NDArray[np.float32], *, count: int, spread: tuple[int, int]) -> list[Point]:
-    """The highest local maxima of a correlation map, more than `spread` apart."""
-    import cv2
-
-    # Local maxima only, or the shoulders of one strong peak would take every place; then
-    # spread out, or one long plateau (a border, a row of text) would.
-    is_peak = cv2.compare(result, cv2.dilate(result, np.ones((3, 3), np.uint8)), cv2.CMP_GE)
-    is_peak &= cv2.compare(result, _FLOOR, cv2.CMP_GT)
-    places = cv2.findNonZero(is_peak)
-    if places is None:
-        return []
-    xs, ys = places.reshape(-1, 2).T
-    scores = result[ys, xs]
-    if len(scores) > _PEAK_POOL:
-        top = np.argpartition(scores, -_PEAK_POOL)[-_PEAK_POOL:]
-        xs, ys, scores = xs[top], ys[top], scores[top]
-    chosen: list[Point] = []
-    for i in np.argsort(scores)[::-1]:
-        x, y = int(xs[i]), int(ys[i])
-        if all(abs(x - cx) > spread[0] or abs(y - cy) > spread[1] for cx, cy in chosen):
-            chosen.append((x, y))
-            if len(chosen) == count:
-                break
-    return chosen
 
 
 def _search_scales(screen: _Screen, tmpl: Image, scales: Sequence[float],
@@ -654,34 +364,12 @@ def _fit_scale(gray: Image, tmpl: Image, hit: _Hit, scale: float,
     return best, fitted
 
 
-def _probe(gray: Image, tmpl: Image, top_left: Point, *, pad: int) -> _Hit | None:
-    """The best full-resolution match with its top-left within `pad` pixels of `top_left`."""
-    import cv2
-
-    correlated = _correlate(gray, tmpl, top_left, pad)
-    if correlated is None:
-        return None
-    result, (x0, y0) = correlated
-    _, score, _, (x, y) = cv2.minMaxLoc(result)
-    return _Hit(float(score), x0 + x, y0 + y)
-
-
 def _rank(hits: list[_Hit], shape: tuple[int, ...]) -> tuple[_Hit, _Hit]:
     """The best hit, and the best one outside its neighbourhood (_NOWHERE if none)."""
     best = max(hits)
     radius = _radius(shape[1], shape[0])
     others = (hit for hit in hits if not _near(hit, (best.x, best.y), radius))
     return best, max(others, default=_NOWHERE)
-
-
-def _colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
-    # Grayscale correlation is blind to hue (a red and a green button of one shape both score
-    # 1.0); correlating each channel separately tells them apart.
-    import cv2
-
-    x, y = top_left
-    window = rgb[y:y + tmpl.shape[0], x:x + tmpl.shape[1]]
-    return float(cv2.matchTemplate(window, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0])
 
 
 def _score_at(hits: list[_Hit], place: _Hit) -> float:
@@ -728,12 +416,6 @@ def _refused(started: float, reason: str, searched: str = "") -> Located:
                    reason=reason)
 
 
-def _gray(image: Image) -> Image:
-    import cv2
-
-    return cv2.cvtColor(image, cv2.COLOR_RGB2GRAY) if image.ndim == 3 else image
-
-
 def _resized(image: Image, scale: float) -> Image:
     import cv2
 
@@ -744,23 +426,5 @@ def _resized(image: Image, scale: float) -> Image:
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
 
 
-def _radius(w: int, h: int) -> tuple[int, int]:
-    """How far from a match another one still counts as the same place."""
-    # Small and absolute: one row down a list is another target however big the crop is.
-    return min(_SAME_PLACE, max(2, w // 4)), min(_SAME_PLACE, max(2, h // 4))
-
-
-def _near(hit: _Hit, place: Point, radius: tuple[int, int]) -> bool:
-    return abs(hit.x - place[0]) <= radius[0] and abs(hit.y - place[1]) <= radius[1]
-
-
 def _since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
-
-
-def _sub(a: Point, b: Point) -> Point:
-    return a[0] - b[0], a[1] - b[1]
-
-
-def _add(a: Point, b: Point) -> Point:
-    return a[0] + b[0], a[1] + b[1]

@@ -1,0 +1,167 @@
+"""Choosing an anchor: grow a crop around a pointer target until nothing else looks like it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import chain
+
+from .search import (
+    _NOWHERE,
+    Box,
+    Image,
+    Point,
+    _add,
+    _colour_score,
+    _factor,
+    _Hit,
+    _near,
+    _probe,
+    _radius,
+    _scan,
+    _Screen,
+    _search_region,
+    _sub,
+)
+
+__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "choose_anchor"]
+
+DISTINCT_MARGIN = 0.1  # how clearly a crop must beat its look-alikes to be distinctive
+_GROWTH = 1.5  # per round of choose_anchor()
+_NEAR = 48  # pixels around a crop that choose_anchor() checks exactly for look-alikes
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorChoice:
+    """A crop box around a target, the target's place in it, and how unique the crop is."""
+
+    box: Box  # x, y, w, h in the frame
+    offset: Point  # target position inside the crop
+    score: float  # the crop's match at its own place: 1.0, or 0.0 when it is flat
+    margin: float  # score minus the best look-alike outside its own neighbourhood
+    distinctive: bool
+
+    def crop(self, frame: Image) -> Image:
+        """The pixels of `box` in `frame`, as a new array."""
+        x, y, w, h = self.box
+        return frame[y:y + h, x:x + w].copy()
+
+
+def choose_anchor(
+    frame: Image,
+    target: Point,
+    *,
+    min_size: int = 24,
+    max_size: int = 240,
+    reach: int = 480,
+    min_contrast: float = 10.0,
+    min_margin: float = DISTINCT_MARGIN,
+) -> AnchorChoice:
+    """Grow a box around `target` until its crop has texture and no look-alike in `frame`.
+
+    Up to `max_size` the target stays in the middle of the box (at one row high, also near
+    either end). A target with nothing distinctive that close (the middle of an empty canvas,
+    a blank stretch of a status bar) gets boxes of up to `reach` with the target towards a
+    side or a corner, which reach the nearest thing that pins it down.
+    """
+    height, width = frame.shape[:2]
+    if not (0 <= target[0] < width and 0 <= target[1] < height):
+        raise ValueError(f"target {target} is outside the {width}x{height} frame")
+    screen = _Screen.of(frame)
+    rivals: list[Point] = []  # targets of look-alikes found so far, checked first next time
+    best: AnchorChoice | None = None
+    judged: set[Box] = set()
+    for w, h, shifts in _placements(min_size, max_size, reach, width, height):
+        for dx, dy in shifts:
+            box = _box_around((target[0] + dx, target[1] + dy), w, h, width, height)
+            if box in judged:
+                continue
+            judged.add(box)
+            choice, rivals = _judge(screen, box, target, rivals,
+                                    min_contrast=min_contrast, min_margin=min_margin)
+            if choice.distinctive:
+                return choice
+            if best is None or choice.margin >= best.margin:
+                best = choice
+    assert best is not None  # _sizes yields at least one size
+    return best
+
+
+def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,
+           min_contrast: float, min_margin: float) -> tuple[AnchorChoice, list[Point]]:
+    """How distinctive the crop `box` is, and the target of a look-alike that spoils it."""
+    x, y, w, h = box
+    offset = _sub(target, (x, y))
+    crop = screen.gray[y:y + h, x:x + w]
+    if float(crop.std()) < min_contrast:
+        return AnchorChoice(box, offset, score=0.0, margin=0.0, distinctive=False), rivals
+    own = ((x, y), _radius(w, h))  # what locate() would count as this very place
+    pad = min(max(w, h), _NEAR)
+    nearby = ((w + 2 * pad) * (h + 2 * pad),
+              lambda: _search_region(screen.gray, crop, (x, y), pad=pad, keep_out=own))
+    frame = (screen.gray.size // _factor(w, h) ** 2,
+             lambda: _scan(screen, crop, keep_out=own))
+    # The last box's look-alike first, it is the likeliest and cheapest to recheck; then the
+    # neighbourhood, where borders and rows repeat, and the whole frame, cheaper first.
+    searches: list[Callable[[], Iterable[_Hit]]] = [
+        lambda: (hit for r in rivals if (hit := _probe(screen.gray, crop, _sub(r, offset), pad=2))),
+        *(search for _, search in sorted((nearby, frame), key=lambda pair: pair[0])),
+    ]
+    bar = 1.0 - min_margin
+    runner_up = _NOWHERE
+    for hit in chain.from_iterable(search() for search in searches):  # lazily, in turn
+        if _near(hit, *own):
+            continue
+        if hit.score >= bar:  # grayscale cannot tell it apart; colour may, as in locate()
+            hit = hit._replace(score=_colour_score(screen.rgb, screen.rgb[y:y + h, x:x + w],
+                                                   (hit.x, hit.y)))
+        runner_up = max(runner_up, hit)
+        if runner_up.score >= bar:
+            break
+    margin = round(1.0 - max(0.0, runner_up.score), 4)
+    choice = AnchorChoice(box, offset, score=1.0, margin=margin, distinctive=margin >= min_margin)
+    return choice, [] if choice.distinctive else [_add((runner_up.x, runner_up.y), offset)]
+
+
+def _placements(min_size: int, max_size: int, reach: int, width: int, height: int
+                ) -> Iterator[tuple[int, int, list[Point]]]:
+    """Box sizes for choose_anchor(), small to large, each with the shifts of its centre from
+    the target to try, cheapest and likeliest first."""
+    for w, h in _sizes(min_size, max_size, width, height):
+        # Centred first; then, while still one row high, with the target near one end, which
+        # reaches a field's label while the box is too small to reach it from the middle.
+        ends = h == min(min_size, height)
+        yield w, h, [(0, 0), (-w * 5 // 12, 0), (w * 5 // 12, 0)] if ends else [(0, 0)]
+    size = max_size
+    while size < reach:
+        size = min(reach, round(size * _GROWTH))
+        w, h = min(size, width), min(size, height)
+        # The target a twelfth of the box in from a side, then from a corner.
+        ax, ay = w * 5 // 12, h * 5 // 12
+        yield w, h, [(0, 0), (-ax, 0), (ax, 0), (0, -ay), (0, ay),
+                     (-ax, -ay), (ax, -ay), (-ax, ay), (ax, ay)]
+
+
+def _sizes(min_size: int, max_size: int, width: int, height: int) -> Iterator[tuple[int, int]]:
+    """Box sizes to try, small to large: wider first, then taller."""
+    # What identifies a widget usually sits in its row (a label beside a field), while the
+    # rows above and below move independently when a layout changes.
+    w = h = float(min_size)
+    last = None
+    while True:
+        size = (min(round(w), max_size, width), min(round(h), max_size, height))
+        if size == last:
+            return
+        yield size
+        last = size
+        if w < min(max_size, width):
+            w *= _GROWTH
+        else:
+            h *= _GROWTH
+
+
+def _box_around(centre: Point, w: int, h: int, width: int, height: int) -> Box:
+    # Clamping at a frame edge shifts the box, so it grows away from that edge.
+    x = min(max(centre[0] - w // 2, 0), width - w)
+    y = min(max(centre[1] - h // 2, 0), height - h)
+    return x, y, w, h
