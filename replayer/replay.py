@@ -18,7 +18,8 @@ from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted,
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_webp, pixel_hash
 from deskreel.x11 import connect, display_name
-from storage import RESULT_FRAME_KEYS, Recording, StorageError, Step, StepResult, Store
+from storage import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Recording, StorageError, Step,
+                     StepResult, Store)
 
 from .anchoring import AnchorOptions, Finding, Locator
 from .ask import ask
@@ -32,7 +33,6 @@ from .xinput import Injector, release_held
 __all__ = ["ON_MISSING", "ReplayOptions", "ReplayOutcome", "replay", "select_steps"]
 
 ON_MISSING = ("abort", "skip", "ask")  # the first is the default
-_BEFORE, _AFTER, _DIFF = RESULT_FRAME_KEYS  # where a step result's details name its frames
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,12 +198,12 @@ class _Run:
                             target=action.target, located=located, scale=scale, shift=shift,
                             region=action.region, masks=masks, options=verify)
         details = {**timing, "checks": [c.to_json() for c in checks],
-                   _BEFORE: self.frames.save(before), _AFTER: self.frames.save(screen)}
+                   REPLAY_BEFORE: self.frames.save(before), REPLAY_AFTER: self.frames.save(screen)}
         failed = [c for c in checks if not c.passed]
         if not failed:
             note = note or (f"{len(checks)} checks passed" if checks else "no recorded frames")
             return self._result(step, "passed", note, began, finding, details)
-        details[_DIFF] = self.frames.save(diff_image(screen, failed))
+        details[REPLAY_DIFF] = self.frames.save(diff_image(screen, failed))
         message = f"step {step.step} ({action.action}): the screen differs from the " \
             f"recording: " + "; ".join(c.describe() for c in failed)
         return self._result(step, "failed", message, began, finding, details)

@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
-from storage import Recording, Run, Step, StepResult, Store
+from storage import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Recording, Run, Step, StepResult,
+                     Store)
 
 from ..errors import UserError
 from ..table import format_duration
@@ -151,17 +152,17 @@ def _failure(first: Outcome, others: Sequence[Outcome], images: ImageDir, width:
         figures = [
             frame_figure(images, step.after_frame, "recorded after (yellow: expected)",
                          check_boxes(checks, today=False, failed_only=True), big=True),
-            frame_figure(images, d.get("replay_after"), "replay after (red: found)",
+            frame_figure(images, d.get(REPLAY_AFTER), "replay after (red: found)",
                          check_boxes(checks, today=True, failed_only=True), big=True,
                          absent="not kept")]
-        if d.get("diff"):
-            figures.append(frame_figure(images, d.get("diff"), "diff (red: found today, "
+        if d.get(REPLAY_DIFF):
+            figures.append(frame_figure(images, d.get(REPLAY_DIFF), "diff (red: found today, "
                                         "yellow: recorded place)", big=True))
     else:
         figures = [
             frame_figure(images, step.before_frame, "recorded before (blue: anchor)",
                          anchor_boxes(step), big=True),
-            frame_figure(images, d.get("replay_before"), "replay before",
+            frame_figure(images, d.get(REPLAY_BEFORE), "replay before",
                          match_box(step, result), big=True, absent="not kept")]
         if step.anchor is not None:
             figures.append(figure(images.png(step.anchor.png), "anchor crop"))
@@ -193,7 +194,7 @@ def _strip(steps: Sequence[Step], items: list[Outcome] | None, width: int) -> st
 
 def _replay_screen(results: Sequence[StepResult], images: ImageDir) -> str:
     for r in results:
-        pic: Pic | None = images.frame(r.details.get("replay_after"))
+        pic: Pic | None = images.frame(r.details.get(REPLAY_AFTER))
         if pic is not None:
             return f"{pic.width}x{pic.height}"
     return "unknown"

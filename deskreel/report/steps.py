@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from storage import Step, StepResult
+from storage import REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
 from .outcome import Outcome, anchoring_facts, checks_of, step_label, timing_facts
@@ -123,12 +123,12 @@ def _figures(step: Step, result: StepResult | None, checks: Sequence[dict[str, A
                         check_boxes(checks, today=False))]
     if result is not None:
         d = result.details
-        out.append(frame_figure(images, d.get("replay_before"), "replay before",
+        out.append(frame_figure(images, d.get(REPLAY_BEFORE), "replay before",
                                 match_box(step, result), absent="not kept"))
-        out.append(frame_figure(images, d.get("replay_after"), "replay after",
+        out.append(frame_figure(images, d.get(REPLAY_AFTER), "replay after",
                                 check_boxes(checks, today=True), absent="not kept"))
-        if d.get("diff"):
-            out.append(frame_figure(images, d.get("diff"), "diff"))
+        if d.get(REPLAY_DIFF):
+            out.append(frame_figure(images, d.get(REPLAY_DIFF), "diff"))
     if step.anchor is not None:
         out.append(figure(images.png(step.anchor.png), "anchor crop"))
     return out
