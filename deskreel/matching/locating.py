@@ -121,15 +121,15 @@ def locate(
             break
     if best is _NOWHERE:
         return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
-    recording = _Recording(context, guess, tmpl, offset)
+    recording = _Recording(context, guess, tmpl.shape, offset)
     match = _Match(best, runner, 1.0, by_colour)
-    if best.score < _SURE:
+    reason = match.doubt(seen, recording, threshold, margin, stages)
+    if not reason and best.score < _SURE:
         # Not the recorded pixels. A scene drawn at another scale (a DPI or font change) can
         # still fit at 1x, a few pixels off: see whether another scale fits better here.
         fitted, fit_scale = _fit_scale(seen.gray, tmpl, best, 1.0, _NEAR_STEPS)
-    reason = match.doubt(seen, recording, threshold, margin, stages)
-    if not reason and best.score < _SURE and fitted.score > best.score + _SCALE_LEAD:
-        reason = f"the match fits better at {fit_scale:g}x ({fitted.score:.3f})"
+        if fitted.score > best.score + _SCALE_LEAD:
+            reason = f"the match fits better at {fit_scale:g}x ({fitted.score:.3f})"
     # An exact match that is ambiguous stays ambiguous at any other scale; anything else that
     # failed may be the target at another scale (a DPI or font-size change).
     # The scale that earlier steps found first, closely: one screen has one scale.
@@ -157,29 +157,23 @@ def locate(
 
 
 class _Recording:
-    """The screen an anchor was cut from, fetched (and made grayscale) only when needed."""
+    """The screen an anchor was cut from, fetched and made grayscale only when a check needs it."""
 
     def __init__(self, frame: Image | Callable[[], Image | None] | None, guess: Point | None,
-                 anchor: Image, offset: Point) -> None:
-        self._frame = frame
+                 shape: tuple[int, ...], offset: Point) -> None:
+        self._frame = None if guess is None else frame  # None once fetched
         self.guess = guess  # where the anchor's top-left was on it
-        self.anchor = anchor  # grayscale
-        self.shape = anchor.shape
+        self.shape = shape  # of the anchor, grayscale
         self.offset = offset
         self._screen: _Screen | None = None
-        self._fetched = frame is None or guess is None
-
-    @property
-    def frame(self) -> Image | None:
-        if not self._fetched:
-            self._fetched = True
-            self._frame = self._frame() if callable(self._frame) else self._frame
-        return None if callable(self._frame) or self.guess is None else self._frame
 
     @property
     def screen(self) -> _Screen | None:
-        if self._screen is None and (frame := self.frame) is not None:
-            self._screen = _Screen.of(frame)
+        if self._frame is not None:
+            frame, self._frame = self._frame, None
+            frame = frame() if callable(frame) else frame
+            if frame is not None:
+                self._screen = _Screen.of(frame)
         return self._screen
 
 
@@ -197,15 +191,16 @@ class _Match:
         shift = _scaled(recording.offset, recording.shape, self.scale)
         if not _accepted(best, runner, threshold, margin):
             return _why(best, runner, threshold, margin, shift)
-        if (best.score >= _SURE and self.scale == 1.0) or recording.frame is None:
+        if (best.score >= _SURE and self.scale == 1.0) or recording.screen is None:
             return ""
-        # Not the recorded pixels: something changed (a scale, a neighbour). Two checks
+        # Not the recorded pixels: something changed (a scale, a neighbour). Three checks
         # against the recording, each of which a look-alike fails.
-        assert recording.guess is not None and recording.screen is not None
+        assert recording.guess is not None
         # The wider crop of the recording must fit here, no worse than at the runner-up, and
         # the two leads together must make up twice the margin.
         th, tw = recording.shape
-        around = _Context.of(recording.frame, (*recording.guess, tw, th), recording.offset)
+        around = _Context.of(recording.screen.gray, (*recording.guess, tw, th),
+                             recording.offset)
         places = [_add((hit.x, hit.y), shift) for hit in (best, runner) if hit.x >= 0]
         here, there = (*around.scores(seen, places, self.scale), 0.0)[:2]
         stages.append("context")
