@@ -234,8 +234,12 @@ def report(cases: list[Case], results: Results, *, list_refusals: bool = False) 
     table(f"only the {len({c.anchor['id'] for c in distinctive})} anchors choose_anchor judged "
           "distinctive on the recorded screen", distinctive, scenarios, results)
     print_targets(cases, distinctive, scenarios, results)
-    for side, label, limit in ((OURS, "ours", None), (BASELINE, "baseline", 12)):
-        wrong = [c for c in cases if verdict(c, results[c][side]) == "wrong"]
+    alone = [c for c in cases if c.of is None]  # each case once: not its in-order run too
+    in_order = [c for c in cases if c.of is not None]
+    for side, label, limit, group in ((OURS, "ours", None, alone),
+                                      (OURS, f"ours,{IN_ORDER}", None, in_order),
+                                      (BASELINE, "baseline", 12, alone)):
+        wrong = [c for c in group if verdict(c, results[c][side]) == "wrong"]
         elsewhere = [c for c in wrong if not in_widget(c, results[c][side].point)]
         print(f"\nwrong-but-confident, {label}: {len(wrong)} ({len(elsewhere)} outside the "
               f"target's widget or where it is absent, {len(wrong) - len(elsewhere)} inside it "
@@ -244,7 +248,7 @@ def report(cases: list[Case], results: Results, *, list_refusals: bool = False) 
             print("  " + describe(case, results[case][side]))
         if limit is not None and len(wrong) > limit:
             print(f"  ... and {len(wrong) - limit} more")
-    missed = [c for c in cases if verdict(c, results[c][OURS]) == "refused"]
+    missed = [c for c in alone if verdict(c, results[c][OURS]) == "refused"]
     print(f"\nrefused although the target was there, ours: {len(missed)} "
           f"({sum(not c.anchor['distinctive'] for c in missed)} of them with an anchor that "
           "choose_anchor did not find distinctive)" + ("" if list_refusals else
@@ -342,7 +346,7 @@ def describe(case: Case, outcome: Outcome) -> str:
     where = ""
     if outcome.point is not None and verdict(case, outcome) == "wrong":
         where = " [in the widget]" if in_widget(case, outcome.point) else " [elsewhere]"
-    screen = case.screen + " in order" * (case.of is not None)
+    screen = case.screen + IN_ORDER * (case.of is not None)
     return (f"{screen:14} anchor {a['id']:3} {a['widget']:13} rel {tuple(a['rel'])!s:10} "
             f"box {a['box'][2]}x{a['box'][3]}{'' if a['distinctive'] else ' (not distinctive)'}"
             f": expected {'refuse' if case.expected is None else case.expected}, got "

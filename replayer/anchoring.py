@@ -4,7 +4,9 @@ Each pointer step that has an anchor is looked for in a fresh grab (deskreel.mat
 the search: a window around the recorded place, a coarse full-screen pass, then scales).
 A target that is not there yet is looked for again until the timeout, so a slow UI needs
 no hand-tuned sleeps and a fast one is not slowed down. Scales (0.8x-1.25x) are searched
-whenever nothing matches at 1x, which covers a different screen size or DPI too.
+whenever nothing is trusted at 1x, which covers a different screen size or DPI too; the
+scale the last target was found at is tried first. A match that is not exact is checked
+against the step's recorded before-frame.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_png
-from deskreel.matching import DISTINCT_MARGIN, Located, locate
+from deskreel.matching import DISTINCT_MARGIN, Located, Recorded, locate
 from deskreel.report.atomic import write_private
 from storage import StorageError, Step
 
@@ -101,6 +103,8 @@ class Locator:
         # The recorder checked the crop against its whole screen; a crop that had no
         # look-alike there may be taken at once where it matches exactly near its place.
         unique = anchor.margin is not None and anchor.margin >= DISTINCT_MARGIN
+        # Fetched and made grayscale once, on the first grab that needs it, for every retry.
+        context = None if recorded is None else Recorded(recorded)
         started = self._clock()
         attempts = 0
         while True:
@@ -108,7 +112,7 @@ class Locator:
             attempts += 1
             located = locate(screen, image, anchor.offset, expected=target,
                              threshold=self.options.threshold, margin=self.options.margin,
-                             unique=unique, context=recorded, scale_hint=self.scale)
+                             unique=unique, context=context, scale_hint=self.scale)
             if located.found:
                 self.scale = located.scale
             waited = self._clock() - started

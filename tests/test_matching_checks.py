@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.matching import locate
+from deskreel.matching import Recorded, locate, locating
 from tests.test_matching import FONT, NORMAL, Image, anchor_for, centre, moved, near, paint
 
 
@@ -109,7 +109,8 @@ def test_context_cut_off_by_the_edge_of_a_display_scaled_up_is_scored_on_screen(
 
 
 @pytest.mark.parametrize("scale", [1.1, 0.9])
-def test_a_true_scaled_match_passes_all_three_checks(scale: float) -> None:
+def test_a_true_scaled_match_passes_all_three_checks(
+        scale: float, monkeypatch: pytest.MonkeyPatch) -> None:
     # Twin "OK" buttons make the anchor grow past 32 px, so that the pixels around the
     # target (the label) are checked on their own as well.
     places = {**NORMAL, "button:OK#1": (590, 70), "button:OK#2": (700, 430)}
@@ -117,11 +118,15 @@ def test_a_true_scaled_match_passes_all_three_checks(scale: float) -> None:
     target = centre("button:OK#2", places)
     choice, crop = anchor_for(recorded, target)
     assert choice.distinctive and max(crop.shape[:2]) > 32
+    inner: list[float | None] = []
+    check = locating._inner_score
+    monkeypatch.setattr(locating, "_inner_score", lambda *a: inner.append(check(*a)) or inner[-1])
 
     found = locate(scaled(recorded, scale), crop, choice.offset, expected=target,
                    context=recorded)
 
     assert found.found, found
+    assert inner and inner[-1] is not None and inner[-1] >= 0.5  # really compared, and fit
     assert abs(found.scale - scale) <= 0.03
     assert near(found.point, (target[0] * scale, target[1] * scale), 3)
     assert "+context" in found.searched and found.searched.endswith("+back")
@@ -148,3 +153,22 @@ def test_the_scale_earlier_steps_found_is_searched_first() -> None:
     assert "+hint+" in hinted.searched and "scales" not in hinted.searched
     assert "hint" not in unhinted.searched and "+hint+scales+" in misled.searched
     assert misled.scale == unhinted.scale and misled.point == unhinted.point
+
+
+def test_retries_sharing_a_recorded_screen_fetch_and_prepare_it_once() -> None:
+    recorded = paint(NORMAL)
+    target = centre("button:Delete", NORMAL)
+    choice, crop = anchor_for(recorded, target)
+    asked: list[bool] = []
+
+    def fetch() -> Image:
+        asked.append(True)
+        return recorded
+
+    shared = Recorded(fetch)
+    found = [locate(scaled(recorded, 1.1), crop, choice.offset, expected=target, context=shared)
+             for _ in range(3)]
+
+    assert all(f.found and "+back" in f.searched for f in found), found
+    assert asked == [True]
+    assert shared.screen is not None and shared.screen.gray.shape == recorded.shape[:2]

@@ -10,6 +10,6 @@ colour only breaks ties between places that grayscale cannot tell apart.
 """
 
 from .choice import DISTINCT_MARGIN, AnchorChoice, choose_anchor
-from .locating import Located, locate
+from .locating import Located, Recorded, locate
 
-__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "choose_anchor", "locate"]
+__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "Recorded", "choose_anchor", "locate"]

@@ -83,7 +83,7 @@ def choose_anchor(
                 return choice
             if best is None or choice.margin >= best.margin:
                 best = choice
-    assert best is not None  # _sizes yields at least one size
+    assert best is not None  # _placements yields at least one box
     return best
 
 

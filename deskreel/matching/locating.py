@@ -29,7 +29,7 @@ from .search import (
     _sub,
 )
 
-__all__ = ["Located", "locate"]
+__all__ = ["Located", "Recorded", "locate"]
 
 _WINDOW = 64  # pixels around the recorded place that locate() searches first
 # 0.8x to 1.25x in steps of ~8%, finer steps only around the best of them; 1.0 is left out
@@ -76,7 +76,7 @@ def locate(
     threshold: float = 0.85,
     margin: float = 0.05,
     unique: bool = False,
-    context: Image | Callable[[], Image | None] | None = None,
+    context: Recorded | Image | Callable[[], Image | None] | None = None,
     scale_hint: float = 1.0,
 ) -> Located:
     """Find `anchor_img` on `screen` and its target point; refuse weak or ambiguous matches.
@@ -88,9 +88,10 @@ def locate(
     resolution, then 0.8x-1.25x when nothing is trusted at 1x or another scale fits the 1x
     match better. A match that is not exact (a scale, a changed neighbour) is checked against
     `context`, the screen the anchor was cut from (or a function that returns it, called only
-    then), when given: the wider crop around the recorded target must match there too, and
-    better than at the runner-up; so must the pixels right around the target; and the pixels
-    found must look more like the recorded target than like anything else on that screen.
+    then, or a Recorded that keeps it for the next call), when given: the wider crop around
+    the recorded target must match there too, and better than at the runner-up; so must the
+    pixels right around the target; and the pixels found must look more like the recorded
+    target than like anything else on that screen.
     `scale_hint`, the scale earlier targets were found at, is searched (closely) before the
     others.
     """
@@ -121,6 +122,8 @@ def locate(
             break
     if best is _NOWHERE:
         return _refused(started, "nowhere on the screen to compare with", "+".join(stages))
+    if context is not None and not isinstance(context, Recorded):
+        context = Recorded(context)
     recording = _Recording(context, guess, tmpl.shape, offset)
     match = _Match(best, runner, 1.0, by_colour)
     reason = match.doubt(seen, recording, threshold, margin, stages)
@@ -135,8 +138,8 @@ def locate(
     # The scale that earlier steps found first, closely: one screen has one scale.
     searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
     searches.append(("scales", _DEFAULT_SCALES, _FINE_STEPS))
-    for stage, scales, steps in searches:
-        if not reason or best.score >= _SURE:
+    for stage, scales, steps in searches if best.score < _SURE else ():
+        if not reason:
             break
         stages.append(stage)
         s_scale, s_hits = _search_scales(seen, tmpl, scales, steps)
@@ -156,15 +159,13 @@ def locate(
                     list(dict.fromkeys(stages)), not reason, reason)
 
 
-class _Recording:
-    """The screen an anchor was cut from, fetched and made grayscale only when a check needs it."""
+class Recorded:
+    """The screen anchors were cut from, for locate()'s checks of a match that is not exact:
+    fetched (`frame` may be a function that returns it) and made grayscale on first use, once
+    however many locate() calls share it (the retries of one step)."""
 
-    def __init__(self, frame: Image | Callable[[], Image | None] | None, guess: Point | None,
-                 shape: tuple[int, ...], offset: Point) -> None:
-        self._frame = None if guess is None else frame  # None once fetched
-        self.guess = guess  # where the anchor's top-left was on it
-        self.shape = shape  # of the anchor, grayscale
-        self.offset = offset
+    def __init__(self, frame: Image | Callable[[], Image | None]) -> None:
+        self._frame: Image | Callable[[], Image | None] | None = frame  # None once fetched
         self._screen: _Screen | None = None
 
     @property
@@ -175,6 +176,20 @@ class _Recording:
             if frame is not None:
                 self._screen = _Screen.of(frame)
         return self._screen
+
+
+@dataclass(frozen=True, slots=True)
+class _Recording:
+    """Where the anchor was cut from the recorded screen (when there is one to check with)."""
+
+    recorded: Recorded | None
+    guess: Point | None  # where the anchor's top-left was on it
+    shape: tuple[int, ...]  # of the anchor, grayscale
+    offset: Point
+
+    @property
+    def screen(self) -> _Screen | None:
+        return None if self.recorded is None or self.guess is None else self.recorded.screen
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,14 +307,13 @@ class _Context:
     target: Point  # the recorded target inside `gray`
 
     @classmethod
-    def of(cls, frame: Image, box: Box, offset: Point) -> _Context:
+    def of(cls, gray: Image, box: Box, offset: Point) -> _Context:
         x, y, w, h = box
-        height, width = frame.shape[:2]
+        height, width = gray.shape
         cw, ch = max(2 * w, _CONTEXT[0]), max(2 * h, _CONTEXT[1])
         x0 = min(max(0, x + w // 2 - cw // 2), max(0, width - cw))
         y0 = min(max(0, y + h // 2 - ch // 2), max(0, height - ch))
-        crop = _gray(frame[y0:y0 + ch, x0:x0 + cw])
-        return cls(crop, (x + offset[0] - x0, y + offset[1] - y0))
+        return cls(gray[y0:y0 + ch, x0:x0 + cw], (x + offset[0] - x0, y + offset[1] - y0))
 
     def scores(self, screen: _Screen, targets: list[Point], scale: float) -> list[float]:
         """How well the context matches with the target at each of `targets`, at `scale`."""
