@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -131,25 +130,18 @@ def _write_outputs(store, recording, run_id: int, steps, junit: Path | None,
 
 
 def _check_outputs(junit: Path | None, report_dir: Path | None) -> None:
-    """Refuse output paths that cannot be written before any input is sent."""
-    if junit is not None:
-        folder = junit.parent
-        if junit.is_dir():
-            raise UserError(f"--junit {junit} is a directory: give a file name")
-        if not folder.is_dir():
-            raise UserError(f"--junit {junit}: the folder {folder} does not exist")
-        if not os.access(folder, os.W_OK | os.X_OK) or \
-                (junit.exists() and not os.access(junit, os.W_OK)):
-            raise UserError(f"--junit {junit}: cannot write there (permission denied)")
-    if report_dir is not None:
-        if report_dir.exists() and not report_dir.is_dir():
-            raise UserError(f"--report {report_dir} exists and is not a directory")
-        existing = next(p for p in (report_dir, *report_dir.parents) if p.exists())
-        if not existing.is_dir():
-            raise UserError(f"--report {report_dir}: {existing} is not a directory")
-        if not os.access(existing, os.W_OK | os.X_OK):
-            raise UserError(f"--report {report_dir}: cannot write in {existing} "
-                            f"(permission denied)")
+    """Refuse output paths that cannot be written before any input is sent: the checks that
+    `deskreel report` makes, naming the option."""
+    from deskreel.report.atomic import check_writable
+    from deskreel.report.html import check_report_dir
+
+    for option, path, check in (("--junit", junit, check_writable),
+                                ("--report", report_dir, check_report_dir)):
+        if path is not None:
+            try:
+                check(path)
+            except UserError as err:
+                raise UserError(f"{option} {path}: {err}") from None
 
 
 def parse_box(text: str) -> tuple[int, int, int, int]:

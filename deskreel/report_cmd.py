@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import click
@@ -34,13 +32,14 @@ def report(db: str, ref: str | None, run_id: int | None, last_run: bool, out: Pa
     recording alone: its steps, frames, anchors and windows.
     """
     from .report import write_junit, write_report
+    from .report.atomic import check_writable
 
     if run_id is not None and last_run:
         raise UserError("give --run ID or --last-run, not both")
     if junit is not None and run_id is None and not last_run:
         raise UserError("--junit needs a run: add --run ID or --last-run")
     if junit is not None:
-        _check_writable(junit)  # before the HTML: a bad --junit leaves nothing behind
+        check_writable(junit)  # before the HTML: a bad --junit leaves nothing behind
     with open_db(db) as store:
         rec, run = _pick(store, ref, run_id, last_run)
         steps = store.steps(rec.id)
@@ -108,15 +107,3 @@ def _duration(run: Run) -> str:
     from .report.outcome import run_duration
 
     return "-" if run.ended is None else format_duration(run_duration(run, ()))
-
-
-def _check_writable(path: Path) -> None:
-    """Create and remove a file beside `path`: the one test of writability that root passes
-    only where it may really write."""
-    try:
-        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as err:
-        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable "
-                        f"file") from None
-    os.close(fd)
-    os.unlink(probe)

@@ -217,10 +217,15 @@ def runs_in(db):
 @pytest.mark.parametrize("option, where", [
     ("--junit", "nowhere/junit.xml"),
     ("--report", "a-file/report"),
+    ("--junit", "/proc/deskreel-junit.xml"),  # root passes os.access() checks here
+    ("--report", "/proc/deskreel-report"),
+    ("--report", "other"),  # a folder that holds something else than a report
 ])
 def test_unwritable_outputs_are_refused_before_any_input(option, where, xvfb, tmp_path):
     db = one_wait_step(tmp_path)
     (tmp_path / "a-file").write_text("not a directory")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
     done = deskreel("replay", db, option, tmp_path / where, env=xvfb.env())
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

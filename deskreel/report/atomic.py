@@ -7,7 +7,22 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["write_private"]
+__all__ = ["check_writable", "write_private"]
+
+
+def check_writable(path: Path) -> None:
+    """Refuse a file that write_private() could not write, before any work is done: create and
+    remove a file beside `path`, the one test of writability that root passes only where it
+    may really write."""
+    from ..errors import UserError
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable "
+                        f"file") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def write_private(path: Path, data: bytes) -> None:

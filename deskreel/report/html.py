@@ -22,14 +22,14 @@ from storage import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Recording, Run, S
 
 from ..errors import UserError
 from ..table import format_duration
-from .atomic import write_private
+from .atomic import check_writable, write_private
 from .figures import ImageDir, Pic, figure, frame_figure, private_dir
 from .outcome import (Outcome, checks_of, counts, outcomes, run_duration, step_label, step_width,
                       utc_text)
 from .steps import anchor_boxes, badge, check_boxes, checks_table, match_box, step_article
 from .style import CSS
 
-__all__ = ["write_report"]
+__all__ = ["check_report_dir", "write_report"]
 
 MARKER = "<!-- deskreel report -->"
 _CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"
@@ -56,13 +56,23 @@ def write_report(store: Store, recording: Recording, out_dir: str | os.PathLike[
     return index
 
 
-def _prepare(out: Path) -> None:
-    """Refuse to write into a directory that holds something else; make it private."""
+def check_report_dir(out: Path) -> None:
+    """Refuse a report directory that write_report() would refuse or could not create: a
+    file, a directory that holds something else, a place nobody may write."""
     if out.exists() and not out.is_dir():
         raise UserError(f"{out} is a file: give a directory for the report")
     if out.is_dir() and not _is_report(out):
         raise UserError(f"{out} is not empty and holds no deskreel report: choose a new "
                         f"directory")
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        raise UserError(f"cannot create {out}: {existing} is not a directory")
+    check_writable(existing / "index.html")
+
+
+def _prepare(out: Path) -> None:
+    """Refuse to write into a directory that holds something else; make it private."""
+    check_report_dir(out)
     try:
         private_dir(out)
     except OSError as err:
