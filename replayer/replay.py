@@ -80,13 +80,14 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
     progress = progress or Progress(total=len(steps))
     if options.dry_run:
         return _dry_run(steps, options, progress)
+    masks = store.masks(recording.id)  # read before the run starts: a failure leaves no run
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
     mode = "verify" if options.verify else "replay"
     run_id = writer.start_run(recording.id, mode=mode, options=_options_json(options))
     run = _Run(steps, options, progress, clock)
     run.frames = _Frames(store, writer, name)
-    run.masks = store.masks(recording.id)
+    run.masks = masks
     injector: Injector | None = None
     try:
         release_held(conn)  # keys or buttons a killed process left down
@@ -111,8 +112,10 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
             run.locator.close()
         run.frames.close()
         conn.close()
-        writer.add_step_results(run_id, run.results)
-        writer.finish_run(run_id, run.status)
+        try:
+            writer.add_step_results(run_id, run.results)
+        finally:  # the run ends even when its results cannot be written (a full disk)
+            writer.finish_run(run_id, run.status)
     progress.done(run.status, run.message)
     code = {"passed": EXIT_OK, "failed": EXIT_FAILED, "aborted": EXIT_INTERRUPTED}[run.status]
     return ReplayOutcome(run_id, run.status, run.results, code, run.message)
