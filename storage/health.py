@@ -1,8 +1,9 @@
 """`deskreel doctor`: is a database whole, and what would repair it.
 
 Checks the file's integrity (SQLite's quick_check), the schema version, frames and anchors
-that nothing refers to, steps that refer to frames the file lacks, and recordings whose
-last raw events never became steps (a recorder killed before it could reduce them).
+that nothing refers to, steps that refer to frames the file lacks, step results whose details
+are not readable JSON, and recordings whose last raw events never became steps (a recorder
+killed before it could reduce them).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.exc import DatabaseError
 
 from . import schema as s
-from .store import Store, chunks, delete_unused_frames, numbered_events, result_frames
+from .store import Store, chunks, delete_unused_frames, details_frames, numbered_events
 from .values import RawEvent, Step
 
 __all__ = ["Health", "Tail", "examine", "recover_tail", "remove_orphans"]
@@ -43,6 +44,7 @@ class Health:
     orphan_anchors: list[int] = field(default_factory=list)
     missing_frames: list[tuple[int, int, str]] = field(default_factory=list)  # rec, step, hash
     tails: list[Tail] = field(default_factory=list)
+    unreadable_results: list[tuple[int, int]] = field(default_factory=list)  # run, step
 
     @property
     def problems(self) -> list[str]:
@@ -53,6 +55,8 @@ class Health:
             rec, step, key = self.missing_frames[0]
             out.append(f"{len(self.missing_frames)} step frames are missing (first: recording "
                        f"{rec} step {step}, frame {key[:12]})")
+        for run, step in self.unreadable_results:
+            out.append(f"run {run} step {step}: its result details are unreadable")
         for tail in self.tails:
             out.append(f"recording {tail.recording_id} {tail.name!r} has {tail.events} key or "
                        f"button presses after its last step (its recorder stopped early)")
@@ -92,8 +96,14 @@ def examine(store: Store) -> Health:
                 used.add(key)
                 if key not in frames:
                     health.missing_frames.append((rec, step, key))
-        for (details,) in conn.execute(select(s.step_results.c.details)):
-            used |= result_frames(json.loads(details or "{}"))
+        sr = s.step_results.c
+        for run, step, details in conn.execute(
+                select(sr.run_id, sr.step, sr.details).order_by(sr.run_id, sr.step)):
+            try:
+                json.loads(details or "{}")
+            except ValueError:  # damaged: the frames whose hash its text holds count as used
+                health.unreadable_results.append((run, step))
+            used |= details_frames(details)
         health.orphan_frames = sorted(frames - used)
         anchored = select(a.anchor_id).where(a.anchor_id.is_not(None))
         health.orphan_anchors = list(conn.scalars(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import socket
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -36,6 +37,7 @@ RESULT_FRAME_KEYS = (REPLAY_BEFORE, REPLAY_AFTER, REPLAY_DIFF)
 _MIGRATIONS = Path(__file__).with_name("migrations")
 _SCHEMA_LOCK = 0x6465736B7265656C  # "deskreel": the advisory lock around schema set-up
 _COPY_ROWS = 10  # from this many rows on, PostgreSQL gets COPY instead of INSERTs
+_HASH_RUN = re.compile(r"(?=([0-9a-f]{64}))")  # overlapping: any 64 hex digits in a row
 _CONNECT_TIMEOUT = 10  # seconds, unless the URL says otherwise (libpq waits forever)
 
 
@@ -173,7 +175,7 @@ class Store:
             keys = set(recording_frames(conn, recording_id))
             runs = select(s.runs.c.id).where(s.runs.c.recording_id == recording_id)
             for (details,) in conn.execute(select(sr.details).where(sr.run_id.in_(runs))):
-                keys |= result_frames(json.loads(details or "{}"))
+                keys |= details_frames(details)
             conn.execute(s.actions.delete().where(a.recording_id == recording_id))
             conn.execute(s.recordings.delete().where(s.recordings.c.id == recording_id))
             delete_unused_frames(conn, keys)
@@ -541,19 +543,31 @@ def result_frames(details: dict[str, Any]) -> set[str]:
     return {details[k] for k in RESULT_FRAME_KEYS if isinstance(details.get(k), str)}
 
 
+def details_frames(details: str | None) -> set[str]:
+    """The frames a step result's stored details text names; of damaged (unparsable) text,
+    every 64-hex-digit run in it (candidates only: what else uses a frame still keeps it)."""
+    try:
+        parsed = json.loads(details or "{}")
+    except ValueError:
+        return set(_HASH_RUN.findall(details or ""))
+    return result_frames(parsed) if isinstance(parsed, dict) else set()
+
+
 def delete_unused_frames(conn: Any, keys: Iterable[str]) -> int:
     """Delete those of these frames that no step and no step result uses; how many went."""
     a, sr, f = s.actions.c, s.step_results.c, s.frames.c
     gone = 0
     for chunk in chunks(sorted(set(keys))):
-        used = set(conn.scalars(select(a.before_frame).where(a.before_frame.in_(chunk))))
-        used |= set(conn.scalars(select(a.after_frame).where(a.after_frame.in_(chunk))))
+        used: set[str] = set()
+        for before, after in conn.execute(select(a.before_frame, a.after_frame).where(
+                or_(a.before_frame.in_(chunk), a.after_frame.in_(chunk)))):
+            used.update((before, after))
         left = [k for k in chunk if k not in used]
-        if left:  # a hash is 64 hex digits: a substring match finds the details naming it
+        if left:  # a hash is 64 hex digits: a substring match finds the details naming it;
+            # not parsed, so damaged JSON cannot stop an edit (a stray match only keeps a frame)
             named = or_(*(sr.details.contains(k, autoescape=True) for k in left))
-            for (details,) in conn.execute(select(sr.details).where(named)):
-                used |= result_frames(json.loads(details or "{}"))
-            left = [k for k in left if k not in used]
+            texts = list(conn.scalars(select(sr.details).where(named)))
+            left = [k for k in left if not any(k in text for text in texts if text)]
         if left:
             gone += conn.execute(s.frames.delete().where(f.hash.in_(left))).rowcount
     return gone

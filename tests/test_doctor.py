@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from deskreel.cli import run
-from storage import RawEvent, open_store
+from storage import RawEvent, StepResult, open_store
 from tests.fixture_recording import build_recording
 
 
@@ -86,3 +86,47 @@ def test_a_damaged_file_fails_the_check_in_one_line(fixture, capsys):
         assert "integrity check failed: database disk image is malformed" in out
         assert "1 problem(s)" in out and "restore a backup" in out
         assert "Traceback" not in out + err and "database error" not in err
+
+
+def _damaged_result(fixture, details: str) -> int:
+    """A run whose step 1 result's details are `details`, written past the store; its id."""
+    with open_store(fixture.db) as store:
+        run = store.start_run(fixture.recording_id, mode="verify", options={})
+        store.add_step_results(run, [StepResult(1, "failed")])
+        store.finish_run(run, "failed")
+    with sqlite3.connect(fixture.db) as conn:
+        conn.execute("UPDATE step_results SET details = ? WHERE run_id = ?", (details, run))
+    conn.close()
+    return run
+
+
+def test_unreadable_result_details_are_a_problem_not_a_crash(fixture, capsys):
+    run_id = _damaged_result(fixture, "{not json")
+    capsys.readouterr()
+    for args in ((), ("--repair",)):  # nothing repairs it: still a problem, exit 1
+        assert deskreel("doctor", fixture.db, *args) == 1
+        out, err = capsys.readouterr()
+        assert f"  - run {run_id} step 1: its result details are unreadable\n" in out
+        assert "1 problem(s)" in out
+        assert "Traceback" not in out + err
+
+
+def test_a_frame_named_in_unreadable_details_is_not_an_orphan(fixture, capsys):
+    with open_store(fixture.db) as store:  # a screen no step uses, as a replay stores
+        key = store.put_frame(b"replay screen", width=1, height=1, fmt="webp")
+    _damaged_result(fixture, f'{{not json "replay_after": "{key}"')
+    capsys.readouterr()
+    assert deskreel("doctor", fixture.db, "--repair") == 1
+    out, err = capsys.readouterr()
+    assert "unreadable" in out and "1 problem(s)" in out
+    assert "frames belong to no step or run" not in out and "deleted" not in err
+    with open_store(fixture.db) as store:
+        assert store.frame(key)[0] == b"replay screen"
+
+
+def test_deleting_a_recording_with_unreadable_result_details(fixture, capsys):
+    _damaged_result(fixture, f'{{not json "replay_after": "{fixture.frames[0]}"')
+    with open_store(fixture.db) as store:
+        store.delete_recording(fixture.recording_id)
+    capsys.readouterr()
+    assert deskreel("doctor", fixture.db) == 0, capsys.readouterr().out  # nothing left behind

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from sqlalchemy import func, select
 
 from deskreel.cli import run
 from deskreel.edit_cmd import parse_steps
-from storage import Action, EditError, RecordingEdit, edit_recording, open_store
+from storage import (Action, EditError, RecordingEdit, StepResult, edit_recording,
+                     open_store)
 from storage import schema as s
 from tests.fixture_recording import build_recording
 
@@ -238,3 +241,41 @@ def test_dropped_steps_take_the_frames_only_they_used(fixture):
                 for k in (st.before_frame, st.after_frame) if k}
         held = set(conn.scalars(select(s.frames.c.hash)))
     assert used < before and held == used
+
+
+def _name_in_a_run(fixture, key: str) -> int:
+    """A run of the recording whose step 1 result names `key`; the run's id."""
+    with open_store(fixture.db) as store:
+        run = store.start_run(fixture.recording_id, mode="verify", options={})
+        store.add_step_results(run, [StepResult(1, "failed", details={"replay_after": key})])
+        store.finish_run(run, "failed")
+    return run
+
+
+def test_a_frame_a_step_result_names_outlives_the_step_that_used_it(fixture):
+    key = fixture.steps[0].before_frame  # step 1's alone: step 2 saw the next one
+    assert key and all(key not in (st.before_frame, st.after_frame) for st in fixture.steps[1:])
+    _name_in_a_run(fixture, key)
+    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "1") == 0
+    with open_store(fixture.db) as store, store.engine.connect() as conn:
+        held = set(conn.scalars(select(s.frames.c.hash)))
+    assert key in held and fixture.steps[0].after_frame in held  # step 2 still uses that
+
+
+@pytest.mark.parametrize("damaged,kept", [("{not json", False),
+                                          ('{not json "replay_after": "KEY"', True)])
+def test_an_edit_is_not_stopped_by_damaged_result_details(fixture, capsys, damaged, kept):
+    key = fixture.steps[0].before_frame
+    run_id = _name_in_a_run(fixture, key)
+    with sqlite3.connect(fixture.db) as conn:
+        conn.execute("UPDATE step_results SET details = ? WHERE run_id = ?",
+                     (damaged.replace("KEY", key), run_id))
+    conn.close()
+    capsys.readouterr()
+    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "1") == 0
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1 and "1 dropped; it now has" in err
+    assert "Traceback" not in out + err
+    with open_store(fixture.db) as store, store.engine.connect() as conn:
+        held = set(conn.scalars(select(s.frames.c.hash)))
+    assert (key in held) is kept  # named in the damaged text: kept, the safe side
