@@ -68,11 +68,11 @@ def test_a_big_anchor_matching_on_its_frame_alone_is_refused(label: str | None) 
     assert "+context" in refused.searched and "+back" not in refused.searched
 
 
-def test_context_running_off_the_top_left_edge_of_a_scaled_screen_is_scored_on_screen() -> None:
-    # A list in the top-left corner, the screen 1.2x larger: the scale search settles a
-    # little off 1.2, which moves the wider context a few pixels off the screen's edge. The
-    # part on the screen is scored, the same part at the match and at the runner-up (a row
-    # away): scoring the runner-up's own, smaller part made it win and refused this target.
+def test_a_list_in_the_top_left_corner_of_a_scaled_screen_is_found_row_by_row() -> None:
+    # A list in the top-left corner, the screen 1.2x larger: the neighbourhood of a row runs
+    # off the screen's edge (a wider context did, and was once scored against the runner-up's
+    # own, smaller part, which made a row away win). Parts off the screen count as not found,
+    # at the match and at the runner-up alike.
     places = {**moved({k: v for k, v in NORMAL.items() if k not in ("list:", "box:")}, 240, 0),
               "list:": (2, 2)}
     recorded = paint(places)
@@ -84,7 +84,7 @@ def test_context_running_off_the_top_left_edge_of_a_scaled_screen_is_scored_on_s
 
         assert found.found, found
         assert near(found.point, (target[0] * 1.2, target[1] * 1.2), 3)
-        assert "+context" in found.searched and "+back" in found.searched
+        assert "+parts" in found.searched and "+back" in found.searched
     # The first row, whose context runs furthest off the edge, is found or refused, never
     # taken for another row.
     choice, crop = anchor_for(recorded, (70, 16))
@@ -92,9 +92,9 @@ def test_context_running_off_the_top_left_edge_of_a_scaled_screen_is_scored_on_s
     assert not first.found or near(first.point, (84, 19), 3), first
 
 
-def test_context_cut_off_by_the_edge_of_a_display_scaled_up_is_scored_on_screen() -> None:
-    # The app drawn 1.2x larger on a display of the same size: near the right edge the wider
-    # context of a button runs off the screen while the anchor itself is still on it.
+def test_a_button_whose_neighbourhood_runs_off_a_scaled_up_display_is_found() -> None:
+    # The app drawn 1.2x larger on a display of the same size: near the right edge the
+    # neighbourhood of a button runs off the screen while the anchor itself is still on it.
     places = {**NORMAL, "button:Help#2": (990, 500)}
     recorded = paint(places)
     target = centre("button:Help#2", places)
@@ -105,11 +105,11 @@ def test_context_cut_off_by_the_edge_of_a_display_scaled_up_is_scored_on_screen(
 
     assert found.found, found
     assert near(found.point, (target[0] * 1.2, target[1] * 1.2), 3)
-    assert "+context" in found.searched and "+back" in found.searched
+    assert "+parts" in found.searched and "+back" in found.searched
 
 
 @pytest.mark.parametrize("scale", [1.1, 0.9])
-def test_a_true_scaled_match_passes_all_three_checks(
+def test_a_true_scaled_match_passes_its_parts_and_both_checks(
         scale: float, monkeypatch: pytest.MonkeyPatch) -> None:
     # Twin "OK" buttons make the anchor grow past 32 px, so that the pixels around the
     # target (the label) are checked on their own as well.
@@ -129,7 +129,7 @@ def test_a_true_scaled_match_passes_all_three_checks(
     assert inner and inner[-1] is not None and inner[-1] >= 0.5  # really compared, and fit
     assert abs(found.scale - scale) <= 0.03
     assert near(found.point, (target[0] * scale, target[1] * scale), 3)
-    assert "+context" in found.searched and found.searched.endswith("+back")
+    assert "+parts" in found.searched and found.searched.endswith("+back")
 
 
 def test_the_scale_earlier_steps_found_is_searched_first() -> None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from .parts import Parts, Verdict, decide
 from .search import (
     _NOWHERE,
     _SAME_PLACE,
@@ -31,6 +32,8 @@ from .search import (
 
 __all__ = ["Located", "Recorded", "locate"]
 
+_NO_VERDICT = Verdict(0.0, None, 1.0, 0)
+
 _WINDOW = 64  # pixels around the recorded place that locate() searches first
 # 0.8x to 1.25x in steps of ~8%, finer steps only around the best of them; 1.0 is left out
 # because locate() tries it first.
@@ -48,7 +51,13 @@ _FLAT_INNER = 4.0  # grayscale std below which that square has nothing to compar
 # must fit better to send locate() looking at other scales.
 _NEAR_STEPS = (-0.1, -0.06, -0.03, 0.03, 0.06, 0.1)
 _SCALE_LEAD = 0.01
+# A place at another scale, or changed around the target, is decided by its parts: this
+# share of them must fit there, this much more than at any other place.
+_PARTS_SCORE = 0.55
+_PARTS_MARGIN = 0.1
+_PER_SCALE = 3  # the best places at each scale that the parts judge
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
+_CANDIDATES = 8  # places judged at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,30 +142,101 @@ def locate(
         fitted, fit_scale = _fit_scale(seen.gray, tmpl, best, 1.0, _NEAR_STEPS)
         if fitted.score > best.score + _SCALE_LEAD:
             reason = f"the match fits better at {fit_scale:g}x ({fitted.score:.3f})"
-    # An exact match that is ambiguous stays ambiguous at any other scale; anything else that
-    # failed may be the target at another scale (a DPI or font-size change).
-    # The scale that earlier steps found first, closely: one screen has one scale.
+    if not reason:
+        shift = _scaled(offset, tmpl.shape, match.scale)
+        stages += ["colour"] * match.by_colour
+        return _located(started, match.best, match.runner, match.scale, shift,
+                        list(dict.fromkeys(stages)), True, "")
+    if best.score >= _SURE:  # the recorded pixels, ambiguous: so at any other scale too
+        return _located(started, best, runner, 1.0, offset, stages, False, reason)
+    # Drawn at another scale (a DPI or font-size change), or changed around the target: the
+    # likeliest places at each scale (the one earlier steps found first: one screen has one
+    # scale), judged part by part; and the whole crop at the scale it fits best, as at 1x,
+    # when its parts fit there too.
+    parts = recording.parts(tmpl)
+    candidates = [(hit.score, _add((hit.x, hit.y), offset), 1.0)
+                  for hit in sorted(hits, reverse=True)[:_PER_SCALE]]
     searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
     searches.append(("scales", _DEFAULT_SCALES, _FINE_STEPS))
-    for stage, scales, steps in searches if best.score < _SURE else ():
-        if not reason:
-            break
+    outcome = None
+    for stage, scales, steps in searches:
         stages.append(stage)
-        s_scale, s_hits = _search_scales(seen, tmpl, scales, steps)
+        s_scale, s_hits, scanned = _search_scales(seen, tmpl, scales, steps)
+        candidates += [(hit.score, _add((hit.x, hit.y), _scaled(offset, tmpl.shape, scale)), scale)
+                       for scale, found in scanned.items() for hit in found[:_PER_SCALE]]
+        verdict, other = decide(parts, seen.gray, _distinct(candidates))
+        outcome = _by_parts(started, verdict, other, offset, tmpl.shape, stages + ["parts"],
+                            reason) if verdict.point is not None else \
+            _located(started, best, runner, 1.0, offset, stages,
+                     False, f"{reason}; at other scales: no place where its parts fit")
+        if outcome.found:
+            break
         if s_hits:
             sized = _resized(anchor_img, s_scale)
             s_best, s_runner, s_colour = _settle(seen, sized, s_hits, threshold=threshold,
                                                  margin=margin)
             scaled = _Match(s_best, s_runner, s_scale, s_colour)
-            s_reason = scaled.doubt(seen, recording, threshold, margin, stages)
-            if not s_reason or (_accepted(match.best, match.runner, threshold, margin) <=
-                                _accepted(s_best, s_runner, threshold, margin)
-                                and s_best.score > match.best.score):
-                match, reason = scaled, s_reason
-    shift = _scaled(offset, tmpl.shape, match.scale)
-    stages += ["colour"] * match.by_colour
-    return _located(started, match.best, match.runner, match.scale, shift,
-                    list(dict.fromkeys(stages)), not reason, reason)
+            if not scaled.doubt(seen, recording, threshold, margin, stages):
+                shift = _scaled(offset, tmpl.shape, s_scale)
+                confirmed = parts.verify(seen.gray, _add((s_best.x, s_best.y), shift), s_scale)
+                stages += ["colour"] * s_colour
+                if confirmed.point is not None and confirmed.score >= _PARTS_SCORE:
+                    # Found whole; where the target is inside it, its parts say best.
+                    return replace(
+                        _located(started, s_best, s_runner, s_scale, shift,
+                                 list(dict.fromkeys(stages + ["parts"])), True, ""),
+                        point=confirmed.point)
+    assert outcome is not None
+    stages.append("parts")
+    if outcome.found and outcome.top_left is not None:
+        # The parts agree; the pixels around the target and the look back must too.
+        hit = _Hit(outcome.score, *outcome.top_left)
+        doubt = _Match(hit, _NOWHERE, outcome.scale, False).doubt_around(seen, recording,
+                                                                         stages)
+        if doubt:
+            outcome = replace(outcome, found=False, point=None, reason=doubt)
+    return replace(outcome, searched="+".join(dict.fromkeys(stages)),
+                   elapsed_ms=_since(started))
+
+
+def _distinct(candidates: list[tuple[float, Point, float]]) -> list[tuple[float, Point, float]]:
+    """The likeliest candidates, one per place, at most _CANDIDATES."""
+    kept: list[tuple[float, Point, float]] = []
+    for candidate in sorted(candidates, reverse=True):
+        if all(max(abs(candidate[1][0] - k[1][0]), abs(candidate[1][1] - k[1][1])) > _SAME_PLACE
+               for k in kept):
+            kept.append(candidate)
+            if len(kept) == _CANDIDATES:
+                break
+    return kept
+
+
+def _by_parts(started: float, verdict: Verdict, other: Verdict, offset: Point,
+              shape: tuple[int, ...], stages: list[str], reason: str) -> Located:
+    """The outcome that the parts decided: found when enough of them fit, clearly better
+    than anywhere else; otherwise refused with both the whole crop's and the parts' reasons."""
+    lead = verdict.score - other.score
+    found = verdict.score >= _PARTS_SCORE and lead >= _PARTS_MARGIN
+    point = verdict.point
+    assert point is not None
+    why = (f"the parts fit best at {point} ({verdict.score:.2f} of them at "
+           f"{verdict.scale:.2f}x, {_PARTS_SCORE:.2f} needed)")
+    if other.point is not None:
+        why += f", {lead:.2f} ahead of {other.point} ({_PARTS_MARGIN:.2f} needed)"
+    scale = round(verdict.scale, 3)
+    top_left = _sub(point, _scaled(offset, shape, scale))
+    return Located(
+        found=found,
+        point=point if found else None,
+        score=round(verdict.score, 4),
+        margin=round(lead, 4),
+        scale=scale,
+        top_left=top_left,
+        searched="+".join(dict.fromkeys(stages)),
+        best_elsewhere=other.point,
+        elapsed_ms=_since(started),
+        reason="" if found else f"{reason}; at other scales: {why}",
+    )
 
 
 class Recorded:
@@ -191,6 +271,14 @@ class _Recording:
     def screen(self) -> _Screen | None:
         return None if self.recorded is None or self.guess is None else self.recorded.screen
 
+    def parts(self, tmpl: Image) -> Parts:
+        """The parts of the recorded screen around the anchor, or of the anchor alone."""
+        screen = self.screen
+        if screen is None or self.guess is None:
+            return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset)
+        return Parts.of(screen.gray, (*self.guess, tmpl.shape[1], tmpl.shape[0]),
+                        _add(self.guess, self.offset))
+
 
 @dataclass(frozen=True, slots=True)
 class _Match:
@@ -224,6 +312,15 @@ class _Match:
             return (f"doubtful: the match scores {best.score:.3f} but the wider context of "
                     f"the recording scores {here:.3f} there and {there:.3f} at the "
                     f"runner-up {_add((runner.x, runner.y), shift)}")
+        return self.doubt_around(seen, recording, stages)
+
+    def doubt_around(self, seen: _Screen, recording: _Recording, stages: list[str]) -> str:
+        """Why the pixels right around the target, or what was found, are not the recorded
+        target's ("" when they are)."""
+        best = self.best
+        if recording.screen is None or recording.guess is None:
+            return ""
+        th, tw = recording.shape
         # A big crop can match on its frame and borders alone: the pixels right around the
         # target must fit too, where they have something to fit.
         inner = _inner_score(seen, recording, self)
@@ -343,17 +440,18 @@ def _factors(w: int, h: int) -> tuple[int, ...]:
 
 
 def _search_scales(screen: _Screen, tmpl: Image, scales: Sequence[float],
-                   steps: Sequence[float]) -> tuple[float, list[_Hit]]:
-    """The best scale, coarse to fine, and the candidates at that scale, best first."""
+                   steps: Sequence[float]) -> tuple[float, list[_Hit], dict[float, list[_Hit]]]:
+    """The best scale, coarse to fine, and the candidates at that scale, best first; and the
+    candidates at each of `scales`, best first."""
     scanned = {s: hits for s in scales
                if (hits := sorted(_scan(screen, _resized(tmpl, s)), reverse=True))}
     if not scanned:
-        return 1.0, []
+        return 1.0, [], scanned
     best, coarse = max((hits[0], s) for s, hits in scanned.items())
     best, scale = _fit_scale(screen.gray, tmpl, best, coarse, steps)
     sized = _resized(tmpl, scale)
     others = [_probe(screen.gray, sized, (hit.x, hit.y), pad=2) for hit in scanned[coarse][1:]]
-    return scale, [best, *(hit for hit in others if hit is not None)]
+    return scale, [best, *(hit for hit in others if hit is not None)], scanned
 
 
 def _fit_scale(gray: Image, tmpl: Image, hit: _Hit, scale: float,

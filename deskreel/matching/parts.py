@@ -1,0 +1,205 @@
+"""Part by part: a match at another scale checked, and its target placed, piece by piece.
+
+A layout drawn at another scale does not scale like a picture: widgets and borders scale by
+the factor, text by the nearest font size, padding by whole pixels. A crop resized as a whole
+fits such a screen only roughly (the wider, the worse), and where the target sits inside it
+can be off by several pixels. Cut into small parts, each part still fits on its own, a few
+pixels from where the whole would put it. So a place found at another scale is verified by
+looking for every textured part of the recorded neighbourhood near where the place predicts
+it; the parts that fit, and fit together, give the score, and the ones nearest the target
+say where the target is.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .search import Box, Image, Point, _correlate
+
+_PART = 24  # px: the side of a part on the recorded screen
+_TEXTURE = 8.0  # grayscale std a part needs to say anything
+_MOST = 48  # parts at most: the stride grows on big neighbourhoods
+_REACH = 16  # px of the recorded screen around the anchor that parts are cut from too
+_LEAST = (128, 72)  # px: the least neighbourhood parts are cut from
+_FIT = 0.7  # least score of a part that counts as found
+_SLACK = 3.0  # px a found part may sit off the fit of all of them
+_NEAR = 24.0  # px: parts this close to the target weigh e times more than the next band
+_NEAR_SCORE = 48.0  # px: how fast a part's say in the score falls off with distance
+_FLOOR = 0.25  # the least say of a part
+_APART = 8  # px between two targets that count as two places
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """The textured parts of the recorded screen around an anchor."""
+
+    gray: Image  # the recorded neighbourhood
+    origin: Point  # its top-left on the recorded screen
+    target: Point  # the recorded target, in `gray`
+    places: tuple[Point, ...]  # top-left of each part in `gray`
+
+    @classmethod
+    def of(cls, gray: Image, box: Box, target: Point) -> Parts:
+        """Parts of `gray` (a recorded screen or an anchor) in `box` widened by _REACH."""
+        x, y, w, h = box
+        height, width = gray.shape
+        # A small crop's parts reach further: the look-alikes it was told apart from may
+        # differ only a little way off it.
+        rx, ry = max(_REACH, (_LEAST[0] - w) // 2), max(_REACH, (_LEAST[1] - h) // 2)
+        x0, y0 = max(0, x - rx), max(0, y - ry)
+        x1, y1 = min(width, x + w + rx), min(height, y + h + ry)
+        hood = gray[y0:y1, x0:x1]
+        side = _side(hood.shape)
+        stride = max(side // 2, math.ceil(math.sqrt(hood.size / _MOST)))
+        places = tuple((px, py) for py in _steps(hood.shape[0], side, stride)
+                       for px in _steps(hood.shape[1], side, stride)
+                       if float(hood[py:py + side, px:px + side].std()) >= _TEXTURE)
+        return cls(hood, (x0, y0), (target[0] - x0, target[1] - y0), places)
+
+    @property
+    def side(self) -> int:
+        return _side(self.gray.shape)
+
+    def verify(self, gray: Image, target: Point, scale: float) -> Verdict:
+        """How well the parts fit `gray` when the recorded target is at `target` at `scale`.
+
+        Each part is looked for within a few pixels (more for parts far from the target) of
+        where a uniform scaling puts it; a fit of position and scale over the parts found
+        throws out those that disagree with the rest.
+        """
+        import cv2
+
+        if not self.places:
+            return Verdict(0.0, None, scale, 0)
+        sized = cv2.resize(self.gray, None, fx=scale, fy=scale,
+                           interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR) \
+            if scale != 1.0 else self.gray
+        side = max(4, round(self.side * scale))
+        tx, ty = self.target
+        # score, x, y (found), ox, oy (recorded), and how sharply the score peaks along x
+        # and along y: a piece of a horizontal line fits anywhere along x, and says nothing
+        # about x.
+        found: list[tuple[float, ...]] = []
+        for px, py in self.places:
+            sx, sy = round(px * scale), round(py * scale)
+            part = sized[sy:sy + side, sx:sx + side]
+            distance = math.hypot(px + self.side / 2 - tx, py + self.side / 2 - ty)
+            pad = 4 + round(0.04 * distance)
+            guess = (round(target[0] + (px - tx) * scale), round(target[1] + (py - ty) * scale))
+            correlated = _correlate(gray, part, guess, pad) if part.shape == (side, side) \
+                else None
+            if correlated is None:
+                found.append((0.0, 0.0, 0.0, px, py, 0.0, 0.0))
+                continue
+            result, (x0, y0) = correlated
+            _, score, _, (x, y) = cv2.minMaxLoc(result)
+            found.append((float(score), x0 + x, y0 + y, px, py,
+                          *_sharpness(result, x, y, float(score))))
+        table = np.array(found, dtype=np.float64)
+        good = table[:, 0] >= _FIT
+        fit = None
+        for _ in range(2):
+            if good.sum() < 2:
+                break
+            fit = _fit(table[good])
+            off = np.abs(table[:, 1:3] - _predict(fit, table[:, 3:5])) * table[:, 5:7]
+            good = (table[:, 0] >= _FIT) & (off.max(axis=1) <= _SLACK)
+        if fit is None or good.sum() < 2:
+            return Verdict(0.0, None, scale, len(found))
+        # Parts near the target count for more: a neighbouring row of a list fits most
+        # parts of a wide crop, but not the ones on the target's own text.
+        centres = table[:, 3:5] + self.side / 2
+        near = _FLOOR + np.exp(-np.hypot(centres[:, 0] - tx, centres[:, 1] - ty) / _NEAR_SCORE)
+        score = float((np.clip(table[:, 0], 0, 1) * good * near).sum() / near.sum())
+        # The target from the parts around it: each found part says where the target is
+        # relative to itself, along the axes it is sure of; nearer parts say it with more
+        # weight.
+        kept = table[good]
+        centres = kept[:, 3:5] + self.side / 2
+        distance = np.hypot(centres[:, 0] - tx, centres[:, 1] - ty)
+        weight = (kept[:, 0] * np.exp(-distance / _NEAR))[:, None] * kept[:, 5:7] + 1e-9
+        fitted_scale = fit[2]
+        says = kept[:, 1:3] + (np.array([tx, ty]) - kept[:, 3:5]) * fitted_scale
+        point = (says * weight).sum(axis=0) / weight.sum(axis=0)
+        whole = _predict(fit, np.array([[tx, ty]], dtype=np.float64))[0]
+        return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale),
+                       len(found), (round(whole[0]), round(whole[1])))
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    score: float  # the share of the parts found where the fit puts them, score-weighted
+    point: Point | None  # where the parts put the target
+    scale: float  # the scale the parts fit best
+    parts: int
+    whole: Point | None = None
+
+
+def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float, float]:
+    """How surely a peak of a correlation map is placed along x and along y, 0 to 1: the
+    drop in score 2 px to either side (a drop of 0.2 or more is sure)."""
+    h, w = result.shape
+    across = [float(result[y, i]) for i in (x - 2, x + 2) if 0 <= i < w]
+    down = [float(result[j, x]) for j in (y - 2, y + 2) if 0 <= j < h]
+    return tuple(min(1.0, max(0.0, score - max(side, default=score - 0.2)) / 0.2)
+                 for side in (across, down))  # type: ignore[return-value]
+
+
+def _fit(rows: np.ndarray) -> np.ndarray:
+    """Least squares x0, y0, s with found = (x0, y0) + s * place, each axis weighted by the
+    part's score and how sure it is along that axis."""
+    n = len(rows)
+    a = np.zeros((2 * n, 3))
+    a[:n, 0], a[n:, 1] = 1, 1
+    a[:n, 2], a[n:, 2] = rows[:, 3], rows[:, 4]
+    b = np.concatenate([rows[:, 1], rows[:, 2]])
+    w = np.sqrt(np.concatenate([rows[:, 0] * rows[:, 5], rows[:, 0] * rows[:, 6]]) + 1e-9)
+    solution, *_ = np.linalg.lstsq(a * w[:, None], b * w, rcond=None)
+    return solution
+
+
+def _predict(fit: np.ndarray, places: np.ndarray) -> np.ndarray:
+    return fit[:2] + fit[2] * places
+
+
+def _side(shape: tuple[int, ...]) -> int:
+    """The side of the parts of a neighbourhood: _PART, or half a small one (an anchor
+    alone, when there is no recorded screen), so that it still has several parts."""
+    return min(_PART, max(8, min(shape[0], shape[1]) // 2))
+
+
+def _steps(length: int, side: int, stride: int) -> list[int]:
+    """Evenly spread starts of `side`-long parts over `length`, the last flush with the end."""
+    if length <= side:
+        return [0]
+    count = (length - side + stride - 1) // stride + 1
+    return [round(i * (length - side) / (count - 1)) for i in range(count)]
+
+
+def decide(parts: Parts, gray: Image,
+           places: list[tuple[float, Point, float]]) -> tuple[Verdict, Verdict]:
+    """The best of `places` (whole-crop score, target, scale: the likeliest first) by how
+    well the parts fit there, and the best of the others further than _APART from it."""
+    verdicts: list[Verdict] = []
+    for _, point, scale in places:
+        verdict = parts.verify(gray, point, scale)
+        if verdict.point is not None and abs(verdict.scale - scale) > 0.01:
+            # The parts fit another scale better: look again at that one.
+            again = parts.verify(gray, verdict.point, round(verdict.scale, 3))
+            if again.score >= verdict.score:
+                verdict = again
+        verdicts.append(verdict)
+    found = sorted((v for v in verdicts if v.point is not None), key=lambda v: -v.score)
+    if not found:
+        return _NONE, _NONE
+    best = found[0]
+    assert best.point is not None
+    runner = next((v for v in found[1:] if v.point is not None
+                   and math.dist(v.point, best.point) > _APART), _NONE)
+    return best, runner
+
+
+_NONE = Verdict(0.0, None, 1.0, 0)
