@@ -125,7 +125,8 @@ def build(out: Path, *, log: Any = print) -> dict[str, Any]:
                     frame, seen = shoot(display, grabber, Path(tmp), scene)
                     manifest["screens"][scene.name] = save_screen(out, scene.name, frame, seen,
                                                                   scene.scale)
-                    manifest["cases"] += [case(anchor, scene, seen) for anchor in anchors]
+                    manifest["cases"] += [case(anchor, scene, seen, widgets)
+                                          for anchor in anchors]
                     log(f"  {scene.name}: grabbed")
         finally:
             grabber.close()
@@ -137,7 +138,10 @@ def record_anchors(out: Path, base: str, frame: Any, widgets: dict[str, list[int
                    first: int) -> list[dict[str, Any]]:
     """An anchor per point of every widget, chosen and cropped as recorder/session.py does."""
     anchors = []
-    for widget, (x, y, w, h) in sorted(widgets.items()):
+    for widget, box in sorted(widgets.items()):
+        if widget.startswith("rows:"):  # a list's rows, not a widget
+            continue
+        x, y, w, h = box
         for fx, fy in POINTS:
             rel = (int(w * fx), int(h * fy))
             target = (x + rel[0], y + rel[1])
@@ -171,19 +175,34 @@ def rechoose(out: Path) -> dict[str, Any]:
     return manifest
 
 
-def case(anchor: dict[str, Any], scene: Scene, widgets: dict[str, list[int]]) -> dict[str, Any]:
+def case(anchor: dict[str, Any], scene: Scene, widgets: dict[str, Any],
+         recorded: dict[str, Any]) -> dict[str, Any]:
     """What replaying `anchor` on `scene` should give: a point, or None for "refuse"."""
     return {"anchor": anchor["id"], "scenario": scene.scenario, "screen": scene.name,
-            "expected": expected_point(anchor["widget"], anchor["rel"], scene.scale, widgets)}
+            "expected": expected_point(anchor["widget"], anchor["rel"], scene.scale, widgets,
+                                       recorded)}
 
 
-def expected_point(widget: str, rel: list[int], scale: float,
-                   widgets: dict[str, list[int]]) -> list[int] | None:
-    """The same point of the same widget, scaled; None when it is not on this screen."""
+def expected_point(widget: str, rel: list[int], scale: float, widgets: dict[str, Any],
+                   recorded: dict[str, Any]) -> list[int] | None:
+    """The same point of the same widget, scaled; None when it is not on this screen.
+
+    A list's rows follow its font, which does not scale like the widget (the app picks the
+    nearest pixel size): a point on a row goes to the same point of the same row, its height
+    in the row scaled by the rows' heights. Elsewhere `widgets` and `recorded` (the recorded
+    screen's) hold widget boxes only.
+    """
     if widget not in widgets:
         return None
     x, y, w, h = widgets[widget]
     dx, dy = (math.floor(r * scale + 0.5) for r in rel)  # halves up, like the app's scaled()
+    then, now = recorded.get(f"rows:{widget}") or [], widgets.get(f"rows:{widget}") or []
+    top = recorded[widget][1] + rel[1]  # the point's height on the recorded screen
+    for index, row in enumerate(then):
+        if row is not None and row[1] <= top < row[1] + row[3] and index < len(now) \
+                and now[index] is not None:
+            dy = now[index][1] - y + math.floor((top - row[1]) * now[index][3] / row[3] + 0.5)
+            break
     if not (0 <= dx < w and 0 <= dy < h):
         return None
     point = [x + dx, y + dy]
@@ -212,7 +231,8 @@ def shoot(display: VirtualDisplay, grabber: Grabber, tmp: Path,
         except subprocess.TimeoutExpired:
             app.kill()
             app.wait()
-    return frame, ready["widgets"]
+    return frame, {**ready["widgets"], **{f"rows:{name}": rows  # type: ignore[dict-item]
+                                          for name, rows in ready.get("rows", {}).items()}}
 
 
 def wait_ready(app: subprocess.Popen[bytes], log: Path) -> dict[str, Any]:

@@ -337,9 +337,17 @@ class SampleApp:
                                         width, height]
             late["late"] = self._late
             root.after(round(self._late * 1000), self._appear)
+        # The list's rows on screen (None for a row scrolled out of view): its font does not
+        # scale like the widgets, so a benchmark at another scale needs them to know which
+        # row a point falls on.
+        listbox = self.widgets.get("listbox")
+        rows = {} if listbox is None else {"listbox": [
+            None if box is None else
+            [listbox.winfo_rootx() + box[0], listbox.winfo_rooty() + box[1], box[2], box[3]]
+            for box in (listbox.bbox(i) for i in range(listbox.size()))]}
         size = f"{root.winfo_width()}x{root.winfo_height()}"
         self.log.write("ready", geometry=f"{size}+{root.winfo_rootx()}+{root.winfo_rooty()}",
-                       title=root.title(), widgets=widgets, **late)
+                       title=root.title(), widgets=widgets, rows=rows, **late)
 
     def _appear(self) -> None:
         assert self._late_name is not None

@@ -58,6 +58,7 @@ _PARTS_MARGIN = 0.1
 _PER_SCALE = 3  # the best places at each scale that the parts judge
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
 _CANDIDATES = 8  # places judged at most
+_PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +143,11 @@ def locate(
         fitted, fit_scale = _fit_scale(seen.gray, tmpl, best, 1.0, _NEAR_STEPS)
         if fitted.score > best.score + _SCALE_LEAD:
             reason = f"the match fits better at {fit_scale:g}x ({fitted.score:.3f})"
+        else:
+            # Or its parts say so: spread out further than a 1x scene puts them.
+            judged = recording.parts(tmpl).verify(seen.gray, _add((best.x, best.y), offset), 1.0)
+            if judged.point is not None and abs(judged.scale - 1.0) > _PARTS_SPREAD:
+                reason = f"its parts fit at {judged.scale:.2f}x"
     if not reason:
         shift = _scaled(offset, tmpl.shape, match.scale)
         stages += ["colour"] * match.by_colour
