@@ -28,7 +28,8 @@ def scaled(screen: Image, scale: float) -> Image:
 def test_a_look_alike_the_recording_holds_too_is_refused_by_looking_back() -> None:
     # "Find" is told from "Fine" by a margin of only ~0.13. With Find gone, Fine matches its
     # anchor well enough (~0.87) and the wider context fits there too (~0.97); only looking
-    # for those pixels on the recording shows that they are Fine's.
+    # for those pixels on the recording shows that they are Fine's. (Without the recording,
+    # the anchor's own parts do not settle at 1x there, and no place wins by enough.)
     places = {**NORMAL, "button:Find": (590, 70), "button:Fine": (700, 430)}
     recorded = paint(places)
     target, look_alike = centre("button:Find", places), centre("button:Fine", places)
@@ -40,7 +41,7 @@ def test_a_look_alike_the_recording_holds_too_is_refused_by_looking_back() -> No
     refused = locate(screen, crop, choice.offset, expected=target, unique=True,
                      context=recorded)
 
-    assert taken.found and near(taken.point, look_alike, 1), taken  # without the recording
+    assert not taken.found and "parts" in taken.reason, taken  # without the recording
     assert not refused.found and refused.point is None
     assert "looks more like" in refused.reason and str(look_alike) in refused.reason, refused
     assert "wider context" not in refused.reason  # the context check let it through
