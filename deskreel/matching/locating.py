@@ -32,7 +32,7 @@ from .search import (
 
 __all__ = ["Located", "Recorded", "locate"]
 
-_NO_VERDICT = Verdict(0.0, None, 1.0, 0)
+_NO_VERDICT = Verdict(0.0, None, 1.0, 0, 1.0)
 
 _WINDOW = 64  # pixels around the recorded place that locate() searches first
 # 0.8x to 1.25x in steps of ~8%, finer steps only around the best of them; 1.0 is left out
@@ -164,13 +164,13 @@ def locate(
                   for hit in sorted(hits, reverse=True)[:_PER_SCALE]]
     searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
     searches.append(("scales", _DEFAULT_SCALES, _FINE_STEPS))
-    outcome = None
+    outcome, judged = None, {}  # type: ignore[var-annotated]
     for stage, scales, steps in searches:
         stages.append(stage)
         s_scale, s_hits, scanned = _search_scales(seen, tmpl, scales, steps)
         candidates += [(hit.score, _add((hit.x, hit.y), _scaled(offset, tmpl.shape, scale)), scale)
                        for scale, found in scanned.items() for hit in found[:_PER_SCALE]]
-        verdict, other = decide(parts, seen.gray, _distinct(candidates))
+        verdict, other = decide(parts, seen.gray, _distinct(candidates), judged)
         outcome = _by_parts(started, verdict, other, offset, tmpl.shape, stages + ["parts"],
                             reason) if verdict.point is not None else \
             _located(started, best, runner, 1.0, offset, stages,

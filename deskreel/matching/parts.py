@@ -73,7 +73,7 @@ class Parts:
         import cv2
 
         if not self.places:
-            return Verdict(0.0, None, scale, 0)
+            return Verdict(0.0, None, scale, 0, scale)
         sized = cv2.resize(self.gray, None, fx=scale, fy=scale,
                            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR) \
             if scale != 1.0 else self.gray
@@ -108,7 +108,7 @@ class Parts:
             off = np.abs(table[:, 1:3] - _predict(fit, table[:, 3:5])) * table[:, 5:7]
             good = (table[:, 0] >= _FIT) & (off.max(axis=1) <= _SLACK)
         if fit is None or good.sum() < 2:
-            return Verdict(0.0, None, scale, len(found))
+            return Verdict(0.0, None, scale, len(found), scale)
         # Parts near the target count for more: a neighbouring row of a list fits most
         # parts of a wide crop, but not the ones on the target's own text.
         centres = table[:, 3:5] + self.side / 2
@@ -124,9 +124,8 @@ class Parts:
         fitted_scale = fit[2]
         says = kept[:, 1:3] + (np.array([tx, ty]) - kept[:, 3:5]) * fitted_scale
         point = (says * weight).sum(axis=0) / weight.sum(axis=0)
-        whole = _predict(fit, np.array([[tx, ty]], dtype=np.float64))[0]
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale),
-                       len(found), (round(whole[0]), round(whole[1])))
+                       len(found), scale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +134,7 @@ class Verdict:
     point: Point | None  # where the parts put the target
     scale: float  # the scale the parts fit best
     parts: int
-    whole: Point | None = None
+    asked: float  # the scale the parts were sized at
 
 
 def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float, float]:
@@ -179,20 +178,26 @@ def _steps(length: int, side: int, stride: int) -> list[int]:
     return [round(i * (length - side) / (count - 1)) for i in range(count)]
 
 
-def decide(parts: Parts, gray: Image,
-           places: list[tuple[float, Point, float]]) -> tuple[Verdict, Verdict]:
+def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
+           judged: dict[tuple[Point, float], Verdict] | None = None) -> tuple[Verdict, Verdict]:
     """The best of `places` (whole-crop score, target, scale: the likeliest first) by how
-    well the parts fit there, and the best of the others further than _APART from it."""
-    verdicts: list[Verdict] = []
+    well the parts fit there, and the best of the others further than _APART from it.
+    `judged` keeps the verdicts on places across calls (a second search adds places)."""
+    judged = {} if judged is None else judged
     for _, point, scale in places:
-        verdict = parts.verify(gray, point, scale)
-        if verdict.point is not None and abs(verdict.scale - scale) > 0.01:
-            # The parts fit another scale better: look again at that one.
-            again = parts.verify(gray, verdict.point, round(verdict.scale, 3))
-            if again.score >= verdict.score:
-                verdict = again
-        verdicts.append(verdict)
+        if (point, scale) not in judged:
+            judged[point, scale] = parts.verify(gray, point, scale)
+    verdicts = [judged[point, scale] for _, point, scale in places]
     found = sorted((v for v in verdicts if v.point is not None), key=lambda v: -v.score)
+    # The two best again at the scale their parts fit (a coarse scale is up to 4% off).
+    for rank, verdict in enumerate(found[:2]):
+        if verdict.point is not None and abs(verdict.scale - verdict.asked) > 0.01:
+            again = judged.get((verdict.point, round(verdict.scale, 3))) or \
+                parts.verify(gray, verdict.point, round(verdict.scale, 3))
+            judged[verdict.point, round(verdict.scale, 3)] = again
+            if again.score >= verdict.score:
+                found[rank] = again
+    found.sort(key=lambda v: -v.score)
     if not found:
         return _NONE, _NONE
     best = found[0]
@@ -202,4 +207,4 @@ def decide(parts: Parts, gray: Image,
     return best, runner
 
 
-_NONE = Verdict(0.0, None, 1.0, 0)
+_NONE = Verdict(0.0, None, 1.0, 0, 1.0)
