@@ -58,6 +58,9 @@ _PARTS_MARGIN = 0.1
 _PER_SCALE = 3  # the best places at each scale that the parts judge
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
 _CANDIDATES = 8  # places judged at most
+# px: how far from the target the nearest part placing it may be; beyond, a scale off by
+# 3% puts the target 3 px off.
+_PARTS_REACH = 96
 _PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
 
 
@@ -186,7 +189,8 @@ def locate(
                 shift = _scaled(offset, tmpl.shape, s_scale)
                 confirmed = parts.verify(seen.gray, _add((s_best.x, s_best.y), shift), s_scale)
                 stages += ["colour"] * s_colour
-                if confirmed.point is not None and confirmed.score >= _PARTS_SCORE:
+                if confirmed.point is not None and confirmed.score >= _PARTS_SCORE \
+                        and _pinned(confirmed):
                     # Found whole; where the target is inside it, its parts say best.
                     return replace(
                         _located(started, s_best, s_runner, s_scale, shift,
@@ -203,6 +207,17 @@ def locate(
             outcome = replace(outcome, found=False, point=None, reason=doubt)
     return replace(outcome, searched="+".join(dict.fromkeys(stages)),
                    elapsed_ms=_since(started))
+
+
+def _pinned(verdict: Verdict) -> bool:
+    """Whether parts near enough the target place it along both axes."""
+    return verdict.reach <= _PARTS_REACH
+
+
+def _unpinned(verdict: Verdict) -> str:
+    return ("no part places the target along both axes" if verdict.reach == float("inf") else
+            f"the nearest part placing the target is {verdict.reach:.0f} px from it "
+            f"({_PARTS_REACH} px at most)")
 
 
 def _distinct(candidates: list[tuple[float, Point, float]]) -> list[tuple[float, Point, float]]:
@@ -222,13 +237,15 @@ def _by_parts(started: float, verdict: Verdict, other: Verdict, offset: Point,
     """The outcome that the parts decided: found when enough of them fit, clearly better
     than anywhere else; otherwise refused with both the whole crop's and the parts' reasons."""
     lead = verdict.score - other.score
-    found = verdict.score >= _PARTS_SCORE and lead >= _PARTS_MARGIN
+    found = verdict.score >= _PARTS_SCORE and lead >= _PARTS_MARGIN and _pinned(verdict)
     point = verdict.point
     assert point is not None
     why = (f"the parts fit best at {point} ({verdict.score:.2f} of them at "
            f"{verdict.scale:.2f}x, {_PARTS_SCORE:.2f} needed)")
     if other.point is not None:
         why += f", {lead:.2f} ahead of {other.point} ({_PARTS_MARGIN:.2f} needed)"
+    if not _pinned(verdict):
+        why += f", but {_unpinned(verdict)}"
     scale = round(verdict.scale, 3)
     top_left = _sub(point, _scaled(offset, shape, scale))
     return Located(

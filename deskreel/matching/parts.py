@@ -124,8 +124,11 @@ class Parts:
         fitted_scale = fit[2]
         says = kept[:, 1:3] + (np.array([tx, ty]) - kept[:, 3:5]) * fitted_scale
         point = (says * weight).sum(axis=0) / weight.sum(axis=0)
+        # How far the target is from the nearest part that pins it down, along each axis.
+        pins = [distance[kept[:, 5 + axis] >= 0.5] for axis in (0, 1)]
+        reach = max(float(pin.min()) if pin.size else math.inf for pin in pins)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale),
-                       len(found), scale)
+                       len(found), scale, reach)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +138,7 @@ class Verdict:
     scale: float  # the scale the parts fit best
     parts: int
     asked: float  # the scale the parts were sized at
+    reach: float = math.inf  # px from the target to the nearest part placing it (worse axis)
 
 
 def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float, float]:
