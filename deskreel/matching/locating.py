@@ -61,6 +61,7 @@ _CANDIDATES = 8  # places judged at most
 # px: how far from the target the nearest part placing it may be; beyond, a scale off by
 # 3% puts the target 3 px off.
 _PARTS_REACH = 96
+_PARTS_SPREAD_PX = 0.5  # or the fit's uncertainty about the target (1 sigma) at most this
 _PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
 
 
@@ -210,14 +211,16 @@ def locate(
 
 
 def _pinned(verdict: Verdict) -> bool:
-    """Whether parts near enough the target place it along both axes."""
-    return verdict.reach <= _PARTS_REACH
+    """Whether parts near enough the target place it along both axes, or the fit of all of
+    them places it surely (a flat target in a big crop is placed by parts far from it)."""
+    return verdict.reach <= _PARTS_REACH or verdict.spread <= _PARTS_SPREAD_PX
 
 
 def _unpinned(verdict: Verdict) -> str:
     return ("no part places the target along both axes" if verdict.reach == float("inf") else
             f"the nearest part placing the target is {verdict.reach:.0f} px from it "
-            f"({_PARTS_REACH} px at most)")
+            f"({_PARTS_REACH} px at most), and the parts place it to within "
+            f"{verdict.spread:.1f} px ({_PARTS_SPREAD_PX} px needed)")
 
 
 def _distinct(candidates: list[tuple[float, Point, float]]) -> list[tuple[float, Point, float]]:

@@ -127,8 +127,12 @@ class Parts:
         # How far the target is from the nearest part that pins it down, along each axis.
         pins = [distance[kept[:, 5 + axis] >= 0.5] for axis in (0, 1)]
         reach = max(float(pin.min()) if pin.size else math.inf for pin in pins)
+        # And how surely the fit of all of them places it (one standard deviation, px).
+        _, covariance = _solve(kept)
+        spread = max(math.sqrt(max(0.0, float(np.array(v) @ covariance @ np.array(v))))
+                     for v in ((1.0, 0.0, tx), (0.0, 1.0, ty)))
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale),
-                       len(found), scale, reach)
+                       len(found), scale, reach, spread)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +143,7 @@ class Verdict:
     parts: int
     asked: float  # the scale the parts were sized at
     reach: float = math.inf  # px from the target to the nearest part placing it (worse axis)
+    spread: float = math.inf  # px: the fit's uncertainty about the target (worse axis)
 
 
 def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float, float]:
@@ -154,14 +159,28 @@ def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float,
 def _fit(rows: np.ndarray) -> np.ndarray:
     """Least squares x0, y0, s with found = (x0, y0) + s * place, each axis weighted by the
     part's score and how sure it is along that axis."""
+    return _solve(rows)[0]
+
+
+def _solve(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """_fit's solution and its covariance (from the weighted residuals)."""
     n = len(rows)
     a = np.zeros((2 * n, 3))
     a[:n, 0], a[n:, 1] = 1, 1
     a[:n, 2], a[n:, 2] = rows[:, 3], rows[:, 4]
     b = np.concatenate([rows[:, 1], rows[:, 2]])
     w = np.sqrt(np.concatenate([rows[:, 0] * rows[:, 5], rows[:, 0] * rows[:, 6]]) + 1e-9)
-    solution, *_ = np.linalg.lstsq(a * w[:, None], b * w, rcond=None)
-    return solution
+    aw, bw = a * w[:, None], b * w
+    solution, *_ = np.linalg.lstsq(aw, bw, rcond=None)
+    residual = bw - aw @ solution
+    dof = max(1, int((w > 0.1).sum()) - 3)
+    # A floor on the residual: parts are placed to the whole pixel.
+    variance = max(float(residual @ residual) / dof, 0.25)
+    try:
+        covariance = variance * np.linalg.inv(aw.T @ aw)
+    except np.linalg.LinAlgError:
+        covariance = np.full((3, 3), np.inf)
+    return solution, covariance
 
 
 def _predict(fit: np.ndarray, places: np.ndarray) -> np.ndarray:
