@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 
 from .parts import Parts, Verdict, decide
 from .search import (
@@ -202,8 +203,9 @@ def locate(
     if outcome.found and outcome.top_left is not None:
         # The parts agree; the pixels around the target and the look back must too.
         hit = _Hit(outcome.score, *outcome.top_left)
-        doubt = _Match(hit, _NOWHERE, outcome.scale, False).doubt_around(seen, recording,
-                                                                         stages)
+        match = _Match(hit, _NOWHERE, outcome.scale, False)
+        doubt = match.doubt_inner(seen, recording) or \
+            _doubt_back_by_parts(seen, recording, match, outcome, stages)
         if doubt:
             outcome = replace(outcome, found=False, point=None, reason=doubt)
     return replace(outcome, searched="+".join(dict.fromkeys(stages)),
@@ -338,22 +340,26 @@ class _Match:
             return (f"doubtful: the match scores {best.score:.3f} but the wider context of "
                     f"the recording scores {here:.3f} there and {there:.3f} at the "
                     f"runner-up {_add((runner.x, runner.y), shift)}")
-        return self.doubt_around(seen, recording, stages)
+        return self.doubt_inner(seen, recording) or self.doubt_back(seen, recording, stages)
 
-    def doubt_around(self, seen: _Screen, recording: _Recording, stages: list[str]) -> str:
-        """Why the pixels right around the target, or what was found, are not the recorded
-        target's ("" when they are)."""
-        best = self.best
-        if recording.screen is None or recording.guess is None:
-            return ""
-        th, tw = recording.shape
+    def doubt_inner(self, seen: _Screen, recording: _Recording) -> str:
+        """Why the pixels right around the target are not the recorded target's, or ""."""
         # A big crop can match on its frame and borders alone: the pixels right around the
         # target must fit too, where they have something to fit.
         inner = _inner_score(seen, recording, self)
         if inner is not None and inner < _INNER_FLOOR:
-            return (f"doubtful: the match scores {best.score:.3f} but the {_INNER} px around "
-                    f"the target score {inner:.3f} there")
-        # And what was found, looked for on the recording, must be the target itself rather
+            return (f"doubtful: the match scores {self.best.score:.3f} but the {_INNER} px "
+                    f"around the target score {inner:.3f} there")
+        return ""
+
+    def doubt_back(self, seen: _Screen, recording: _Recording, stages: list[str]) -> str:
+        """Why what was found looks more like something else on the recorded screen than
+        like the target, or ""."""
+        best = self.best
+        if recording.screen is None or recording.guess is None:
+            return ""
+        th, tw = recording.shape
+        # What was found, looked for on the recording, must be the target itself rather
         # than something else there that it resembles more (a look-alike button that the
         # recorder's margin had only just told apart).
         stages.append("back")
@@ -364,6 +370,44 @@ class _Match:
                     f"{where} on the recorded screen ({other.score:.3f}) than like the "
                     f"recorded target ({own.score:.3f})")
         return ""
+
+
+def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
+                         found: Located, stages: list[str]) -> str:
+    """The look back of a place the parts chose, done with parts too: the parts of what was
+    found, brought back to the recorded scale, must fit the recorded target's place better
+    than the places on the recorded screen that the crop found there resembles most. (The
+    crop brought back whole does not fit its own place well when text and widgets scaled
+    differently.)"""
+    screen = recording.screen
+    if screen is None or recording.guess is None or found.point is None:
+        return ""
+    import cv2
+
+    stages.append("back")
+    (th, tw), (x, y), scale = recording.shape, found.top_left or (0, 0), match.scale
+    sw, sh = max(1, round(tw * scale)), max(1, round(th * scale))
+    today = Parts.of(seen.gray, (x, y, sw, sh), found.point)
+    back = 1 / scale
+    recorded_target = _add(recording.guess, recording.offset)
+    own = today.verify(screen.gray, recorded_target, back)
+    patch = seen.gray[y:y + sh, x:x + sw]
+    if patch.shape != (sh, sw):
+        return ""  # runs off the screen: the parts' own verdict stands
+    if (sw, sh) != (tw, th):
+        patch = cv2.resize(patch, (tw, th), interpolation=cv2.INTER_AREA if scale > 1
+                           else cv2.INTER_LINEAR)
+    zone = (recording.guess, _radius(tw, th))
+    likeliest = sorted((hit for hit in islice(_scan(screen, patch, keep_out=zone), 2 * _PER_SCALE)
+                        if not _near(hit, *zone)), reverse=True)[:_PER_SCALE]
+    for hit in likeliest:
+        there = _add((hit.x, hit.y), recording.offset)
+        other = today.verify(screen.gray, there, back)
+        if other.score > own.score:
+            return (f"doubtful: the parts fit {found.score:.2f} but what was found looks more "
+                    f"like {there} on the recorded screen ({other.score:.2f} of its parts) "
+                    f"than like the recorded target ({own.score:.2f})")
+    return ""
 
 
 def _inner_score(seen: _Screen, recording: _Recording, match: _Match) -> float | None:
