@@ -48,6 +48,29 @@ def test_a_look_alike_the_recording_holds_too_is_refused_by_looking_back() -> No
     assert "+context" in refused.searched and "+back" in refused.searched
 
 
+@pytest.mark.parametrize("scale", [0.9, 1.15])
+def test_on_a_scaled_screen_the_look_alike_of_a_removed_button_is_refused(scale: float) -> None:
+    # As above, on a screen drawn at another scale: the match goes to the part-by-part
+    # judgement, where Fine fits most of Find's parts. Fine's own neighbourhood brought back
+    # fits Fine's place on the recording better than Find's, so it is never clicked;
+    # with Find there, Find is found.
+    places = {**NORMAL, "button:Find": (590, 70), "button:Fine": (700, 430)}
+    recorded = paint(places)
+    target, look_alike = centre("button:Find", places), centre("button:Fine", places)
+    choice, crop = anchor_for(recorded, target)
+    without = scaled(paint({k: v for k, v in places.items() if k != "button:Find"}), scale)
+
+    refused = locate(without, crop, choice.offset, expected=target, unique=True,
+                     context=recorded)
+    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target, unique=True,
+                   context=recorded)
+
+    assert not refused.found and refused.point is None, refused
+    assert "+parts" in refused.searched and "looks more like" in refused.reason, refused
+    assert found.found and near(found.point, (target[0] * scale, target[1] * scale), 3), found
+    assert not near(found.point, (look_alike[0] * scale, look_alike[1] * scale), 20)
+
+
 @pytest.mark.parametrize("label", [None, "No"], ids=["gone", "changed"])
 def test_a_big_anchor_matching_on_its_frame_alone_is_refused(label: str | None) -> None:
     # A 150x120 anchor whose border carries most of its contrast: without the "OK" at its
