@@ -193,11 +193,11 @@ def locate(
                 stages += ["colour"] * s_colour
                 if confirmed.point is not None and confirmed.score >= _PARTS_SCORE \
                         and _pinned(confirmed):
-                    # Found whole; where the target is inside it, its parts say best.
-                    return replace(
-                        _located(started, s_best, s_runner, s_scale, shift,
-                                 list(dict.fromkeys(stages + ["parts"])), True, ""),
-                        point=confirmed.point)
+                    # Found whole; where the target is inside it, its parts say best. It is
+                    # looked back at with parts too, below.
+                    outcome = replace(_located(started, s_best, s_runner, s_scale, shift,
+                                               stages, True, ""), point=confirmed.point)
+                    break
     assert outcome is not None
     stages.append("parts")
     if outcome.found and outcome.top_left is not None:
