@@ -41,7 +41,7 @@ from deskreel.xvfb import VirtualDisplay  # noqa: E402
 
 DEFAULT_OUT = Path("/tmp/deskreel-corpus")
 SCREEN = (1920, 1080)
-VERSION = 1
+VERSION = 2  # 2: list rows in the widgets map, the expected point of a row follows the row
 SAMPLE_APP = ROOT / "samples" / "app.py"
 READY_TIMEOUT = 20.0
 PARKED_POINTER = (SCREEN[0] - 1, SCREEN[1] - 1)  # a hovered button is drawn lighter
