@@ -6,7 +6,7 @@ A target that is not there yet is looked for again until the timeout, so a slow 
 no hand-tuned sleeps and a fast one is not slowed down. Scales (0.8x-1.25x) are searched
 whenever nothing is trusted at 1x, which covers a different screen size or DPI too; the
 scale the last target was found at is tried first. A match that is not exact is checked
-against the step's recorded before-frame.
+against the step's recorded before-frame; at another scale, part by part.
 """
 
 from __future__ import annotations

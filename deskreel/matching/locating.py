@@ -1,6 +1,7 @@
 """Locating an anchor on a screen: near its recorded place, then anywhere, then at other scales.
 
-A match that is not exact must also agree with the screen the anchor was recorded on.
+A match that is not exact must also agree with the screen the anchor was recorded on; at
+other scales, places are judged part by part (parts.py).
 """
 
 from __future__ import annotations
@@ -107,6 +108,10 @@ def locate(
     the recorded target must match there too, and better than at the runner-up; so must the
     pixels right around the target; and the pixels found must look more like the recorded
     target than like anything else on that screen.
+    At other scales the likeliest places are judged by the parts of the recorded
+    neighbourhood (parts.py), which also place the target; the look back is then made with
+    parts. Without `context`, the parts are cut from the anchor alone and nothing is looked
+    back at.
     `scale_hint`, the scale earlier targets were found at, is searched (closely) before the
     others.
     """
