@@ -34,16 +34,18 @@ _APART = 8  # px between two targets that count as two places
 
 @dataclass(frozen=True, slots=True)
 class Parts:
-    """The textured parts of the recorded screen around an anchor."""
+    """The textured parts of a screen around an anchor: the recorded screen's, or what was
+    found on today's, to look back with."""
 
-    gray: Image  # the recorded neighbourhood
-    origin: Point  # its top-left on the recorded screen
-    target: Point  # the recorded target, in `gray`
+    gray: Image  # the neighbourhood
+    origin: Point  # its top-left on the screen
+    target: Point  # the target, in `gray`
     places: tuple[Point, ...]  # top-left of each part in `gray`
 
     @classmethod
     def of(cls, gray: Image, box: Box, target: Point) -> Parts:
-        """Parts of `gray` (a recorded screen or an anchor) in `box` widened by _REACH."""
+        """Parts of `gray` (a screen, or an anchor alone) in `box` widened by _REACH, and to
+        at least _LEAST."""
         x, y, w, h = box
         height, width = gray.shape
         # A small crop's parts reach further: the look-alikes it was told apart from may
