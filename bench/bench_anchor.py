@@ -6,12 +6,14 @@ its base, as the replayer does (replayer/anchoring.py: the recorded target as `e
 threshold 0.85, margin 0.05, choose_anchor's `distinctive` as `unique`, and the recorded
 screen as `context`). A case is correct ("ok") when the point found is within 3 px of
 the expected one, or when nothing is found and the target is absent; wrong-but-confident
-when a point is returned that is not the target. The scaled screens are also run a second
-time as a replay meets them ("scale 1.25 in order"): the anchors of a base in the order they
-were recorded, each told the scale the one before was found at (`scale_hint`, what the
-replayer's Locator passes). Times are the median of --repeat calls per
-case, with time.perf_counter; the machine this was written on is a noisy 2-core VM, so read
-the milliseconds against the reference matchTemplate timing printed in the first lines.
+when a point is returned that is not the target. The scaled and the moved screens are also
+run a second time as a replay meets them ("scale 1.25 in order", "move in order"): the anchors
+of a base in the order they were recorded, each told the scale the one before was found at
+(`scale_hint`) and, at 1x, how far it had moved (`shift_hint`), what the replayer's Locator
+passes; the 1x targets (p95 <= 15 ms) count the cases looked for alone only. Times are the
+median of --repeat calls per case, with time.perf_counter; the machine this was written on
+is a noisy 2-core VM, so read the milliseconds against the reference matchTemplate timing
+printed in the first lines.
 
 The baseline is what pyautogui.locateOnScreen(image, confidence=C) does with OpenCV:
 cv2.matchTemplate(screen, image, TM_CCOEFF_NORMED) on colour at one scale (1x) over the whole
@@ -46,7 +48,9 @@ from deskreel.matching import locate
 
 THRESHOLD, MARGIN = 0.85, 0.05  # replayer/anchoring.py's defaults
 TOLERANCE = 3  # px from the expected point that still counts as correct
-IN_ORDER = " in order"  # the rows of scaled screens replayed in order (see in_order())
+IN_ORDER = " in order"  # the rows of scaled and moved screens replayed in order (in_order())
+Hint = tuple[float, tuple[int, int]]  # the scale and the 1x shift the last target was found at
+NO_HINT: Hint = (1.0, (0, 0))
 NEAR = 64  # px: "the target is within 64 px of its recorded place"
 OURS, BASELINE = 0, 1
 
@@ -109,7 +113,7 @@ def main() -> int:
           f"baseline: colour TM_CCOEFF_NORMED at 1x, the maximum accepted at >= "
           f"{args.confidence}")
 
-    def ours(case: Case, hint: float = 1.0) -> Outcome:
+    def ours(case: Case, hint: Hint = NO_HINT) -> Outcome:
         return run_ours(screens[case.screen], anchors[case.anchor["id"]], case, args.repeat,
                         screens[f"{case.anchor['base']}-recorded"], hint)
 
@@ -143,34 +147,37 @@ def load_cases(manifest: dict[str, Any], only: list[str] | None) -> list[Case]:
 
 
 def run_ours(screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int,
-             recorded: np.ndarray, hint: float = 1.0) -> Outcome:
+             recorded: np.ndarray, hint: Hint = NO_HINT) -> Outcome:
     a = case.anchor
 
     def call() -> Any:
         return locate(screen, anchor, tuple(a["offset"]), expected=tuple(a["target"]),
                       threshold=THRESHOLD, margin=MARGIN, unique=a["distinctive"],
-                      context=recorded, scale_hint=hint)
+                      context=recorded, scale_hint=hint[0], shift_hint=hint[1])
 
     found, ms = timed(call, repeat)
     return Outcome(found.point, ms, f"{found.searched} x{found.scale:g} score {found.score:.3f} "
                                     f"margin {found.margin:.3f}", found.scale)
 
 
-def in_order(cases: list[Case], ours: Callable[[Case, float], Outcome]) -> dict[Case, Outcome]:
-    """The scaled screens again, as a replay meets them: every anchor of the base in the
-    order it was recorded, each given the scale the one before was found at as its hint
-    (what replayer/anchoring.py's Locator passes), 1.0 for the first."""
+def in_order(cases: list[Case], ours: Callable[[Case, Hint], Outcome]) -> dict[Case, Outcome]:
+    """The scaled and the moved screens again, as a replay meets them: every anchor of the
+    base in the order it was recorded, each given the scale the one before was found at,
+    and at 1x how far it had moved, as hints (what replayer/anchoring.py's Locator passes);
+    none for the first."""
     screens: dict[str, list[Case]] = {}
     for case in cases:
-        if case.scale != 1.0:
+        if case.scale != 1.0 or case.scenario == "move":
             screens.setdefault(case.screen, []).append(case)
     replayed = {}
     for group in screens.values():
-        hint = 1.0
+        hint = NO_HINT
         for case in sorted(group, key=lambda c: c.anchor["id"]):
             outcome = ours(case, hint)
             if outcome.point is not None:
-                hint = outcome.scale
+                target = case.anchor["target"]
+                hint = (outcome.scale, (outcome.point[0] - target[0], outcome.point[1] - target[1])
+                        if outcome.scale == 1.0 else (0, 0))
             replayed[replace(case, scenario=case.scenario + IN_ORDER, of=case)] = outcome
     return replayed
 
@@ -266,7 +273,8 @@ def table(title: str, cases: list[Case], scenarios: list[str], results: Results)
     for name in scenarios:
         row(name, [c for c in cases if c.scenario == name], results)
     row(f"<={NEAR}px 1x", [c for c in cases if is_near(c)], results)
-    row("present 1x", [c for c in cases if c.scale == 1.0 and c.expected is not None], results)
+    row("present 1x", [c for c in cases if c.scale == 1.0 and c.expected is not None
+                       and c.of is None], results)
     row("all", [c for c in cases if c.of is None], results)
 
 
@@ -298,7 +306,8 @@ def print_targets(cases: list[Case], distinctive: list[Case], scenarios: list[st
                 f"{statistics.median(ms):.1f} ms" if ms else "-")
 
     def anywhere(group: list[Case]) -> tuple[bool, str]:
-        ms = [results[c][OURS].ms for c in group if c.scale == 1.0 and c.expected is not None]
+        ms = [results[c][OURS].ms for c in group
+              if c.scale == 1.0 and c.expected is not None and c.of is None]
         return bool(ms) and p95(ms) <= 15, f"{p95(ms):.1f} ms" if ms else "-"
 
     def correct(name: str, least: float, within: float | None) -> Callable[..., tuple[bool, str]]:
@@ -336,7 +345,7 @@ def print_targets(cases: list[Case], distinctive: list[Case], scenarios: list[st
 
 
 def is_near(case: Case) -> bool:
-    if case.scale != 1.0 or case.expected is None:
+    if case.scale != 1.0 or case.expected is None or case.of is not None:
         return False
     return math.dist(case.anchor["target"], case.expected) <= NEAR
 

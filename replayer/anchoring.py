@@ -81,8 +81,10 @@ class Locator:
         self._images: dict[int, Any] = {}
         self.last_screen: Any = None
         # The scale the last target was found at: the screen most likely has it still (a
-        # replay at another DPI), and locate() tries it before the others.
+        # replay at another DPI), and locate() tries it before the others. Likewise how far
+        # the last target found at 1x had moved (a moved window moves them all).
         self.scale = 1.0
+        self.shift = (0, 0)
 
     def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
         """The step's target now; None when the step has no anchor to look for.
@@ -112,9 +114,12 @@ class Locator:
             attempts += 1
             located = locate(screen, image, anchor.offset, expected=target,
                              threshold=self.options.threshold, margin=self.options.margin,
-                             unique=unique, context=context, scale_hint=self.scale)
-            if located.found:
+                             unique=unique, context=context, scale_hint=self.scale,
+                             shift_hint=self.shift)
+            if located.found and located.point is not None:
                 self.scale = located.scale
+                self.shift = (located.point[0] - target[0], located.point[1] - target[1]) \
+                    if located.scale == 1.0 else (0, 0)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)

@@ -45,6 +45,7 @@ def test_replays_on_moved_shifted_and_scaled_layouts(launch_app, run_deskreel, x
         app = launch_app(**options)
         done = deskreel("replay", db, "--max-idle", "0.5", env=xvfb.env())
         app.stop()
+        print("STDERR", options, done.stderr)
         assert done.returncode == 0, (options, done.stderr)
         got = app.comparable_events()
         if exact:
@@ -56,6 +57,8 @@ def test_replays_on_moved_shifted_and_scaled_layouts(launch_app, run_deskreel, x
         scaled = store.step_results(runs[-1].id)
         moved = store.step_results(runs[0].id)
     assert any(r.shift == (230, 140) for r in moved)
+    # After the first target, the others are looked for where the window moved them.
+    assert any(r.details.get("searched") == "shifted" for r in moved[1:]), moved
     assert any(r.scale and abs(r.scale - 1.25) < 0.05 for r in scaled)
 
 

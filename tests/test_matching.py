@@ -252,6 +252,26 @@ def test_a_removed_button_is_not_found() -> None:
     assert "scales" in found.searched
 
 
+def test_the_shift_earlier_steps_found_is_looked_at_first() -> None:
+    # A window moved far: every target moved alike. Told how far the last one moved, locate
+    # finds the next in the 64 px window around its recorded place moved by that, without
+    # scanning the screen; told a wrong shift, it searches as without one.
+    target = centre("button:Delete", NORMAL)
+    choice, crop = anchor_for(paint(NORMAL), target)
+    far = paint(moved(NORMAL, 500, 300))
+
+    hinted = locate(far, crop, choice.offset, expected=target, unique=choice.distinctive,
+                    shift_hint=(500, 300))
+    unhinted = locate(far, crop, choice.offset, expected=target, unique=choice.distinctive)
+    misled = locate(far, crop, choice.offset, expected=target, unique=choice.distinctive,
+                    shift_hint=(-300, 200))
+
+    for found in (hinted, unhinted, misled):
+        assert found.found and found.point == (target[0] + 500, target[1] + 300), found
+    assert hinted.searched == "shifted"
+    assert "coarse" in unhinted.searched and "coarse" in misled.searched
+
+
 @pytest.mark.parametrize("scale", [1.2, 0.85])
 def test_a_scaled_screen_is_searched_at_other_scales(scale: float) -> None:
     target = centre("button:Delete", NORMAL)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
 
-from .parts import Parts, Verdict, decide
+from .parts import _PIN_REACH, _PIN_SPREAD, Parts, Verdict, decide
 from .search import (
     _NOWHERE,
     _SAME_PLACE,
@@ -60,10 +60,6 @@ _PARTS_MARGIN = 0.1
 _PER_SCALE = 3  # the best places at each scale that the parts judge
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
 _CANDIDATES = 8  # places judged at most
-# px: how far from the target the nearest part placing it may be; beyond, a scale off by
-# 3% puts the target 3 px off.
-_PARTS_REACH = 96
-_PARTS_SPREAD_PX = 0.5  # or the fit's uncertainty about the target (1 sigma) at most this
 _PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
 
 
@@ -94,6 +90,7 @@ def locate(
     unique: bool = False,
     context: Recorded | Image | Callable[[], Image | None] | None = None,
     scale_hint: float = 1.0,
+    shift_hint: Point = (0, 0),
 ) -> Located:
     """Find `anchor_img` on `screen` and its target point; refuse weak or ambiguous matches.
 
@@ -113,7 +110,9 @@ def locate(
     parts. Without `context`, the parts are cut from the anchor alone and nothing is looked
     back at.
     `scale_hint`, the scale earlier targets were found at, is searched (closely) before the
-    others.
+    others. `shift_hint`, how far the last target found at 1x had moved from its recorded
+    place (a moved window moves every target alike), is looked in first: an exact unique
+    match within 64 px of the recorded place moved by it settles it.
     """
     started = time.perf_counter()
     tmpl = _gray(anchor_img)
@@ -122,6 +121,12 @@ def locate(
     if float(tmpl.std()) < _FLAT:
         return _refused(started, "the anchor is a flat image: nothing to match")
     guess = None if expected is None else _sub(expected, offset)
+    if guess is not None and unique and shift_hint != (0, 0):
+        moved = _search_region(screen, tmpl, _add(guess, shift_hint), pad=_WINDOW, others=1)
+        if moved:
+            best, runner = _rank(moved, tmpl.shape)
+            if best.score >= _SURE and _accepted(best, runner, threshold, margin):
+                return _located(started, best, runner, 1.0, offset, ["shifted"], True, "")
     near: list[_Hit] = []
     if guess is not None:
         near = _search_region(screen, tmpl, guess, pad=_WINDOW, others=1)
@@ -180,7 +185,8 @@ def locate(
         s_scale, s_hits, scanned = _search_scales(seen, tmpl, scales, steps)
         candidates += [(hit.score, _add((hit.x, hit.y), _scaled(offset, tmpl.shape, scale)), scale)
                        for scale, found in scanned.items() for hit in found[:_PER_SCALE]]
-        verdict, other = decide(parts, seen.gray, _distinct(candidates), judged)
+        verdict, other = decide(parts, seen.gray, _distinct(candidates), judged,
+                                known=scale_hint if scale_hint != 1.0 else None)
         outcome = _by_parts(started, verdict, other, offset, tmpl.shape, stages + ["parts"],
                             reason) if verdict.point is not None else \
             _located(started, best, runner, 1.0, offset, stages,
@@ -218,16 +224,16 @@ def locate(
 
 
 def _pinned(verdict: Verdict) -> bool:
-    """Whether parts near enough the target place it along both axes, or the fit of all of
-    them places it surely (a flat target in a big crop is placed by parts far from it)."""
-    return verdict.reach <= _PARTS_REACH or verdict.spread <= _PARTS_SPREAD_PX
+    """Whether the parts place the target surely enough along both axes (parts.py)."""
+    return verdict.pinned
 
 
 def _unpinned(verdict: Verdict) -> str:
     return ("no part places the target along both axes" if verdict.reach == float("inf") else
             f"the nearest part placing the target is {verdict.reach:.0f} px from it "
-            f"({_PARTS_REACH} px at most), and the parts place it to within "
-            f"{verdict.spread:.1f} px ({_PARTS_SPREAD_PX} px needed)")
+            f"({_PIN_REACH} px at most), and the parts place it to within "
+            f"{verdict.spread:.1f} px ({_PIN_SPREAD} px needed, or a featureless stretch "
+            f"around it six times that)")
 
 
 def _distinct(candidates: list[tuple[float, Point, float]]) -> list[tuple[float, Point, float]]:

@@ -29,6 +29,12 @@ _SLACK = 3.0  # px a found part may sit off the fit of all of them
 _NEAR = 24.0  # px: parts this close to the target weigh e times more than the next band
 _NEAR_SCORE = 48.0  # px: how fast a part's say in the score falls off with distance
 _FLOOR = 0.25  # the least say of a part
+# A target is placed surely enough along an axis when a part within _PIN_REACH px places it,
+# or the fit's one-sigma error there is at most _PIN_SPREAD px, or three times that error
+# stays within half the featureless stretch the target lies in.
+_PIN_REACH = 96
+_PIN_SPREAD = 0.5
+_AGREE = 0.02  # how close the parts' own scale must be to the known one to be held to it
 _APART = 8  # px between two targets that count as two places
 
 
@@ -65,7 +71,20 @@ class Parts:
     def side(self) -> int:
         return _side(self.gray.shape)
 
-    def verify(self, gray: Image, target: Point, scale: float) -> Verdict:
+    @property
+    def flat(self) -> tuple[int, int]:
+        """How far the neighbourhood stays as it is at the target, along x and along y (the
+        nearer side; px)."""
+        tx, ty = self.target
+        h, w = self.gray.shape
+        if not (0 <= tx < w and 0 <= ty < h):
+            return 0, 0
+        here = int(self.gray[ty, tx])
+        row, column = self.gray[ty].astype(int), self.gray[:, tx].astype(int)
+        return _run(row, tx, here), _run(column, ty, here)
+
+    def verify(self, gray: Image, target: Point, scale: float, *,
+               fixed: bool = False) -> Verdict:
         """How well the parts fit `gray` when the recorded target is at `target` at `scale`.
 
         Each part is looked for within a few pixels (more for parts far from the target) of
@@ -106,7 +125,7 @@ class Parts:
         for _ in range(2):
             if good.sum() < 2:
                 break
-            fit = _fit(table[good])
+            fit = _solve(table[good], scale if fixed else None)[0]
             off = np.abs(table[:, 1:3] - _predict(fit, table[:, 3:5])) * table[:, 5:7]
             good = (table[:, 0] >= _FIT) & (off.max(axis=1) <= _SLACK)
         if fit is None or good.sum() < 2:
@@ -126,15 +145,19 @@ class Parts:
         fitted_scale = fit[2]
         says = kept[:, 1:3] + (np.array([tx, ty]) - kept[:, 3:5]) * fitted_scale
         point = (says * weight).sum(axis=0) / weight.sum(axis=0)
-        # How far the target is from the nearest part that pins it down, along each axis.
-        pins = [distance[kept[:, 5 + axis] >= 0.5] for axis in (0, 1)]
-        reach = max(float(pin.min()) if pin.size else math.inf for pin in pins)
-        # And how surely the fit of all of them places it (one standard deviation, px).
-        _, covariance = _solve(kept)
-        spread = max(math.sqrt(max(0.0, float(np.array(v) @ covariance @ np.array(v))))
-                     for v in ((1.0, 0.0, tx), (0.0, 1.0, ty)))
+        # Along each axis: how far the target is from the nearest part that pins it down,
+        # how surely the fit of all of them places it (one standard deviation, px), and
+        # whether that is sure enough: a part near it, a tight fit, or a target in a
+        # featureless stretch (an empty field) that the fit's error cannot carry it out of.
+        _, covariance = _solve(kept, scale if fixed else None)
+        reach, spread, sure = [], [], []
+        for axis, v in enumerate(((1.0, 0.0, tx), (0.0, 1.0, ty))):
+            pin = distance[kept[:, 5 + axis] >= 0.5]
+            reach.append(float(pin.min()) if pin.size else math.inf)
+            spread.append(math.sqrt(max(0.0, float(np.array(v) @ covariance @ np.array(v)))))
+            sure.append(reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale),
-                       len(found), scale, reach, spread)
+                       len(found), scale, max(reach), max(spread), all(sure))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +169,7 @@ class Verdict:
     asked: float  # the scale the parts were sized at
     reach: float = math.inf  # px from the target to the nearest part placing it (worse axis)
     spread: float = math.inf  # px: the fit's uncertainty about the target (worse axis)
+    pinned: bool = False  # whether the target is placed surely enough along both axes
 
 
 def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float, float]:
@@ -158,35 +182,45 @@ def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float,
                  for side in (across, down))  # type: ignore[return-value]
 
 
-def _fit(rows: np.ndarray) -> np.ndarray:
+def _solve(rows: np.ndarray, scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Least squares x0, y0, s with found = (x0, y0) + s * place, each axis weighted by the
-    part's score and how sure it is along that axis."""
-    return _solve(rows)[0]
-
-
-def _solve(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """_fit's solution and its covariance (from the weighted residuals)."""
+    part's score and how sure it is along that axis, and its covariance (from the weighted
+    residuals); with `scale`, s is that and only x0, y0 are fitted (s's variance is 0)."""
     n = len(rows)
     a = np.zeros((2 * n, 3))
     a[:n, 0], a[n:, 1] = 1, 1
     a[:n, 2], a[n:, 2] = rows[:, 3], rows[:, 4]
     b = np.concatenate([rows[:, 1], rows[:, 2]])
     w = np.sqrt(np.concatenate([rows[:, 0] * rows[:, 5], rows[:, 0] * rows[:, 6]]) + 1e-9)
+    if scale is not None:
+        b, a = b - scale * a[:, 2], a[:, :2]
     aw, bw = a * w[:, None], b * w
     solution, *_ = np.linalg.lstsq(aw, bw, rcond=None)
     residual = bw - aw @ solution
-    dof = max(1, int((w > 0.1).sum()) - 3)
+    dof = max(1, int((w > 0.1).sum()) - a.shape[1])
     # A floor on the residual: parts are placed to the whole pixel.
     variance = max(float(residual @ residual) / dof, 0.25)
+    covariance = np.zeros((3, 3))
     try:
-        covariance = variance * np.linalg.inv(aw.T @ aw)
+        covariance[:a.shape[1], :a.shape[1]] = variance * np.linalg.inv(aw.T @ aw)
     except np.linalg.LinAlgError:
-        covariance = np.full((3, 3), np.inf)
+        covariance[:] = np.inf
+    if scale is not None:
+        solution = np.append(solution, scale)
     return solution, covariance
 
 
 def _predict(fit: np.ndarray, places: np.ndarray) -> np.ndarray:
     return fit[:2] + fit[2] * places
+
+
+def _run(line: np.ndarray, at: int, value: int) -> int:
+    """The distance from `at` to the nearest pixel of `line` that differs from `value` by
+    more than _TEXTURE, on the nearer side (the line's end counts as differing)."""
+    differs = np.flatnonzero(np.abs(line - value) > _TEXTURE)
+    before = at - differs[differs < at].max() if (differs < at).any() else at + 1
+    after = differs[differs > at].min() - at if (differs > at).any() else len(line) - at
+    return int(min(before, after))
 
 
 def _side(shape: tuple[int, ...]) -> int:
@@ -204,14 +238,23 @@ def _steps(length: int, side: int, stride: int) -> list[int]:
 
 
 def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
-           judged: dict[tuple[Point, float], Verdict] | None = None) -> tuple[Verdict, Verdict]:
+           judged: dict[tuple[Point, float], Verdict] | None = None,
+           known: float | None = None) -> tuple[Verdict, Verdict]:
     """The best of `places` (whole-crop score, target, scale: the likeliest first) by how
     well the parts fit there, and the best of the others further than _APART from it.
-    `judged` keeps the verdicts on places across calls (a second search adds places)."""
+    `judged` keeps the verdicts on places across calls (a second search adds places). At the
+    `known` scale (the one earlier targets were found at: one screen has one scale) the
+    parts fit position only: a target far from every part is then placed without the
+    error of a scale estimated from them."""
     judged = {} if judged is None else judged
     for _, point, scale in places:
         if (point, scale) not in judged:
-            judged[point, scale] = parts.verify(gray, point, scale)
+            verdict = parts.verify(gray, point, scale)
+            if scale == known and verdict.point is not None \
+                    and abs(verdict.scale - known) <= _AGREE:
+                # The parts agree with the known scale: let them place the target at it.
+                verdict = parts.verify(gray, point, scale, fixed=True)
+            judged[point, scale] = verdict
     verdicts = [judged[point, scale] for _, point, scale in places]
     found = sorted((v for v in verdicts if v.point is not None), key=lambda v: -v.score)
     # The two best again at the scale their parts fit (a coarse scale is up to 4% off).
