@@ -45,7 +45,6 @@ def test_replays_on_moved_shifted_and_scaled_layouts(launch_app, run_deskreel, x
         app = launch_app(**options)
         done = deskreel("replay", db, "--max-idle", "0.5", env=xvfb.env())
         app.stop()
-        print("STDERR", options, done.stderr)
         assert done.returncode == 0, (options, done.stderr)
         got = app.comparable_events()
         if exact:

@@ -232,8 +232,7 @@ def _unpinned(verdict: Verdict) -> str:
     return ("no part places the target along both axes" if verdict.reach == float("inf") else
             f"the nearest part placing the target is {verdict.reach:.0f} px from it "
             f"({_PIN_REACH} px at most), and the parts place it to within "
-            f"{verdict.spread:.1f} px ({_PIN_SPREAD} px needed, or a featureless stretch "
-            f"around it six times that)")
+            f"{verdict.spread:.1f} px ({_PIN_SPREAD} px needed)")
 
 
 def _distinct(candidates: list[tuple[float, Point, float]]) -> list[tuple[float, Point, float]]:

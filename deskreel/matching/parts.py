@@ -30,8 +30,7 @@ _NEAR = 24.0  # px: parts this close to the target weigh e times more than the n
 _NEAR_SCORE = 48.0  # px: how fast a part's say in the score falls off with distance
 _FLOOR = 0.25  # the least say of a part
 # A target is placed surely enough along an axis when a part within _PIN_REACH px places it,
-# or the fit's one-sigma error there is at most _PIN_SPREAD px, or three times that error
-# stays within half the featureless stretch the target lies in.
+# or the fit's one-sigma error there is at most _PIN_SPREAD px.
 _PIN_REACH = 96
 _PIN_SPREAD = 0.5
 _AGREE = 0.02  # how close the parts' own scale must be to the known one to be held to it
@@ -70,18 +69,6 @@ class Parts:
     @property
     def side(self) -> int:
         return _side(self.gray.shape)
-
-    @property
-    def flat(self) -> tuple[int, int]:
-        """How far the neighbourhood stays as it is at the target, along x and along y (the
-        nearer side; px)."""
-        tx, ty = self.target
-        h, w = self.gray.shape
-        if not (0 <= tx < w and 0 <= ty < h):
-            return 0, 0
-        here = int(self.gray[ty, tx])
-        row, column = self.gray[ty].astype(int), self.gray[:, tx].astype(int)
-        return _run(row, tx, here), _run(column, ty, here)
 
     def verify(self, gray: Image, target: Point, scale: float, *,
                fixed: bool = False) -> Verdict:
@@ -147,8 +134,7 @@ class Parts:
         point = (says * weight).sum(axis=0) / weight.sum(axis=0)
         # Along each axis: how far the target is from the nearest part that pins it down,
         # how surely the fit of all of them places it (one standard deviation, px), and
-        # whether that is sure enough: a part near it, a tight fit, or a target in a
-        # featureless stretch (an empty field) that the fit's error cannot carry it out of.
+        # whether that is sure enough: a part near it, or a tight fit.
         _, covariance = _solve(kept, scale if fixed else None)
         reach, spread, sure = [], [], []
         for axis, v in enumerate(((1.0, 0.0, tx), (0.0, 1.0, ty))):
@@ -212,15 +198,6 @@ def _solve(rows: np.ndarray, scale: float | None = None) -> tuple[np.ndarray, np
 
 def _predict(fit: np.ndarray, places: np.ndarray) -> np.ndarray:
     return fit[:2] + fit[2] * places
-
-
-def _run(line: np.ndarray, at: int, value: int) -> int:
-    """The distance from `at` to the nearest pixel of `line` that differs from `value` by
-    more than _TEXTURE, on the nearer side (the line's end counts as differing)."""
-    differs = np.flatnonzero(np.abs(line - value) > _TEXTURE)
-    before = at - differs[differs < at].max() if (differs < at).any() else at + 1
-    after = differs[differs > at].min() - at if (differs > at).any() else len(line) - at
-    return int(min(before, after))
 
 
 def _side(shape: tuple[int, ...]) -> int:
