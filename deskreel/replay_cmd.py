@@ -6,12 +6,9 @@ from pathlib import Path
 
 import click
 
-from replayer import DEFAULT_ABORT_KEY
-from replayer.anchoring import DEFAULT_THRESHOLD, DEFAULT_TIMEOUT
-from replayer.replay import ON_MISSING
-
 from .cli import DB_HELP, cli, open_db
 from .errors import EXIT_OK, UserError
+from .replay_defaults import DEFAULT_ABORT_KEY, DEFAULT_THRESHOLD, DEFAULT_TIMEOUT, ON_MISSING
 
 
 @cli.command("replay")

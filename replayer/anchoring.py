@@ -21,13 +21,11 @@ from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_png
 from deskreel.matching import DISTINCT_MARGIN, Located, Recorded, locate
 from deskreel.report.atomic import write_private
+from deskreel.replay_defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD, DEFAULT_TIMEOUT
 from storage import StorageError, Step
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_THRESHOLD", "DEFAULT_TIMEOUT"]
 
-DEFAULT_THRESHOLD = 0.85
-DEFAULT_MARGIN = 0.05
-DEFAULT_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deskreel.replay_defaults import ON_MISSING
 from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted, UserError
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_webp, pixel_hash
@@ -32,7 +33,6 @@ from .xinput import Injector, release_held
 
 __all__ = ["ON_MISSING", "ReplayOptions", "ReplayOutcome", "replay", "select_steps"]
 
-ON_MISSING = ("abort", "skip", "ask")  # the first is the default
 
 
 @dataclass(frozen=True, slots=True)

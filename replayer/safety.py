@@ -15,11 +15,11 @@ from typing import Any
 
 from deskreel.errors import Interrupted
 from deskreel.x11 import connect
+from deskreel.replay_defaults import DEFAULT_ABORT_KEY
 from storage.keys import parse_chord
 
 __all__ = ["DEFAULT_ABORT_KEY", "AbortSwitch", "AbortWatcher", "on_signals"]
 
-DEFAULT_ABORT_KEY = "ctrl+alt+Escape"
 CORNER_MARGIN = 2  # px from the screen edge that count as "in the corner"
 SPIN = 0.002  # s before a deadline when a replay stops sleeping and spins
 
