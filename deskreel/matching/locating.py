@@ -34,7 +34,6 @@ from .search import (
 
 __all__ = ["Located", "Recorded", "locate"]
 
-_NO_VERDICT = Verdict(0.0, None, 1.0, 0, 1.0)
 
 _WINDOW = 64  # pixels around the recorded place that locate() searches first
 # 0.8x to 1.25x in steps of ~8%, finer steps only around the best of them; 1.0 is left out
@@ -150,6 +149,7 @@ def locate(
     if context is not None and not isinstance(context, Recorded):
         context = Recorded(context)
     recording = _Recording(context, guess, tmpl.shape, offset)
+    parts: Parts | None = None  # cut once, when a check or the scale search needs them
     match = _Match(best, runner, 1.0, by_colour)
     reason = match.doubt(seen, recording, threshold, margin, stages)
     if not reason and best.score < _SURE:
@@ -160,7 +160,8 @@ def locate(
             reason = f"the match fits better at {fit_scale:g}x ({fitted.score:.3f})"
         else:
             # Or its parts say so: spread out further than a 1x scene puts them.
-            judged = recording.parts(tmpl).verify(seen.gray, _add((best.x, best.y), offset), 1.0)
+            parts = recording.parts(tmpl)
+            judged = parts.verify(seen.gray, _add((best.x, best.y), offset), 1.0)
             if judged.point is not None and abs(judged.scale - 1.0) > _PARTS_SPREAD:
                 reason = f"its parts fit at {judged.scale:.2f}x"
     if not reason:
@@ -174,7 +175,7 @@ def locate(
     # likeliest places at each scale (the one earlier steps found first: one screen has one
     # scale), judged part by part; and the whole crop at the scale it fits best, as at 1x,
     # when its parts fit there too.
-    parts = recording.parts(tmpl)
+    parts = parts or recording.parts(tmpl)
     candidates = [(hit.score, _add((hit.x, hit.y), offset), 1.0)
                   for hit in sorted(hits, reverse=True)[:_PER_SCALE]]
     searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
@@ -203,7 +204,7 @@ def locate(
                 confirmed = parts.verify(seen.gray, _add((s_best.x, s_best.y), shift), s_scale)
                 stages += ["colour"] * s_colour
                 if confirmed.point is not None and confirmed.score >= _PARTS_SCORE \
-                        and _pinned(confirmed):
+                        and confirmed.pinned:
                     # Found whole; where the target is inside it, its parts say best. It is
                     # looked back at with parts too, below.
                     outcome = replace(_located(started, s_best, s_runner, s_scale, shift,
@@ -221,11 +222,6 @@ def locate(
             outcome = replace(outcome, found=False, point=None, reason=doubt)
     return replace(outcome, searched="+".join(dict.fromkeys(stages)),
                    elapsed_ms=_since(started))
-
-
-def _pinned(verdict: Verdict) -> bool:
-    """Whether the parts place the target surely enough along both axes (parts.py)."""
-    return verdict.pinned
 
 
 def _unpinned(verdict: Verdict) -> str:
@@ -252,14 +248,14 @@ def _by_parts(started: float, verdict: Verdict, other: Verdict, offset: Point,
     """The outcome that the parts decided: found when enough of them fit, clearly better
     than anywhere else; otherwise refused with both the whole crop's and the parts' reasons."""
     lead = verdict.score - other.score
-    found = verdict.score >= _PARTS_SCORE and lead >= _PARTS_MARGIN and _pinned(verdict)
+    found = verdict.score >= _PARTS_SCORE and lead >= _PARTS_MARGIN and verdict.pinned
     point = verdict.point
     assert point is not None
     why = (f"the parts fit best at {point} ({verdict.score:.2f} of them at "
            f"{verdict.scale:.2f}x, {_PARTS_SCORE:.2f} needed)")
     if other.point is not None:
         why += f", {lead:.2f} ahead of {other.point} ({_PARTS_MARGIN:.2f} needed)"
-    if not _pinned(verdict):
+    if not verdict.pinned:
         why += f", but {_unpinned(verdict)}"
     scale = round(verdict.scale, 3)
     top_left = _sub(point, _scaled(offset, shape, scale))

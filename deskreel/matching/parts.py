@@ -81,7 +81,7 @@ class Parts:
         import cv2
 
         if not self.places:
-            return Verdict(0.0, None, scale, 0, scale)
+            return Verdict(0.0, None, scale, scale)
         sized = cv2.resize(self.gray, None, fx=scale, fy=scale,
                            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR) \
             if scale != 1.0 else self.gray
@@ -116,7 +116,7 @@ class Parts:
             off = np.abs(table[:, 1:3] - _predict(fit, table[:, 3:5])) * table[:, 5:7]
             good = (table[:, 0] >= _FIT) & (off.max(axis=1) <= _SLACK)
         if fit is None or good.sum() < 2:
-            return Verdict(0.0, None, scale, len(found), scale)
+            return Verdict(0.0, None, scale, scale)
         # Parts near the target count for more: a neighbouring row of a list fits most
         # parts of a wide crop, but not the ones on the target's own text.
         centres = table[:, 3:5] + self.side / 2
@@ -142,8 +142,8 @@ class Parts:
             reach.append(float(pin.min()) if pin.size else math.inf)
             spread.append(math.sqrt(max(0.0, float(np.array(v) @ covariance @ np.array(v)))))
             sure.append(reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD)
-        return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale),
-                       len(found), scale, max(reach), max(spread), all(sure))
+        return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
+                       max(reach), max(spread), all(sure))
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +151,6 @@ class Verdict:
     score: float  # the share of the parts found where the fit puts them, score-weighted
     point: Point | None  # where the parts put the target
     scale: float  # the scale the parts fit best
-    parts: int
     asked: float  # the scale the parts were sized at
     reach: float = math.inf  # px from the target to the nearest part placing it (worse axis)
     spread: float = math.inf  # px: the fit's uncertainty about the target (worse axis)
@@ -252,4 +251,4 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
     return best, runner
 
 
-_NONE = Verdict(0.0, None, 1.0, 0, 1.0)
+_NONE = Verdict(0.0, None, 1.0, 1.0)
