@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
+from typing import Any
 
 from .parts import _PIN_REACH, _PIN_SPREAD, Parts, Verdict, decide
 from .search import (
@@ -60,6 +61,11 @@ _PER_SCALE = 3  # the best places at each scale that the parts judge
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
 _CANDIDATES = 8  # places judged at most
 _PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
+# When the parts of the neighbourhood cannot decide, those of one at least _WIDE px (at most
+# _WIDE_MOST of them) judge the _WIDE_PLACES likeliest places.
+_WIDE = (640, 480)
+_WIDE_MOST = 128
+_WIDE_PLACES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +186,7 @@ def locate(
                   for hit in sorted(hits, reverse=True)[:_PER_SCALE]]
     searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
     searches.append(("scales", _DEFAULT_SCALES, _FINE_STEPS))
-    outcome, judged = None, {}  # type: ignore[var-annotated]
+    outcome, judged, wide = None, {}, None  # type: ignore[var-annotated]
     for stage, scales, steps in searches:
         stages.append(stage)
         s_scale, s_hits, scanned = _search_scales(seen, tmpl, scales, steps)
@@ -192,6 +198,16 @@ def locate(
                             reason) if verdict.point is not None else \
             _located(started, best, runner, 1.0, offset, stages,
                      False, f"{reason}; at other scales: no place where its parts fit")
+        if not outcome.found and verdict.score >= _PARTS_SCORE and recording.screen is not None:
+            # The neighbourhood could not decide (a look-alike beside it, or a target in a
+            # flat stretch far from every part): a wider one judges the likeliest places.
+            stages.append("wide")
+            wide = wide or recording.parts(tmpl, least=_WIDE, most=_WIDE_MOST)
+            known = scale_hint if scale_hint != 1.0 else None
+            verdict, other = decide(wide, seen.gray, _likeliest(judged, candidates), {}, known)
+            if verdict.point is not None:
+                widened = _by_parts(started, verdict, other, offset, tmpl.shape, stages, reason)
+                outcome = widened if widened.found else outcome
         if outcome.found:
             break
         if s_hits:
@@ -241,6 +257,15 @@ def _distinct(candidates: list[tuple[float, Point, float]]) -> list[tuple[float,
             if len(kept) == _CANDIDATES:
                 break
     return kept
+
+
+def _likeliest(judged: dict[tuple[Point, float], Verdict],
+               candidates: list[tuple[float, Point, float]]) -> list[tuple[float, Point, float]]:
+    """The places the parts put targets at, best first, then the candidates not near them:
+    _WIDE_PLACES at most."""
+    placed = [(1 + v.score, v.point, round(v.scale, 3)) for v in judged.values()
+              if v.point is not None]  # ahead of every whole-crop score
+    return _distinct(placed + candidates)[:_WIDE_PLACES]
 
 
 def _by_parts(started: float, verdict: Verdict, other: Verdict, offset: Point,
@@ -305,13 +330,13 @@ class _Recording:
     def screen(self) -> _Screen | None:
         return None if self.recorded is None or self.guess is None else self.recorded.screen
 
-    def parts(self, tmpl: Image) -> Parts:
+    def parts(self, tmpl: Image, **wide: Any) -> Parts:
         """The parts of the recorded screen around the anchor, or of the anchor alone."""
         screen = self.screen
         if screen is None or self.guess is None:
-            return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset)
+            return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset, **wide)
         return Parts.of(screen.gray, (*self.guess, tmpl.shape[1], tmpl.shape[0]),
-                        _add(self.guess, self.offset))
+                        _add(self.guess, self.offset), **wide)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,10 @@ _FLOOR = 0.25  # the least say of a part
 # or the fit's one-sigma error there is at most _PIN_SPREAD px.
 _PIN_REACH = 96
 _PIN_SPREAD = 0.5
+# A target placed from afar must not be put off by more than _LEVEL_OFF px by any part found
+# level with it (within _LEVEL px of its row or column).
+_LEVEL = 8
+_LEVEL_OFF = 2.5
 _AGREE = 0.02  # how close the parts' own scale must be to the known one to be held to it
 _APART = 8  # px between two targets that count as two places
 
@@ -48,19 +52,20 @@ class Parts:
     places: tuple[Point, ...]  # top-left of each part in `gray`
 
     @classmethod
-    def of(cls, gray: Image, box: Box, target: Point) -> Parts:
+    def of(cls, gray: Image, box: Box, target: Point, *, least: tuple[int, int] = _LEAST,
+           most: int = _MOST) -> Parts:
         """Parts of `gray` (a screen, or an anchor alone) in `box` widened by _REACH, and to
-        at least _LEAST."""
+        at least `least`; `most` of them at most."""
         x, y, w, h = box
         height, width = gray.shape
         # A small crop's parts reach further: the look-alikes it was told apart from may
         # differ only a little way off it.
-        rx, ry = max(_REACH, (_LEAST[0] - w) // 2), max(_REACH, (_LEAST[1] - h) // 2)
+        rx, ry = max(_REACH, (least[0] - w) // 2), max(_REACH, (least[1] - h) // 2)
         x0, y0 = max(0, x - rx), max(0, y - ry)
         x1, y1 = min(width, x + w + rx), min(height, y + h + ry)
         hood = gray[y0:y1, x0:x1]
         side = _side(hood.shape)
-        stride = max(side // 2, math.ceil(math.sqrt(hood.size / _MOST)))
+        stride = max(side // 2, math.ceil(math.sqrt(hood.size / most)))
         places = tuple((px, py) for py in _steps(hood.shape[0], side, stride)
                        for px in _steps(hood.shape[1], side, stride)
                        if float(hood[py:py + side, px:px + side].std()) >= _TEXTURE)
@@ -126,22 +131,31 @@ class Parts:
         # relative to itself, along the axes it is sure of; nearer parts say it with more
         # weight.
         kept = table[good]
-        centres = kept[:, 3:5] + self.side / 2
-        distance = np.hypot(centres[:, 0] - tx, centres[:, 1] - ty)
+        distance = np.hypot(centres[good, 0] - tx, centres[good, 1] - ty)
         weight = (kept[:, 0] * np.exp(-distance / _NEAR))[:, None] * kept[:, 5:7] + 1e-9
         fitted_scale = fit[2]
-        says = kept[:, 1:3] + (np.array([tx, ty]) - kept[:, 3:5]) * fitted_scale
+        says_all = table[:, 1:3] + (np.array([tx, ty]) - table[:, 3:5]) * fitted_scale
+        says = says_all[good]
         point = (says * weight).sum(axis=0) / weight.sum(axis=0)
         # Along each axis: how far the target is from the nearest part that pins it down,
         # how surely the fit of all of them places it (one standard deviation, px), and
-        # whether that is sure enough: a part near it, or a tight fit.
+        # whether that is sure enough: a part near it, or a tight fit that no part level
+        # with the target contradicts.
         _, covariance = _solve(kept, scale if fixed else None)
         reach, spread, sure = [], [], []
         for axis, v in enumerate(((1.0, 0.0, tx), (0.0, 1.0, ty))):
             pin = distance[kept[:, 5 + axis] >= 0.5]
             reach.append(float(pin.min()) if pin.size else math.inf)
             spread.append(math.sqrt(max(0.0, float(np.array(v) @ covariance @ np.array(v)))))
-            sure.append(reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD)
+            # A part level with the target along this axis places it there whatever the
+            # scale is, even one the fit threw out: a list's rows keep to the font while the
+            # list's box scales, and a target far from every part is placed by the box.
+            level = (np.abs(centres[:, axis] - (tx, ty)[axis]) <= _LEVEL) & \
+                (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
+            off = float(np.abs(says_all[level, axis] - point[axis]).max()) \
+                if level.any() and reach[axis] > _PIN_REACH else 0.0
+            sure.append((reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD)
+                        and off <= _LEVEL_OFF)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
                        max(reach), max(spread), all(sure))
 
