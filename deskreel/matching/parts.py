@@ -13,7 +13,7 @@ say where the target is.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -36,7 +36,7 @@ _PIN_SPREAD = 0.5
 # A target placed from afar must not be put off by more than _LEVEL_OFF px by any part found
 # level with it (within _LEVEL px of its row or column).
 _LEVEL = 8
-_LEVEL_OFF = 2.5
+_LEVEL_OFF = 2.0
 _AGREE = 0.02  # how close the parts' own scale must be to the known one to be held to it
 _APART = 8  # px between two targets that count as two places
 
@@ -244,14 +244,14 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
                     and abs(verdict.scale - known) <= _AGREE:
                 # The parts agree with the known scale: let them place the target at it.
                 verdict = parts.verify(gray, point, scale, fixed=True)
-            judged[point, scale] = verdict
+            judged[point, scale] = _held(verdict, known)
     verdicts = [judged[point, scale] for _, point, scale in places]
     found = sorted((v for v in verdicts if v.point is not None), key=lambda v: -v.score)
     # The two best again at the scale their parts fit (a coarse scale is up to 4% off).
     for rank, verdict in enumerate(found[:2]):
         if verdict.point is not None and abs(verdict.scale - verdict.asked) > 0.01:
             again = judged.get((verdict.point, round(verdict.scale, 3))) or \
-                parts.verify(gray, verdict.point, round(verdict.scale, 3))
+                _held(parts.verify(gray, verdict.point, round(verdict.scale, 3)), known)
             judged[verdict.point, round(verdict.scale, 3)] = again
             if again.score >= verdict.score:
                 found[rank] = again
@@ -263,6 +263,15 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
     runner = next((v for v in found[1:] if v.point is not None
                    and math.dist(v.point, best.point) > _APART), _NONE)
     return best, runner
+
+
+def _held(verdict: Verdict, known: float | None) -> Verdict:
+    """`verdict`, not pinned when its parts fit a scale other than the `known` one by enough
+    to put a target as far from them as this one off by more than _LEVEL_OFF px."""
+    if known is None or verdict.point is None or abs(verdict.scale - known) <= _AGREE \
+            or verdict.reach * abs(verdict.scale - known) <= _LEVEL_OFF:
+        return verdict
+    return replace(verdict, pinned=False)
 
 
 _NONE = Verdict(0.0, None, 1.0, 1.0)
