@@ -61,8 +61,10 @@ _PER_SCALE = 3  # the best places at each scale that the parts judge
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
 _CANDIDATES = 8  # places judged at most
 _PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
-# When the parts of the neighbourhood cannot decide, those of one at least _WIDE px (at most
-# _WIDE_MOST of them) judge the _WIDE_PLACES likeliest places.
+# When the parts of the neighbourhood cannot decide (and fit somewhere at least _WIDE_FROM),
+# those of one at least _WIDE px (at most _WIDE_MOST of them) judge the _WIDE_PLACES
+# likeliest places.
+_WIDE_FROM = 0.3
 _WIDE = (640, 480)
 _WIDE_MOST = 128
 _WIDE_PLACES = 4
@@ -186,7 +188,7 @@ def locate(
                   for hit in sorted(hits, reverse=True)[:_PER_SCALE]]
     searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
     searches.append(("scales", _DEFAULT_SCALES, _FINE_STEPS))
-    outcome, judged, wide = None, {}, None  # type: ignore[var-annotated]
+    outcome, judged, wide, widened = None, {}, None, False  # type: ignore[var-annotated]
     for stage, scales, steps in searches:
         stages.append(stage)
         s_scale, s_hits, scanned = _search_scales(seen, tmpl, scales, steps)
@@ -198,7 +200,7 @@ def locate(
                             reason) if verdict.point is not None else \
             _located(started, best, runner, 1.0, offset, stages,
                      False, f"{reason}; at other scales: no place where its parts fit")
-        if not outcome.found and verdict.score >= _PARTS_SCORE and recording.screen is not None:
+        if not outcome.found and verdict.score >= _WIDE_FROM and recording.screen is not None:
             # The neighbourhood could not decide (a look-alike beside it, or a target in a
             # flat stretch far from every part): a wider one judges the likeliest places.
             stages.append("wide")
@@ -206,8 +208,8 @@ def locate(
             known = scale_hint if scale_hint != 1.0 else None
             verdict, other = decide(wide, seen.gray, _likeliest(judged, candidates), {}, known)
             if verdict.point is not None:
-                widened = _by_parts(started, verdict, other, offset, tmpl.shape, stages, reason)
-                outcome = widened if widened.found else outcome
+                decided = _by_parts(started, verdict, other, offset, tmpl.shape, stages, reason)
+                outcome, widened = (decided, True) if decided.found else (outcome, False)
         if outcome.found:
             break
         if s_hits:
@@ -233,7 +235,7 @@ def locate(
         hit = _Hit(outcome.score, *outcome.top_left)
         match = _Match(hit, _NOWHERE, outcome.scale, False)
         doubt = match.doubt_inner(seen, recording) or \
-            _doubt_back_by_parts(seen, recording, match, outcome, stages)
+            _doubt_back_by_parts(seen, recording, match, outcome, stages, widened)
         if doubt:
             outcome = replace(outcome, found=False, point=None, reason=doubt)
     return replace(outcome, searched="+".join(dict.fromkeys(stages)),
@@ -404,7 +406,7 @@ class _Match:
 
 
 def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
-                         found: Located, stages: list[str]) -> str:
+                         found: Located, stages: list[str], wide: bool) -> str:
     """The look back of a place the parts chose, done with parts too: the parts of what was
     found, brought back to the recorded scale, must fit the recorded target's place better
     than the places on the recorded screen that the crop found there resembles most. (The
@@ -418,7 +420,9 @@ def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
     stages.append("back")
     (th, tw), (x, y), scale = recording.shape, found.top_left or (0, 0), match.scale
     sw, sh = max(1, round(tw * scale)), max(1, round(th * scale))
-    today = Parts.of(seen.gray, (x, y, sw, sh), found.point)
+    # As wide as the neighbourhood that decided the place.
+    hood = {"least": (round(_WIDE[0] * scale), round(_WIDE[1] * scale)), "most": _WIDE_MOST}
+    today = Parts.of(seen.gray, (x, y, sw, sh), found.point, **(hood if wide else {}))
     back = 1 / scale
     recorded_target = _add(recording.guess, recording.offset)
     own = today.verify(screen.gray, recorded_target, back)

@@ -33,12 +33,14 @@ _FLOOR = 0.25  # the least say of a part
 # or the fit's one-sigma error there is at most _PIN_SPREAD px.
 _PIN_REACH = 96
 _PIN_SPREAD = 0.5
-# A target placed from afar must not be put off by more than _LEVEL_OFF px by any part found
-# level with it (within _LEVEL px of its row or column).
+# A target placed from further than _NEAR px must not be put off by more than _LEVEL_OFF px
+# by any part found level with it (within _LEVEL px of its row or column) in its widget.
 _LEVEL = 8
 _LEVEL_OFF = 2.0
+_EVEN, _SHADE = 3.0, 24.0  # a border line: grayscale std along it at most, and its contrast
 _AGREE = 0.02  # how close the parts' own scale must be to the known one to be held to it
 _APART = 8  # px between two targets that count as two places
+_SANE = (0.5, 2.0)  # scales a fit may come to: outside, a few stray parts fitted nonsense
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +122,7 @@ class Parts:
             fit = _solve(table[good], scale if fixed else None)[0]
             off = np.abs(table[:, 1:3] - _predict(fit, table[:, 3:5])) * table[:, 5:7]
             good = (table[:, 0] >= _FIT) & (off.max(axis=1) <= _SLACK)
-        if fit is None or good.sum() < 2:
+        if fit is None or good.sum() < 2 or not _SANE[0] <= fit[2] <= _SANE[1]:
             return Verdict(0.0, None, scale, scale)
         # Parts near the target count for more: a neighbouring row of a list fits most
         # parts of a wide crop, but not the ones on the target's own text.
@@ -152,12 +154,32 @@ class Parts:
             # list's box scales, and a target far from every part is placed by the box.
             level = (np.abs(centres[:, axis] - (tx, ty)[axis]) <= _LEVEL) & \
                 (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
+            level &= np.array([not self._fenced(c, axis) for c in centres], dtype=bool)
             off = float(np.abs(says_all[level, axis] - point[axis]).max()) \
-                if level.any() and reach[axis] > _PIN_REACH else 0.0
+                if level.any() and reach[axis] > _NEAR else 0.0
             sure.append((reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD)
                         and off <= _LEVEL_OFF)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
                        max(reach), max(spread), all(sure))
+
+
+    def _fenced(self, centre: np.ndarray, axis: int) -> bool:
+        """Whether a border (a straight line across the way) stands between the target and
+        a part level with it along `axis` (1: the part is beside it, 0: above or below it) on
+        the recorded screen: then the part belongs to another widget, which may scale its
+        content differently."""
+        tx, ty = self.target
+        gray = self.gray if axis == 1 else self.gray.T
+        (tx, ty), end = ((tx, ty), int(centre[0])) if axis == 1 else ((ty, tx), int(centre[1]))
+        lo, hi = sorted((tx, end))
+        band = gray[max(0, ty - _LEVEL):ty + _LEVEL + 1, max(0, lo):hi + 1].astype(np.float32)
+        if band.shape[0] < 2 * _LEVEL or band.shape[1] == 0:
+            return False
+        ground = float(gray[ty, tx])
+        # A border: a column of the band that is one shade from end to end, and not the
+        # shade the target sits on.
+        across = (band.std(axis=0) < _EVEN) & (np.abs(band.mean(axis=0) - ground) > _SHADE)
+        return bool(across.any())
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,8 +282,11 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
         return _NONE, _NONE
     best = found[0]
     assert best.point is not None
+    # Another place is one whose target is further from the best's than _APART px and than
+    # its own placement is unsure by (three sigmas): one flat stretch, fitted at two scales,
+    # puts its target at two places that are one.
     runner = next((v for v in found[1:] if v.point is not None
-                   and math.dist(v.point, best.point) > _APART), _NONE)
+                   and math.dist(v.point, best.point) > _APART + 3 * v.spread), _NONE)
     return best, runner
 
 
