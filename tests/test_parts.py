@@ -1,0 +1,61 @@
+"""Parts (deskreel/matching/parts.py) placing a target far from every textured part: the
+widget's box scales, but a list's rows keep to the font, so a part level with the target
+that says otherwise must stop the placement, unless a border shows it is another widget's.
+Synthetic screens, no X."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from deskreel.matching.parts import Parts
+
+TARGET = (600, 300)  # in a flat stretch of a framed panel, 200 px from its marks
+
+
+def texture(seed: int, size: tuple[int, int], scale: float) -> np.ndarray:
+    """Smooth random texture (like text or an icon: it survives resizing)."""
+    noise = np.random.default_rng(seed).integers(0, 256, (size[1], size[0]), dtype=np.uint8)
+    patch = cv2.normalize(cv2.GaussianBlur(noise, (0, 0), 1.5), None, 0, 255, cv2.NORM_MINMAX)
+    return patch if scale == 1.0 else cv2.resize(
+        patch, (round(size[0] * scale), round(size[1] * scale)), interpolation=cv2.INTER_LINEAR)
+
+
+def panel(scale: float, *, row_drift: int, border: bool) -> np.ndarray:
+    """A framed panel with marks at its edges, drawn at `scale`, and a row of text level with
+    the target whose height follows the font: `row_drift` px from where the box puts it."""
+    def at(v: float) -> int:
+        return round(v * scale)
+
+    image = np.full((800, 1100), 255, np.uint8)
+    cv2.rectangle(image, (at(100), at(100)), (at(700), at(500)), 80, 1)
+    for seed, (x, y) in enumerate([(380, 110), (660, 110), (380, 460), (660, 460), (660, 200)]):
+        mark = texture(seed, (30, 30), scale)
+        image[at(y):at(y) + mark.shape[0], at(x):at(x) + mark.shape[1]] = mark
+    row = texture(99, (60, 14), scale)
+    top = at(TARGET[1]) - row.shape[0] // 2 + row_drift
+    image[top:top + row.shape[0], at(400):at(400) + row.shape[1]] = row
+    if border:  # the row is in another widget
+        cv2.line(image, (at(520), at(120)), (at(520), at(480)), 80, 1)
+    return image
+
+
+@pytest.mark.parametrize(("row_drift", "border", "pinned"), [
+    (0, False, True),  # the row agrees with the box
+    (8, False, False),  # the row, level with the target, puts it 8 px lower: not placed
+    (8, True, True),  # the same row behind a border: another widget's, no say
+])
+def test_a_part_level_with_a_far_target_must_agree_with_its_placement(
+        row_drift: int, border: bool, pinned: bool) -> None:
+    recorded = panel(1.0, row_drift=0, border=border)
+    today = panel(1.2, row_drift=row_drift, border=border)
+    parts = Parts.of(recorded, (560, 260, 80, 80), TARGET, least=(640, 480), most=128)
+    expected = (round(TARGET[0] * 1.2), round(TARGET[1] * 1.2))
+
+    verdict = parts.verify(today, expected, 1.2)
+
+    assert verdict.point is not None and max(abs(verdict.point[0] - expected[0]),
+                                             abs(verdict.point[1] - expected[1])) <= 1
+    assert verdict.reach > 96  # placed from afar: no part near the target
+    assert verdict.pinned is pinned, verdict
