@@ -52,6 +52,7 @@ class Parts:
     origin: Point  # its top-left on the screen
     target: Point  # the target, in `gray`
     places: tuple[Point, ...]  # top-left of each part in `gray`
+    level: np.ndarray  # per part, x and y: level with the target there, in its widget
 
     @classmethod
     def of(cls, gray: Image, box: Box, target: Point, *, least: tuple[int, int] = _LEAST,
@@ -71,7 +72,12 @@ class Parts:
         places = tuple((px, py) for py in _steps(hood.shape[0], side, stride)
                        for px in _steps(hood.shape[1], side, stride)
                        if float(hood[py:py + side, px:px + side].std()) >= _TEXTURE)
-        return cls(hood, (x0, y0), (target[0] - x0, target[1] - y0), places)
+        inside = (target[0] - x0, target[1] - y0)
+        # Along each axis, whether each part is level with the target in the same widget.
+        level = np.array([[abs(p[axis] + side / 2 - inside[axis]) <= _LEVEL
+                           and not _fenced(hood, inside, p[1 - axis] + side // 2, axis)
+                           for axis in (0, 1)] for p in places], dtype=bool).reshape(-1, 2)
+        return cls(hood, (x0, y0), inside, places, level)
 
     @property
     def side(self) -> int:
@@ -152,34 +158,13 @@ class Parts:
             # A part level with the target along this axis places it there whatever the
             # scale is, even one the fit threw out: a list's rows keep to the font while the
             # list's box scales, and a target far from every part is placed by the box.
-            level = (np.abs(centres[:, axis] - (tx, ty)[axis]) <= _LEVEL) & \
-                (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
-            level &= np.array([not self._fenced(c, axis) for c in centres], dtype=bool)
+            level = self.level[:, axis] & (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
             off = float(np.abs(says_all[level, axis] - point[axis]).max()) \
                 if level.any() and reach[axis] > _NEAR else 0.0
             sure.append((reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD)
                         and off <= _LEVEL_OFF)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
                        max(reach), max(spread), all(sure))
-
-
-    def _fenced(self, centre: np.ndarray, axis: int) -> bool:
-        """Whether a border (a straight line across the way) stands between the target and
-        a part level with it along `axis` (1: the part is beside it, 0: above or below it) on
-        the recorded screen: then the part belongs to another widget, which may scale its
-        content differently."""
-        tx, ty = self.target
-        gray = self.gray if axis == 1 else self.gray.T
-        (tx, ty), end = ((tx, ty), int(centre[0])) if axis == 1 else ((ty, tx), int(centre[1]))
-        lo, hi = sorted((tx, end))
-        band = gray[max(0, ty - _LEVEL):ty + _LEVEL + 1, max(0, lo):hi + 1].astype(np.float32)
-        if band.shape[0] < 2 * _LEVEL or band.shape[1] == 0:
-            return False
-        ground = float(gray[ty, tx])
-        # A border: a column of the band that is one shade from end to end, and not the
-        # shade the target sits on.
-        across = (band.std(axis=0) < _EVEN) & (np.abs(band.mean(axis=0) - ground) > _SHADE)
-        return bool(across.any())
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +176,24 @@ class Verdict:
     reach: float = math.inf  # px from the target to the nearest part placing it (worse axis)
     spread: float = math.inf  # px: the fit's uncertainty about the target (worse axis)
     pinned: bool = False  # whether the target is placed surely enough along both axes
+
+
+def _fenced(gray: Image, target: Point, end: float, axis: int) -> bool:
+    """Whether a border (a straight line across the way) stands on `gray` between `target`
+    and `end`, a part's centre level with it: along y at the target's height when `axis` is 1
+    (the part is beside it), along x at its column when 0 (the part is above or below it).
+    A part behind a border belongs to another widget, which may scale its content otherwise."""
+    if axis == 0:
+        gray, target = gray.T, (target[1], target[0])
+    tx, ty = target
+    lo, hi = sorted((tx, int(end)))
+    band = gray[max(0, ty - _LEVEL):ty + _LEVEL + 1, max(0, lo):hi + 1].astype(np.float32)
+    if band.shape[0] < 2 * _LEVEL or band.shape[1] == 0:
+        return False
+    # A border: a column of the band that is one shade from end to end, and not the shade
+    # the target sits on.
+    across = (band.std(axis=0) < _EVEN) & (np.abs(band.mean(axis=0) - float(gray[ty, tx])) > _SHADE)
+    return bool(across.any())
 
 
 def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float, float]:
