@@ -23,6 +23,7 @@ _PEAKS = 10  # candidates per search that are scored at full resolution
 _PEAK_POOL = 400  # local maxima considered when spreading those candidates out
 _FLOOR = 0.25  # correlation below which a place is not worth a closer look
 _SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
+_EDGE = 2  # grayscale step that a screen's busy part has somewhere in every 3x3 square
 
 
 class _Hit(NamedTuple):
@@ -38,6 +39,9 @@ _NOWHERE = _Hit(0.0, -1, -1)
 class _Screen:
     rgb: Image
     levels: dict[int, Image]  # grayscale at full (1), half (2) and quarter (4) resolution
+    # The part of the screen that is not one flat colour (a plain desktop around a window),
+    # at full resolution: nothing can match outside it, so the coarse scans skip the rest.
+    busy: Box
 
     @classmethod
     def of(cls, rgb: Image) -> _Screen:
@@ -45,7 +49,16 @@ class _Screen:
 
         gray = _gray(rgb)
         half = cv2.pyrDown(gray)
-        return cls(rgb, {1: gray, 2: half, 4: cv2.pyrDown(half)})
+        quarter = cv2.pyrDown(half)
+        edges = cv2.morphologyEx(quarter, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        found = cv2.findNonZero(cv2.compare(edges, _EDGE, cv2.CMP_GT))
+        if found is None:
+            busy: Box = (0, 0, 0, 0)
+        else:
+            x, y, w, h = cv2.boundingRect(found)
+            busy = (4 * x, 4 * y, min(gray.shape[1], 4 * (x + w)) - 4 * x,
+                    min(gray.shape[0], 4 * (y + h)) - 4 * y)
+        return cls(rgb, {1: gray, 2: half, 4: quarter}, busy)
 
     @property
     def gray(self) -> Image:
@@ -110,17 +123,23 @@ def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None,
     while max(pyramid) < factor:
         pyramid[2 * max(pyramid)] = cv2.pyrDown(pyramid[max(pyramid)])
     small = pyramid[factor]
-    coarse = screen.levels[factor]
+    # Only where the template would overlap the busy part of the screen (a margin of one
+    # template all round; the edges of a reduced level may round a pixel away).
+    bx, by, bw, bh = screen.busy
+    sh, sw = small.shape
+    x0, y0 = max(0, bx // factor - sw - 1), max(0, by // factor - sh - 1)
+    coarse = screen.levels[factor][y0:(by + bh) // factor + sh + 2, x0:(bx + bw) // factor + sw + 2]
     if small.shape[0] > coarse.shape[0] or small.shape[1] > coarse.shape[1]:
         return
     result = cv2.matchTemplate(coarse, small, cv2.TM_CCOEFF_NORMED)
     if keep_out is not None:
         (kx, ky), (rx, ry) = keep_out
-        _blank(result, ((kx // factor, ky // factor), (rx // factor, ry // factor)))
+        _blank(result, ((kx // factor - x0, ky // factor - y0), (rx // factor, ry // factor)))
     rx, ry = _radius(tw, th)
     # A quarter-resolution scan ranks a small crop's true place less reliably: keep more.
     count = _PEAKS * factor if min(tw, th) < 64 else _PEAKS
-    places = _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor)))
+    places = [(x + x0, y + y0) for x, y in
+              _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor)))]
     if factor == 4:
         # A big crop: its places scored at half resolution first, where it is as telling and
         # a look costs a fourth; the two best get the full-resolution look, the others keep
