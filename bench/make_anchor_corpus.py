@@ -1,5 +1,5 @@
 """Build the fixed re-anchoring corpus of issue 5: anchors recorded on the sample app, and the
-screens of the same app moved, reordered, rescaled and with a widget removed.
+screens of the same app moved, reordered, rescaled, with a widget removed and with one renamed.
 
 On a private 1920x1080 Xvfb, samples/app.py is shown in its normal layout at two base
 positions; for 5 points inside each of its 14 widgets (the centre and one in each quadrant)
@@ -41,7 +41,9 @@ from deskreel.xvfb import VirtualDisplay  # noqa: E402
 
 DEFAULT_OUT = Path("/tmp/deskreel-corpus")
 SCREEN = (1920, 1080)
-VERSION = 2  # 2: list rows in the widgets map, the expected point of a row follows the row
+# 2: list rows in the widgets map, the expected point of a row follows the row; 3: a scene
+# with the Save button renamed
+VERSION = 3
 SAMPLE_APP = ROOT / "samples" / "app.py"
 READY_TIMEOUT = 20.0
 PARKED_POINTER = (SCREEN[0] - 1, SCREEN[1] - 1)  # a hovered button is drawn lighter
@@ -79,6 +81,7 @@ def scenes(base: str) -> list[Scene]:
         *(Scene(f"{base}-scale-{s:g}", f"scale {s:g}", base, (x, y), scale=s)
           for s in (0.8, 1.1, 1.25)),
         Scene(f"{base}-removed", "removed", base, (x, y), layout="removed"),
+        Scene(f"{base}-renamed", "renamed", base, (x, y), layout="renamed"),
     ]
 
 

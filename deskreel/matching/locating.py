@@ -234,12 +234,23 @@ def locate(
         # The parts agree; the pixels around the target and the look back must too.
         hit = _Hit(outcome.score, *outcome.top_left)
         match = _Match(hit, _NOWHERE, outcome.scale, False)
-        doubt = match.doubt_inner(seen, recording) or \
+        doubt = _doubt_unscaled(outcome, reason) or \
+            match.doubt_inner(seen, recording) or \
             _doubt_back_by_parts(seen, recording, match, outcome, stages, widened)
         if doubt:
             outcome = replace(outcome, found=False, point=None, reason=doubt)
     return replace(outcome, searched="+".join(dict.fromkeys(stages)),
                    elapsed_ms=_since(started))
+
+
+def _doubt_unscaled(found: Located, refused: str) -> str:
+    """Why a place found at about 1x (within _PARTS_SPREAD of it) is not the target: `refused`,
+    the reason the search at 1x gave. Nothing there is scaled, so the 1x verdict stands: a
+    button renamed in place fits every part but its label's, and a crop that was ambiguous at
+    1x does not become sure by fitting a hair better at 1.004x."""
+    if abs(found.scale - 1.0) > _PARTS_SPREAD:
+        return ""
+    return f"found only at {found.scale:g}x, that is unscaled, where {refused}"
 
 
 def _unpinned(verdict: Verdict) -> str:
