@@ -11,7 +11,17 @@ import numpy as np
 import pytest
 
 from deskreel.matching import Recorded, locate, locating
-from tests.test_matching import FONT, NORMAL, Image, anchor_for, centre, moved, near, paint
+from tests.test_matching import (
+    FONT,
+    NORMAL,
+    SIZES,
+    Image,
+    anchor_for,
+    centre,
+    moved,
+    near,
+    paint,
+)
 
 
 def panel(screen: Image, x: int, y: int, label: str | None) -> None:
@@ -199,3 +209,50 @@ def test_retries_sharing_a_recorded_screen_fetch_and_prepare_it_once() -> None:
     assert all(f.found and "+back" in f.searched for f in found), found
     assert asked == [True]
     assert shared.screen is not None and shared.screen.gray.shape == recorded.shape[:2]
+
+
+@pytest.mark.parametrize("scale", [0.8, 1.2])
+def test_a_target_in_a_flat_stretch_far_from_texture_is_placed_by_a_wider_neighbourhood(
+        scale: float) -> None:
+    # (600, 400) is empty background 100+ px from every widget: its anchor is mostly flat,
+    # and the parts of its own neighbourhood are too far from it to place it at a scale.
+    recorded = paint(NORMAL)
+    target = (600, 400)
+    choice, crop = anchor_for(recorded, target)
+    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target,
+                   context=recorded)
+    assert found.found, found
+    assert near(found.point, (target[0] * scale, target[1] * scale), 2)
+    assert "+wide+" in found.searched
+
+
+def test_a_button_renamed_in_place_is_refused() -> None:
+    # Its border and the "S" it starts with still fit, and its parts fit best where it was,
+    # at about 1x: but nothing is scaled there, so the anchor that no longer matches at 1x
+    # decides.
+    recorded = paint(NORMAL)
+    renamed = {("button:Store" if name == "button:Save" else name): place
+               for name, place in NORMAL.items()}
+    target = centre("button:Save", NORMAL)
+    choice, crop = anchor_for(recorded, target)
+    found = locate(paint(renamed), crop, choice.offset, expected=target, context=recorded)
+    assert not found.found, found
+    assert found.point is None
+
+
+def test_coarse_scans_cover_the_busy_part_of_the_screen_only() -> None:
+    screen = paint(NORMAL)
+    x, y, w, h = locating._Screen.of(screen).busy
+    boxes = [(px, py, *SIZES[name.partition(":")[0]]) for name, (px, py) in NORMAL.items()]
+    # Every widget inside it (to the 4 px of the quarter-resolution level), the flat margin
+    # to the right of the last widget outside it (but for the blur of two reductions).
+    assert all(x - 4 <= bx and y - 4 <= by and bx + bw <= x + w + 4 and by + bh <= y + h + 4
+               for bx, by, bw, bh in boxes)
+    assert x + w <= max(bx + bw for bx, _, bw, _ in boxes) + 16 < screen.shape[1] - 200
+    # A look-alike out in the flat margin is still found: the margin is only what is flat.
+    crop = screen[70:102, 40:140]
+    lone = screen.copy()
+    lone[600:632, 1150:1250] = crop
+    hits = sorted(locating._scan(locating._Screen.of(lone), cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)),
+                  reverse=True)
+    assert {(hit.x, hit.y) for hit in hits if hit.score > 0.97} == {(40, 70), (1150, 600)}
