@@ -256,3 +256,22 @@ def test_coarse_scans_cover_the_busy_part_of_the_screen_only() -> None:
     hits = sorted(locating._scan(locating._Screen.of(lone), cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)),
                   reverse=True)
     assert {(hit.x, hit.y) for hit in hits if hit.score > 0.97} == {(40, 70), (1150, 600)}
+
+
+def test_a_click_on_a_buttons_corner_is_anchored_on_its_whole_label() -> None:
+    # The smallest distinctive crop around a corner holds the border and the first letter,
+    # which a button renamed in place ("Save" -> "Store") may share: the crop grows, inside
+    # the button's borders, to hold the whole label, and the renamed button is refused.
+    recorded = paint(NORMAL)
+    target = (box_x := NORMAL["button:Save"][0]) + 20, NORMAL["button:Save"][1] + 9
+    choice, crop = anchor_for(recorded, target)
+    x, _, w, _ = choice.box
+    label_end = box_x + (SIZES["button"][0] + cv2.getTextSize("Save", FONT, 0.5, 1)[0][0]) // 2
+    assert x <= target[0] and x + w >= label_end - 2, choice  # anti-aliased edge: faint
+    renamed = {("button:Store" if name == "button:Save" else name): place
+               for name, place in NORMAL.items()}
+    again = locate(recorded, crop, choice.offset, expected=target, context=recorded, unique=True)
+    assert again.found and again.point == target
+    found = locate(paint(renamed), crop, choice.offset, expected=target, context=recorded,
+                   unique=True)
+    assert not found.found, found

@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 
+import numpy as np
+
 from .search import (
     _NOWHERE,
     Box,
@@ -29,6 +31,14 @@ __all__ = ["DISTINCT_MARGIN", "AnchorChoice", "choose_anchor"]
 DISTINCT_MARGIN = 0.1  # how clearly a crop must beat its look-alikes to be distinctive
 _GROWTH = 1.5  # per round of choose_anchor()
 _NEAR = 48  # pixels around a crop that choose_anchor() checks exactly for look-alikes
+# A side of a one-row crop (at most _CUT_HIGH px high) cuts through something when the column
+# just outside it spans more than _CUT grey levels; the crop grows past it, to _CUT_MORE
+# times its width at most.
+_CUT, _CUT_HIGH, _CUT_MORE = 48, 36, 3.0
+_GAP = 5  # px of empty columns that end a label
+# A border: a column at most _FENCE px beyond the grown crop, three quarters of whose pixels
+# differ by more than _SHADE from the crop's face.
+_FENCE, _SHADE = 48, 24.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +90,13 @@ def choose_anchor(
             choice, rivals = _judge(screen, box, target, rivals,
                                     min_contrast=min_contrast, min_margin=min_margin)
             if choice.distinctive:
+                # Grown to hold the whole of a label it cuts, if that stays distinctive.
+                whole = _whole(screen.gray, box)
+                if whole != box:
+                    grown, _ = _judge(screen, whole, target, [], min_contrast=min_contrast,
+                                      min_margin=min_margin)
+                    if grown.distinctive:
+                        return grown
                 return choice
             if best is None or choice.margin >= best.margin:
                 best = choice
@@ -121,6 +138,52 @@ def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,
     margin = round(1.0 - max(0.0, runner_up.score), 4)
     choice = AnchorChoice(box, offset, score=1.0, margin=margin, distinctive=margin >= min_margin)
     return choice, [] if choice.distinctive else [_add((runner_up.x, runner_up.y), offset)]
+
+
+def _whole(gray: Image, box: Box) -> Box:
+    """A one-row `box` widened until neither side cuts through something (a label), at most
+    _CUT_MORE times as wide, when borders close it in on both sides: a crop that holds part
+    of a button's label (its corner and the "S" of "Save") holds all of it, so the button
+    renamed in place ("Store") no longer matches. `box` itself otherwise."""
+    x0, y0, w, h = box
+    if h > _CUT_HIGH:
+        return box
+    width = gray.shape[1]
+    x1, most = x0 + w, round(w * _CUT_MORE)
+
+    # What an empty column of the crop looks like: its face, and the lines that run along
+    # it (a button's top border).
+    empty = np.median(gray[y0:y0 + h, x0:x1], axis=1)
+
+    def cut(columns: range) -> int | None:
+        """The first of `columns` (inside the frame) that has something in it, or None."""
+        return next((x for x in columns if 0 <= x < width
+                     and float(np.abs(gray[y0:y0 + h, x] - empty).max()) > _CUT), None)
+
+    # Past the gaps between letters: a side is clear when _GAP columns beyond it are empty.
+    while x1 - x0 < most and (left := cut(range(x0 - 1, x0 - 1 - _GAP, -1))) is not None:
+        x0 = left
+    while x1 - x0 < most and (right := cut(range(x1, x1 + _GAP))) is not None:
+        x1 = right + 1
+    x0 = max(x0, x1 - most)
+    x1 = min(x1, x0 + most)
+    # Only inside a widget with borders (a button, a field): a label in the open (a status
+    # bar's text) is placed by its font, not by a box, and a crop reaching it would be too.
+    face = float(np.median(gray[y0:y0 + h, box[0]:box[0] + w]))
+
+    def fenced(columns: range) -> bool:
+        for x in columns:
+            if not 0 <= x < width:
+                return False
+            line = gray[y0:y0 + h, x].astype(np.float32)
+            if float((np.abs(line - face) > _SHADE).mean()) >= 0.75:
+                return True
+        return False
+
+    if (x0, x1) != (box[0], box[0] + w) and not (
+            fenced(range(x0 - 1, x0 - 1 - _FENCE, -1)) and fenced(range(x1, x1 + _FENCE))):
+        return box
+    return x0, y0, x1 - x0, h
 
 
 def _placements(min_size: int, max_size: int, reach: int, width: int, height: int

@@ -56,6 +56,7 @@ _SCALE_LEAD = 0.01
 # A place at another scale, or changed around the target, is decided by its parts: this
 # share of them must fit there, this much more than at any other place.
 _PARTS_SCORE = 0.55
+_ALONE_SCORE = 0.75  # the same, for parts cut from the anchor alone (no recorded screen)
 _PARTS_MARGIN = 0.1
 _PER_SCALE = 3  # the best places at each scale that the parts judge
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
@@ -184,6 +185,8 @@ def locate(
     # scale), judged part by part; and the whole crop at the scale it fits best, as at 1x,
     # when its parts fit there too.
     parts = parts or recording.parts(tmpl)
+    # Parts cut from the anchor alone are fewer and smaller: they must fit better.
+    need = _PARTS_SCORE if recording.screen is not None else _ALONE_SCORE
     candidates = [(hit.score, _add((hit.x, hit.y), offset), 1.0)
                   for hit in sorted(hits, reverse=True)[:_PER_SCALE]]
     searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
@@ -197,7 +200,7 @@ def locate(
         verdict, other = decide(parts, seen.gray, _distinct(candidates), judged,
                                 known=scale_hint if scale_hint != 1.0 else None)
         outcome = _by_parts(started, verdict, other, offset, tmpl.shape, stages + ["parts"],
-                            reason) if verdict.point is not None else \
+                            reason, need) if verdict.point is not None else \
             _located(started, best, runner, 1.0, offset, stages,
                      False, f"{reason}; at other scales: no place where its parts fit")
         if not outcome.found and verdict.score >= _WIDE_FROM and recording.screen is not None:
@@ -208,7 +211,8 @@ def locate(
             known = scale_hint if scale_hint != 1.0 else None
             verdict, other = decide(wide, seen.gray, _likeliest(judged, candidates), {}, known)
             if verdict.point is not None:
-                decided = _by_parts(started, verdict, other, offset, tmpl.shape, stages, reason)
+                decided = _by_parts(started, verdict, other, offset, tmpl.shape, stages, reason,
+                                    need)
                 outcome, widened = (decided, True) if decided.found else (outcome, False)
         if outcome.found:
             break
@@ -221,7 +225,7 @@ def locate(
                 shift = _scaled(offset, tmpl.shape, s_scale)
                 confirmed = parts.verify(seen.gray, _add((s_best.x, s_best.y), shift), s_scale)
                 stages += ["colour"] * s_colour
-                if confirmed.point is not None and confirmed.score >= _PARTS_SCORE \
+                if confirmed.point is not None and confirmed.score >= need \
                         and confirmed.pinned:
                     # Found whole; where the target is inside it, its parts say best. It is
                     # looked back at with parts too, below.
@@ -282,15 +286,15 @@ def _likeliest(judged: dict[tuple[Point, float], Verdict],
 
 
 def _by_parts(started: float, verdict: Verdict, other: Verdict, offset: Point,
-              shape: tuple[int, ...], stages: list[str], reason: str) -> Located:
+              shape: tuple[int, ...], stages: list[str], reason: str, need: float) -> Located:
     """The outcome that the parts decided: found when enough of them fit, clearly better
     than anywhere else; otherwise refused with both the whole crop's and the parts' reasons."""
     lead = verdict.score - other.score
-    found = verdict.score >= _PARTS_SCORE and lead >= _PARTS_MARGIN and verdict.pinned
+    found = verdict.score >= need and lead >= _PARTS_MARGIN and verdict.pinned
     point = verdict.point
     assert point is not None
     why = (f"the parts fit best at {point} ({verdict.score:.2f} of them at "
-           f"{verdict.scale:.2f}x, {_PARTS_SCORE:.2f} needed)")
+           f"{verdict.scale:.2f}x, {need:.2f} needed)")
     if other.point is not None:
         why += f", {lead:.2f} ahead of {other.point} ({_PARTS_MARGIN:.2f} needed)"
     if not verdict.pinned:
