@@ -32,8 +32,8 @@ DISTINCT_MARGIN = 0.1  # how clearly a crop must beat its look-alikes to be dist
 _GROWTH = 1.5  # per round of choose_anchor()
 _NEAR = 48  # pixels around a crop that choose_anchor() checks exactly for look-alikes
 # A side of a one-row crop (at most _CUT_HIGH px high) cuts through something when the column
-# just outside it spans more than _CUT grey levels; the crop grows past it, to _CUT_MORE
-# times its width at most.
+# just outside it differs from an empty column of the crop by more than _CUT grey levels
+# somewhere; the crop grows past it, to _CUT_MORE times its width at most.
 _CUT, _CUT_HIGH, _CUT_MORE = 48, 36, 3.0
 _GAP = 5  # px of empty columns that end a label
 # A border: a column at most _FENCE px beyond the grown crop, three quarters of whose pixels
