@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.matching import Recorded, locate, locating
+from deskreel.matching import Recorded, choose_anchor, locate, locating
 from tests.test_matching import (
     FONT,
     NORMAL,
@@ -275,3 +275,18 @@ def test_a_click_on_a_buttons_corner_is_anchored_on_its_whole_label() -> None:
     found = locate(paint(renamed), crop, choice.offset, expected=target, context=recorded,
                    unique=True)
     assert not found.found, found
+
+
+def test_only_a_label_inside_borders_widens_the_anchor(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A heading's text in the open is placed by its font, not by a box: a crop that cuts it
+    # stays as it was. A button's label, inside its borders, is held whole.
+    from deskreel.matching import choice as chooser
+
+    screen = paint(NORMAL)
+    heading = (NORMAL["heading:Settings"][0] + 20, NORMAL["heading:Settings"][1] + 15)
+    corner = (NORMAL["button:Save"][0] + 20, NORMAL["button:Save"][1] + 9)
+    chosen = {target: choose_anchor(screen, target).box for target in (heading, corner)}
+    monkeypatch.setattr(chooser, "_whole", lambda gray, box: box)
+    plain = {target: choose_anchor(screen, target).box for target in (heading, corner)}
+    assert chosen[heading] == plain[heading]
+    assert chosen[corner] != plain[corner] and chosen[corner][2] > plain[corner][2]
