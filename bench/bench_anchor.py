@@ -44,7 +44,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import make_anchor_corpus as corpus
 
-from deskreel.matching import locate
+from deskreel.matching import hints_after, locate
 
 THRESHOLD, MARGIN = 0.85, 0.05  # replayer/anchoring.py's defaults
 TOLERANCE = 3  # px from the expected point that still counts as correct
@@ -175,9 +175,7 @@ def in_order(cases: list[Case], ours: Callable[[Case, Hint], Outcome]) -> dict[C
         for case in sorted(group, key=lambda c: c.anchor["id"]):
             outcome = ours(case, hint)
             if outcome.point is not None:
-                target = case.anchor["target"]
-                hint = (outcome.scale, (outcome.point[0] - target[0], outcome.point[1] - target[1])
-                        if outcome.scale == 1.0 else (0, 0))
+                hint = hints_after(outcome.point, outcome.scale, tuple(case.anchor["target"]))
             replayed[replace(case, scenario=case.scenario + IN_ORDER, of=case)] = outcome
     return replayed
 

@@ -19,13 +19,12 @@ from typing import Any
 
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_png
-from deskreel.matching import DISTINCT_MARGIN, Located, Recorded, locate
-from deskreel.report.atomic import write_private
+from deskreel.matching import DISTINCT_MARGIN, Located, Recorded, hints_after, locate
 from deskreel.replay_defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD, DEFAULT_TIMEOUT
+from deskreel.report.atomic import write_private
 from storage import StorageError, Step
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_THRESHOLD", "DEFAULT_TIMEOUT"]
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +114,7 @@ class Locator:
                              unique=unique, context=context, scale_hint=self.scale,
                              shift_hint=self.shift)
             if located.found and located.point is not None:
-                self.scale = located.scale
-                self.shift = (located.point[0] - target[0], located.point[1] - target[1]) \
-                    if located.scale == 1.0 else (0, 0)
+                self.scale, self.shift = hints_after(located.point, located.scale, target)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)

@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskreel.replay_defaults import ON_MISSING
 from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted, UserError
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_webp, pixel_hash
+from deskreel.replay_defaults import ON_MISSING
 from deskreel.x11 import connect, display_name
 from storage import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Recording, StorageError, Step,
                      StepResult, Store)
@@ -32,7 +32,6 @@ from .timing import deadlines
 from .xinput import Injector, release_held
 
 __all__ = ["ON_MISSING", "ReplayOptions", "ReplayOutcome", "replay", "select_steps"]
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from deskreel.errors import Interrupted
-from deskreel.x11 import connect
 from deskreel.replay_defaults import DEFAULT_ABORT_KEY
+from deskreel.x11 import connect
 from storage.keys import parse_chord
 
 __all__ = ["DEFAULT_ABORT_KEY", "AbortSwitch", "AbortWatcher", "on_signals"]

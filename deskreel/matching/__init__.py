@@ -10,6 +10,7 @@ colour only breaks ties between places that grayscale cannot tell apart.
 """
 
 from .choice import DISTINCT_MARGIN, AnchorChoice, choose_anchor
-from .locating import Located, Recorded, locate
+from .locating import Located, Recorded, hints_after, locate
 
-__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "Recorded", "choose_anchor", "locate"]
+__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "Located", "Recorded", "choose_anchor", "hints_after",
+           "locate"]

@@ -33,7 +33,7 @@ from .search import (
     _sub,
 )
 
-__all__ = ["Located", "Recorded", "locate"]
+__all__ = ["Located", "Recorded", "hints_after", "locate"]
 
 
 _WINDOW = 64  # pixels around the recorded place that locate() searches first
@@ -130,18 +130,14 @@ def locate(
         return _refused(started, "the anchor is a flat image: nothing to match")
     guess = None if expected is None else _sub(expected, offset)
     if guess is not None and unique and shift_hint != (0, 0):
-        moved = _search_region(screen, tmpl, _add(guess, shift_hint), pad=_WINDOW, others=1)
-        if moved:
-            best, runner = _rank(moved, tmpl.shape)
-            if best.score >= _SURE and _accepted(best, runner, threshold, margin):
-                return _located(started, best, runner, 1.0, offset, ["shifted"], True, "")
+        _, settled = _exact_near(screen, tmpl, _add(guess, shift_hint), threshold, margin)
+        if settled:
+            return _located(started, *settled, 1.0, offset, ["shifted"], True, "")
     near: list[_Hit] = []
     if guess is not None:
-        near = _search_region(screen, tmpl, guess, pad=_WINDOW, others=1)
-        if unique and near:
-            best, runner = _rank(near, tmpl.shape)
-            if best.score >= _SURE and _accepted(best, runner, threshold, margin):
-                return _located(started, best, runner, 1.0, offset, ["window"], True, "")
+        near, settled = _exact_near(screen, tmpl, guess, threshold, margin)
+        if unique and settled:
+            return _located(started, *settled, 1.0, offset, ["window"], True, "")
     seen = _Screen.of(screen)
     stages = ["window"] * bool(near) + ["coarse"]
     hits = near
@@ -207,7 +203,7 @@ def locate(
             # The neighbourhood could not decide (a look-alike beside it, or a target in a
             # flat stretch far from every part): a wider one judges the likeliest places.
             stages.append("wide")
-            wide = wide or recording.parts(tmpl, least=_WIDE, most=_WIDE_MOST)
+            wide = wide or recording.parts(tmpl, wide=True)
             known = scale_hint if scale_hint != 1.0 else None
             verdict, other = decide(wide, seen.gray, _likeliest(judged, candidates), {}, known)
             if verdict.point is not None:
@@ -245,6 +241,25 @@ def locate(
             outcome = replace(outcome, found=False, point=None, reason=doubt)
     return replace(outcome, searched="+".join(dict.fromkeys(stages)),
                    elapsed_ms=_since(started))
+
+
+def _exact_near(screen: Image, tmpl: Image, place: Point, threshold: float, margin: float
+                ) -> tuple[list[_Hit], tuple[_Hit, _Hit] | None]:
+    """The matches within _WINDOW px of `place` (a top-left), and the best and the runner-up
+    when the best is exact and clearly alone there."""
+    hits = _search_region(screen, tmpl, place, pad=_WINDOW, others=1)
+    if hits:
+        best, runner = _rank(hits, tmpl.shape)
+        if best.score >= _SURE and _accepted(best, runner, threshold, margin):
+            return hits, (best, runner)
+    return hits, None
+
+
+def hints_after(point: Point, scale: float, recorded: Point) -> tuple[float, Point]:
+    """The `scale_hint` and `shift_hint` for the next locate() on the same screen, once a
+    target recorded at `recorded` was found at `point` at `scale`: one screen has one scale,
+    and a moved window moves every target alike (a shift is only told at 1x)."""
+    return scale, _sub(point, recorded) if scale == 1.0 else (0, 0)
 
 
 def _doubt_unscaled(found: Located, refused: str) -> str:
@@ -347,13 +362,19 @@ class _Recording:
     def screen(self) -> _Screen | None:
         return None if self.recorded is None or self.guess is None else self.recorded.screen
 
-    def parts(self, tmpl: Image, **wide: Any) -> Parts:
-        """The parts of the recorded screen around the anchor, or of the anchor alone."""
-        screen = self.screen
+    def parts(self, tmpl: Image, *, wide: bool = False) -> Parts:
+        """The parts of the recorded screen around the anchor (`wide`: of the wide
+        neighbourhood), or of the anchor alone."""
+        screen, hood = self.screen, _wide_hood(1.0) if wide else {}
         if screen is None or self.guess is None:
-            return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset, **wide)
+            return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset, **hood)
         return Parts.of(screen.gray, (*self.guess, tmpl.shape[1], tmpl.shape[0]),
-                        _add(self.guess, self.offset), **wide)
+                        _add(self.guess, self.offset), **hood)
+
+
+def _wide_hood(scale: float) -> dict[str, Any]:
+    """Parts.of's size arguments for the wide neighbourhood, on a screen at `scale`."""
+    return {"least": (round(_WIDE[0] * scale), round(_WIDE[1] * scale)), "most": _WIDE_MOST}
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,8 +457,7 @@ def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
     (th, tw), (x, y), scale = recording.shape, found.top_left or (0, 0), match.scale
     sw, sh = max(1, round(tw * scale)), max(1, round(th * scale))
     # As wide as the neighbourhood that decided the place.
-    hood = {"least": (round(_WIDE[0] * scale), round(_WIDE[1] * scale)), "most": _WIDE_MOST}
-    today = Parts.of(seen.gray, (x, y, sw, sh), found.point, **(hood if wide else {}))
+    today = Parts.of(seen.gray, (x, y, sw, sh), found.point, **(_wide_hood(scale) if wide else {}))
     back = 1 / scale
     recorded_target = _add(recording.guess, recording.offset)
     own = today.verify(screen.gray, recorded_target, back)

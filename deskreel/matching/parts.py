@@ -33,10 +33,11 @@ _FLOOR = 0.25  # the least say of a part
 # or the fit's one-sigma error there is at most _PIN_SPREAD px.
 _PIN_REACH = 96
 _PIN_SPREAD = 0.5
-# A target placed from further than _NEAR px must not be put off by more than _LEVEL_OFF px
-# by any part found level with it (within _LEVEL px of its row or column) in its widget.
+# px a target placed from afar may be put off: by a part found level with it (within _LEVEL
+# px of its row or column, in its widget) when the target is further than _NEAR px from its
+# nearest part, and by the difference between the parts' scale and the known one.
+_FAR_OFF = 2.0
 _LEVEL = 8
-_LEVEL_OFF = 2.0
 _EVEN, _SHADE = 3.0, 24.0  # a border line: grayscale std along it at most, and its contrast
 _AGREE = 0.02  # how close the parts' own scale must be to the known one to be held to it
 _APART = 8  # px between two targets that count as two places
@@ -162,7 +163,7 @@ class Parts:
             off = float(np.abs(says_all[level, axis] - point[axis]).max()) \
                 if level.any() and reach[axis] > _NEAR else 0.0
             sure.append((reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD)
-                        and off <= _LEVEL_OFF)
+                        and off <= _FAR_OFF)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
                        max(reach), max(spread), all(sure))
 
@@ -295,9 +296,9 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
 
 def _held(verdict: Verdict, known: float | None) -> Verdict:
     """`verdict`, not pinned when its parts fit a scale other than the `known` one by enough
-    to put a target as far from them as this one off by more than _LEVEL_OFF px."""
+    to put a target as far from them as this one off by more than _FAR_OFF px."""
     if known is None or verdict.point is None or abs(verdict.scale - known) <= _AGREE \
-            or verdict.reach * abs(verdict.scale - known) <= _LEVEL_OFF:
+            or verdict.reach * abs(verdict.scale - known) <= _FAR_OFF:
         return verdict
     return replace(verdict, pinned=False)
 
