@@ -96,7 +96,8 @@ def _plain_lines(db: str, ref: str | None, every: bool, out: Path | None,
         raise UserError("--with-after pairs frames: give --out DIR for a dataset directory")
     with open_db(db) as store:
         rec = store.recording(ref)
-        steps, actions = enabled_actions(rec, store.steps(rec.id), scale_to=scale_to)
+        every_step = store.steps(rec.id)
+        steps, actions = enabled_actions(rec, every_step, scale_to=scale_to)
     text = script_lines([(action, st.t_start) for st, action in zip(steps, actions, strict=True)])
     if out is None:
         click.echo(text, nl=False)
@@ -107,4 +108,7 @@ def _plain_lines(db: str, ref: str | None, every: bool, out: Path | None,
             raise UserError(f"cannot write {out} ({err.strerror}): choose a writable "
                             f"place") from None
         click.echo(f"wrote {len(steps)} steps to {out}", err=True)
+    if left_out := len(every_step) - len(steps):
+        click.echo(f"deskreel: {left_out} disabled step{'s' * (left_out != 1)} left out "
+                   f"(deskreel edit --enable puts them back)", err=True)
     return EXIT_OK

@@ -1,12 +1,14 @@
 """Hand-written scripts: a JSON array, or JSON lines, of action objects.
 
 The `actions` export writes the same objects with `step` and `t`, so importing an export
-gives the recording back.
+gives the recording back; the lines of an `actions` dataset directory (the object under
+`action`, with the frames it was paired with beside it) import too.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +17,9 @@ from .vocabulary import Action, ActionError
 __all__ = ["ScriptError", "ScriptStep", "parse_script", "script_lines"]
 
 TIMING_FIELDS = ("step", "t")
+# What a dataset line holds besides its `action` object (deskreel/export/trajectory.py).
+DATASET_FIELDS = ("recording", "screen", "image", "image_after")
+_TOO_DEEP = "the JSON is nested too deeply: a script is a flat list of action objects"
 
 
 class ScriptError(ValueError):
@@ -33,21 +38,32 @@ def parse_script(text: str) -> list[ScriptStep]:
     if not objects:
         raise ScriptError("the script holds no actions: write a JSON array of action objects")
     steps: list[ScriptStep] = []
-    clock = 0.0
+    # `clock` is when a step without `t` starts: after the previous one and its wait. A
+    # step's own `t` need only not come before the previous step's: a recorded wait is
+    # rounded to the millisecond, and may end a hair after the next step started.
+    clock = floor = 0.0
     for number, obj in enumerate(objects, start=1):
         body = dict(obj) if isinstance(obj, dict) else obj
         t = body.pop("t", None) if isinstance(body, dict) else None
-        if isinstance(body, dict):
-            body.pop("step", None)
+        told = body.pop("step", None) if isinstance(body, dict) else None
+        if isinstance(body, dict) and isinstance(body.get("action"), dict) \
+                and set(body) <= {"action", *DATASET_FIELDS}:
+            body = body["action"]  # a line of an `actions` dataset: its frames stay behind
         try:
             action = Action.from_json(body, step=number)
         except ActionError as err:
             raise ScriptError(str(err)) from None
+        if told is not None and (isinstance(told, bool) or not isinstance(told, int)
+                                 or told < 1):
+            raise ScriptError(f"step {number} ({action.action}): step must be a whole number "
+                              f"from 1 (it is only informative), got {json.dumps(told)}")
         if t is not None:
-            if isinstance(t, bool) or not isinstance(t, (int, float)) or t < clock:
-                raise ScriptError(f"step {number} ({action.action}): t must be seconds, not "
-                                  f"before the previous step's, got {json.dumps(t)}")
+            if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
+                    or t < floor:
+                raise ScriptError(f"step {number} ({action.action}): t must be finite seconds, "
+                                  f"not before the previous step's, got {json.dumps(t)}")
             clock = float(t)
+        floor = clock
         steps.append(ScriptStep(action, clock))
         if action.action == "wait":
             clock += action.duration or 0.0
@@ -71,6 +87,8 @@ def _objects(text: str) -> list[Any]:
         except json.JSONDecodeError as err:
             raise ScriptError(f"not valid JSON at line {err.lineno}, column {err.colno}: "
                               f"{err.msg}") from None
+        except RecursionError:
+            raise ScriptError(_TOO_DEEP) from None
         if not isinstance(data, list):
             raise ScriptError("a script is a JSON array of action objects")
         return data
@@ -83,4 +101,6 @@ def _objects(text: str) -> list[Any]:
         except json.JSONDecodeError as err:
             raise ScriptError(f"line {lineno} is not valid JSON ({err.msg}, column "
                               f"{err.colno}): write one action object per line") from None
+        except RecursionError:
+            raise ScriptError(f"line {lineno}: {_TOO_DEEP}") from None
     return objects

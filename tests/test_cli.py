@@ -38,6 +38,20 @@ def test_import_export_round_trip(tmp_path, capsys):
     assert capsys.readouterr().out == exported
 
 
+def test_recorded_waits_round_trip(tmp_path, capsys):
+    """A recorded wait is rounded to the millisecond, so the step after it may start a hair
+    before the previous step's t plus the wait: the export still imports, unchanged."""
+    script = tmp_path / "recorded.jsonl"
+    script.write_text('{"step": 1, "t": 1.0, "action": "key", "text": "a"}\n'
+                      '{"step": 2, "t": 1.0, "action": "wait", "duration": 2.001}\n'
+                      '{"step": 3, "t": 3.0006, "action": "key", "text": "b"}\n')
+    db = tmp_path / "rec.db"
+    assert deskreel("import", script, db) == 0
+    capsys.readouterr()
+    assert deskreel("export", db) == 0
+    assert capsys.readouterr().out == script.read_text()
+
+
 def _canonical(objects):
     from storage import Action
 
@@ -64,6 +78,12 @@ def test_list_and_show(tmp_path, capsys):
     ('[{"action": "key", "text": "a"', "not valid JSON"),
     ('{"action": "key"\n', "line 1 is not valid JSON"),
     ("[]", "holds no actions"),
+    ('[{"action": "key", "text": "a", "t": Infinity}]', "step 1 (key): t must be finite"),
+    ('[{"action": "key", "text": "a", "t": NaN}]', "step 1 (key): t must be finite"),
+    ('[{"action": "key", "text": "a", "t": 2}, {"action": "key", "text": "b", "t": 1}]',
+     "step 2 (key): t must be finite seconds, not before the previous step's, got 1"),
+    ('[{"action": "key", "text": "a", "step": "x"}]', "step 1 (key): step must be a whole"),
+    ("[" * 100_000, "nested too deeply"),
 ])
 def test_bad_scripts_write_nothing(tmp_path, capsys, content, message):
     db = tmp_path / "rec.db"

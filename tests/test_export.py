@@ -350,9 +350,11 @@ def test_scale_to_keeps_normalised_coordinates(fixture, tmp_path):
 def test_plain_lines_are_the_import_format_and_round_trip(fixture, tmp_path, capsys):
     capsys.readouterr()
     assert deskreel("export", fixture.db, "-r", fixture.name) == 0
-    text = capsys.readouterr().out
+    text, err = capsys.readouterr()
     enabled = [st for st in fixture.steps if not st.disabled]
     assert text == script_lines([(st.action, st.t_start) for st in enabled])
+    left_out = len(fixture.steps) - len(enabled)
+    assert left_out and f"{left_out} disabled step" in err  # said, not silently dropped
     out = tmp_path / "steps.jsonl"
     assert deskreel("export", fixture.db, "-r", fixture.name, "--out", out) == 0
     assert out.read_text() == text
@@ -362,6 +364,18 @@ def test_plain_lines_are_the_import_format_and_round_trip(fixture, tmp_path, cap
     capsys.readouterr()
     assert deskreel("export", db, "-r", "again") == 0
     assert capsys.readouterr().out == text
+
+
+def test_an_actions_dataset_imports_too(fixture, tmp_path, capsys):
+    """The lines of an `actions` dataset directory import as the plain lines do: the same
+    steps and times back, the frames they were paired with left behind."""
+    export_dir(fixture, tmp_path, "actions", "--with-after")
+    db = tmp_path / "again.db"
+    assert deskreel("import", tmp_path / "out-actions" / "every-kind.jsonl", db) == 0
+    capsys.readouterr()
+    assert deskreel("export", db) == 0
+    enabled = [st for st in fixture.steps if not st.disabled]
+    assert capsys.readouterr().out == script_lines([(st.action, st.t_start) for st in enabled])
 
 
 def test_dataset_directory_is_private_and_complete(fixture, tmp_path):
