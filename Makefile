@@ -12,10 +12,14 @@ APT_PACKAGES := xvfb xdotool x11-xkb-utils x11-utils xauth python3-tk python3-ve
 OUT ?= out
 PG_URL_FILE := $(VENV)/pg-test-url
 
-.PHONY: demo test deps venv pg bench clean
+.PHONY: demo samples test deps venv pg bench clean
 
 demo: deps venv
 	$(PY) -m deskreel.demo --out $(OUT)/demo
+
+# Records samples/demo.db, the recording `make demo` replays (committed; never edit it by hand).
+samples: deps venv
+	$(PY) -m samples.make_sample
 
 test: deps venv pg
 	DESKREEL_TEST_PG="$${DESKREEL_TEST_PG:-$$(cat $(PG_URL_FILE) 2>/dev/null)}" $(PY) -m pytest

@@ -12,10 +12,13 @@ from replayer.xinput import Injector
 class Person:
     """Drives one display through its own XTest connection."""
 
-    def __init__(self, display: str, *, key_delay: float = 0.06, step_delay: float = 0.35):
+    def __init__(self, display: str, *, key_delay: float = 0.06, step_delay: float = 0.35,
+                 aim_delay: float = 0.05):
+        """`aim_delay`: seconds resting on the target before a click or a drag presses;
+        `step_delay`: seconds resting after each step."""
         self.conn = connect(display, extensions=("XTEST",))
         self.inj = Injector(self.conn)
-        self.key_delay, self.step_delay = key_delay, step_delay
+        self.key_delay, self.step_delay, self.aim_delay = key_delay, step_delay, aim_delay
         self.at = self.inj.pointer()
 
     def move_to(self, x: int, y: int, *, seconds: float = 0.15, steps: int = 8) -> None:
@@ -28,7 +31,7 @@ class Person:
     def click(self, x: int, y: int, *, button: int = 1, count: int = 1, mods: str = "") -> None:
         self.move_to(x, y)
         held = self.inj.hold(self.inj.chord_keycodes(mods)) if mods else []
-        time.sleep(0.05)
+        time.sleep(self.aim_delay)
         for i in range(count):
             if i:
                 time.sleep(0.08)
@@ -41,7 +44,7 @@ class Person:
 
     def drag(self, start: tuple[int, int], end: tuple[int, int]) -> None:
         self.move_to(*start)
-        time.sleep(0.05)
+        time.sleep(self.aim_delay)
         self.inj.button_down(1)
         self.move_to(*end, seconds=0.4, steps=20)
         time.sleep(0.05)
