@@ -25,7 +25,7 @@ MAX_RANGE = 100_000  # steps in one range; more is a typo, not a recording
 @click.option("--enable", multiple=True, metavar="STEPS", help="undo --disable")
 @click.option("--insert-after", nargs=2, multiple=True, metavar="STEP JSON",
               help="insert an action object after STEP (0: before the first), at that "
-                   "step's end time")
+                   "step's end time; its coordinates must be on the recording's screen")
 @click.option("--trim-start", type=float, metavar="SECONDS",
               help="drop steps starting before SECONDS; the first left then starts at 0")
 @click.option("--trim-end", type=float, metavar="SECONDS",
@@ -39,9 +39,9 @@ def edit(db: str, ref: str, drop: tuple[str, ...], disable: tuple[str, ...],
          copy_to: str | None) -> int:
     """Change one recording in one transaction; steps are then renumbered 1..n.
 
-    STEPS are the numbers 'deskreel show' lists, before the edit. Frames and anchors stay
-    with their steps. Nothing changes when any part of the edit is wrong. DB is a deskreel
-    database file or an SQLAlchemy URL.
+    STEPS are the numbers 'deskreel show' lists, before the edit. Frames, anchors and the
+    results of past runs stay with their steps. Nothing changes when any part of the edit
+    is wrong. DB is a deskreel database file or an SQLAlchemy URL.
     """
     if rename is not None and copy_to is not None:
         raise UserError("give --rename or --copy-to, not both: --copy-to names the copy")

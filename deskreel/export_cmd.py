@@ -12,7 +12,8 @@ from storage import Recording, Store, script_lines
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
-from .export import DIALECTS, FORMATS, ExportOptions, Summary, enabled_actions, write_dataset
+from .export import (DIALECTS, FORMATS, ExportOptions, Summary, enabled_actions,
+                     off_screen_step, write_dataset)
 from .report.atomic import write_private
 
 
@@ -98,6 +99,11 @@ def _plain_lines(db: str, ref: str | None, every: bool, out: Path | None,
         rec = store.recording(ref)
         every_step = store.steps(rec.id)
         steps, actions = enabled_actions(rec, every_step, scale_to=scale_to)
+    if scale_to is not None:
+        for st in steps:
+            if off := off_screen_step(rec, st):
+                raise UserError(f"step {st.step} cannot be scaled: {off}; fix it with "
+                                f"'deskreel edit' or export without --scale-to")
     text = script_lines([(action, st.t_start) for st, action in zip(steps, actions, strict=True)])
     if out is None:
         click.echo(text, nl=False)

@@ -1,10 +1,11 @@
 """Edits to one recording, each in one transaction: drop, disable, enable, insert, trim,
 rename, and all of them on a copy.
 
-Steps are renumbered 1..n in order; each keeps its frames, anchor, masks and raw-event
-range. Dropping or trimming a step also deletes the raw events that only it came from, so
-that `deskreel reduce` cannot bring it back, its masks, and the frames nothing else uses.
-Frames are shared by content and are not copied.
+Steps are renumbered 1..n in order; each keeps its frames, anchor, masks, raw-event range
+and the results past runs gave it. Dropping or trimming a step also deletes the raw events
+that only it came from, so that `deskreel reduce` cannot bring it back, its masks, its
+results, and the frames nothing else uses. Frames are shared by content and are not copied.
+Inserted actions must lie on the recording's screen, when its size is known.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, case, literal, select
+from sqlalchemy import Connection, bindparam, case, literal, select
 from sqlalchemy.exc import IntegrityError
 
 from . import schema as s
-from .store import StorageError, Store, chunks, delete_unused_frames, new_uid
+from .store import StorageError, Store, chunks, delete_unused_frames, details_frames, new_uid
 from .vocabulary import Action
 
-__all__ = ["EditError", "EditSummary", "RecordingEdit", "edit_recording"]
+__all__ = ["EditError", "EditSummary", "RecordingEdit", "edit_recording", "off_screen"]
 
 Row = dict[str, Any]
 
@@ -67,9 +68,13 @@ def edit_recording(store: Store, recording_id: int, edit: RecordingEdit, *,
     try:
         with store.engine.begin() as conn:
             target = recording_id if copy_to is None else _copy(conn, recording_id, copy_to)
-            rec = conn.execute(select(s.recordings.c.id, s.recordings.c.name)
-                               .where(s.recordings.c.id == target)).one()
-            plan = _plan(_rows(conn, target), edit, what=f"recording {rec.id} {rec.name!r}")
+            r = s.recordings.c
+            rec = conn.execute(select(r.id, r.name, r.screen_width, r.screen_height)
+                               .where(r.id == target)).one()
+            what = f"recording {rec.id} {rec.name!r}"
+            if rec.screen_width:
+                _check_inserts(edit, (rec.screen_width, rec.screen_height), what)
+            plan = _plan(_rows(conn, target), edit, what=what)
             _apply(conn, target, plan)
             if edit.rename is not None:
                 conn.execute(s.recordings.update().where(s.recordings.c.id == target)
@@ -147,6 +152,30 @@ def _check(edit: RecordingEdit, numbers: list[int], what: str) -> None:
             raise EditError(f"{name} must be zero or more seconds, got {value:g}")
 
 
+def off_screen(action: Action, screen: tuple[int, int] | None) -> str | None:
+    """Why `action` reaches outside a screen of `screen` pixels; None when it does not, or
+    when the screen size is unknown."""
+    if screen is None:
+        return None
+    w, h = screen
+    for name in ("start_coordinate", "coordinate"):
+        point = getattr(action, name)
+        if point is not None and (point[0] >= w or point[1] >= h):
+            return f"{name} {list(point)} is off the {w}x{h} screen"
+    if action.region is not None:
+        x, y, width, height = action.region
+        if x + width > w or y + height > h:
+            return f"region {list(action.region)} is off the {w}x{h} screen"
+    return None
+
+
+def _check_inserts(edit: RecordingEdit, screen: tuple[int, int], what: str) -> None:
+    for after, action in edit.insert_after:
+        if why := off_screen(action, screen):
+            raise EditError(f"cannot insert after step {after}: its {why} of {what} (x 0 to "
+                            f"{screen[0] - 1}, y 0 to {screen[1] - 1})")
+
+
 def _rows(conn: Connection, recording_id: int) -> list[Row]:
     a = s.actions.c
     query = select(s.actions).where(a.recording_id == recording_id).order_by(a.step)
@@ -172,9 +201,10 @@ def _apply(conn: Connection, recording_id: int, plan: _Plan) -> None:
         conn.execute(s.anchors.delete().where(s.anchors.c.id.in_(chunk)))
     conn.execute(s.actions.insert(), [{**r, "recording_id": recording_id} for r in plan.rows])
     _edit_masks(conn, recording_id, plan.renumbered)
+    named = _edit_results(conn, recording_id, plan.renumbered)
     _edit_events(conn, recording_id, plan)
-    delete_unused_frames(conn, {r[k] for r in plan.dropped for k in ("before_frame", "after_frame")
-                                if r[k] is not None})
+    delete_unused_frames(conn, named | {r[k] for r in plan.dropped
+                                        for k in ("before_frame", "after_frame") if r[k]})
 
 
 def _edit_masks(conn: Connection, recording_id: int, renumbered: dict[int, int]) -> None:
@@ -187,6 +217,30 @@ def _edit_masks(conn: Connection, recording_id: int, renumbered: dict[int, int])
     for id_, step in rows:  # by id: a mask moved to step 2 must not move again with step 2
         if step in renumbered and renumbered[step] != step:
             conn.execute(s.masks.update().where(m.id == id_).values(step=renumbered[step]))
+
+
+def _edit_results(conn: Connection, recording_id: int, renumbered: dict[int, int]) -> set[str]:
+    """Past runs' step results follow their steps to their new numbers, so that a report of
+    a run before the edit pins them on the right steps; those of steps that went, go.
+    Inserted steps have none: no run before the edit did them. Returns the frames that the
+    deleted results named."""
+    r = s.step_results.c
+    runs = select(s.runs.c.id).where(s.runs.c.recording_id == recording_id).scalar_subquery()
+    rows = conn.execute(select(r.run_id, r.step, r.details).where(r.run_id.in_(runs))).all()
+    gone = [row for row in rows if row.step not in renumbered]
+    if gone:
+        conn.execute(s.step_results.delete().where(
+            r.run_id == bindparam("b_run"), r.step == bindparam("b_step")),
+            [{"b_run": row.run_id, "b_step": row.step} for row in gone])
+    moves = [{"b_run": row.run_id, "b_step": row.step, "b_new": -renumbered[row.step]}
+             for row in rows if renumbered.get(row.step, row.step) != row.step]
+    if moves:  # through -new: a result may move onto a number that another one is leaving
+        conn.execute(s.step_results.update().where(
+            r.run_id == bindparam("b_run"), r.step == bindparam("b_step")).values(
+            step=bindparam("b_new")), moves)
+        conn.execute(s.step_results.update().where(r.run_id.in_(runs), r.step < 0)
+                     .values(step=-r.step))
+    return set().union(*(details_frames(row.details) for row in gone))
 
 
 def _edit_events(conn: Connection, recording_id: int, plan: _Plan) -> None:

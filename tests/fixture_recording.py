@@ -57,6 +57,8 @@ ACTIONS: list[tuple[dict[str, Any], bool]] = [
     ({"action": "left_click_drag", "start_coordinate": [20, 180], "coordinate": [300, 20],
       "with_key": "shift"}, False),  # 26
     ({"action": "key", "text": "Escape"}, False),  # 27
+    ({"action": "scroll", "coordinate": [160, 100], "scroll_direction": "right",
+      "scroll_amount": 2}, False),  # 28: without a modifier, unlike step 16
 ]
 
 

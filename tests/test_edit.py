@@ -12,7 +12,8 @@ from deskreel.edit_cmd import parse_steps
 from storage import (Action, EditError, RecordingEdit, StepResult, edit_recording,
                      open_store)
 from storage import schema as s
-from tests.fixture_recording import build_recording
+from deskreel.images import encode_png
+from tests.fixture_recording import build_recording, draw
 
 
 def deskreel(*args: object) -> int:
@@ -28,7 +29,8 @@ def state(db) -> dict:
     """Everything an edit may touch, to prove that a refused edit touched nothing."""
     with open_store(db) as store, store.engine.connect() as conn:
         return {t.name: sorted(map(tuple, conn.execute(select(t)).all()), key=repr)
-                for t in (s.recordings, s.actions, s.anchors, s.events, s.frames, s.masks)}
+                for t in (s.recordings, s.actions, s.anchors, s.events, s.frames, s.masks,
+                          s.step_results)}
 
 
 def steps(db, ref="every-kind"):
@@ -63,9 +65,9 @@ def test_bad_steps_syntax(text, message):
 def test_drop_renumbers_and_keeps_frames_and_anchors(fixture, capsys):
     before = {st.step: st for st in fixture.steps}
     assert deskreel("edit", fixture.db, "-r", fixture.name, "--drop", "2,5-6") == 0
-    assert "3 dropped; it now has 24 steps" in capsys.readouterr().err
+    assert "3 dropped; it now has 25 steps" in capsys.readouterr().err
     after = steps(fixture.db)
-    assert [st.step for st in after] == list(range(1, 25))
+    assert [st.step for st in after] == list(range(1, 26))
     old_numbers = [n for n in before if n not in (2, 5, 6)]
     for st, old in zip(after, old_numbers, strict=True):
         was = before[old]
@@ -108,12 +110,27 @@ def test_insert_after_takes_the_previous_steps_end(fixture):
     assert after[6].action == fixture.steps[3].action  # the old step 4 follows
 
 
+def test_inserted_coordinates_may_reach_the_screens_edge(fixture, tmp_path):
+    corner = '{"action": "left_click_drag", "start_coordinate": [0, 0], "coordinate": [319, 199]}'
+    region = '{"action": "screenshot", "region": [300, 180, 20, 20]}'
+    assert deskreel("edit", fixture.db, "-r", "1", "--insert-after", "1", corner,
+                    "--insert-after", "1", region) == 0
+    assert [st.action.action for st in steps(fixture.db)[1:3]] == ["left_click_drag",
+                                                                   "screenshot"]
+    # an imported script has no screen size: nothing to check against
+    script, db = tmp_path / "s.jsonl", tmp_path / "script.db"
+    script.write_text('{"action": "wait", "duration": 1}\n')
+    assert deskreel("import", script, db, "--name", "script") == 0
+    far = '{"action": "left_click", "coordinate": [5000, 4000]}'
+    assert deskreel("edit", db, "-r", "script", "--insert-after", "1", far) == 0
+
+
 def test_trim_start_and_end(fixture, capsys):
-    # Steps start at 0.5, 1.5, 2.5...; the recording lasts until 28.6 s.
+    # Steps start at 0.5, 1.5, 2.5...; the recording lasts until 29.6 s.
     assert deskreel("edit", fixture.db, "-r", "1", "--trim-start", "2", "--trim-end", "4") == 0
     assert "moved 2.5s earlier" in capsys.readouterr().err
     after = steps(fixture.db)
-    kept = [st for st in fixture.steps if 2 <= st.t_start <= 28.6 - 4]
+    kept = [st for st in fixture.steps if 2 <= st.t_start <= 29.6 - 4]
     assert [st.action for st in after] == [st.action for st in kept]
     assert after[0].t_start == 0.0
     assert [round(st.t_start, 6) for st in after] == [round(st.t_start - 2.5, 6) for st in kept]
@@ -159,7 +176,7 @@ def test_a_plain_copy(fixture):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--drop", "99"], "recording 1 'every-kind' has no step 99 (it has steps 1 to 27)"),
+    (["--drop", "99"], "recording 1 'every-kind' has no step 99 (it has steps 1 to 28)"),
     (["--drop", "3-1"], "--drop '3-1': the range 3-1 runs backwards"),
     (["--disable", "x"], "--disable 'x': 'x' is not a step or a range"),
     (["--insert-after", "3", "{bad"], "--insert-after 3: not valid JSON"),
@@ -167,11 +184,21 @@ def test_a_plain_copy(fixture):
     (["--insert-after", "3", '{"action": "left_click"}'], "coordinate is required"),
     (["--insert-after", "40", '{"action": "wait", "duration": 1}'], "has no step 40"),
     (["--insert-after", "three", "{}"], "'three' is not a step number"),
+    # the fixture's screen is 320x200
+    (["--insert-after", "3", '{"action": "left_click", "coordinate": [320, 10]}'],
+     "cannot insert after step 3: its coordinate [320, 10] is off the 320x200 screen of "
+     "recording 1 'every-kind' (x 0 to 319, y 0 to 199)"),
+    (["--insert-after", "3", '{"action": "mouse_move", "coordinate": [10, 200]}'],
+     "coordinate [10, 200] is off the 320x200 screen"),
+    (["--insert-after", "0", '{"action": "left_click_drag", "start_coordinate": [640, 400], '
+      '"coordinate": [1, 1]}'], "start_coordinate [640, 400] is off the 320x200 screen"),
+    (["--insert-after", "3", '{"action": "screenshot", "region": [300, 0, 21, 10]}'],
+     "region [300, 0, 21, 10] is off the 320x200 screen"),
     (["--drop", "2", "--disable", "2"], "step 2 cannot be both dropped and disabled"),
     (["--trim-start", "-1"], "--trim-start must be zero or more seconds"),
     (["--trim-start", "nan"], "--trim-start must be zero or more seconds"),
     (["--trim-start", "100"], "without steps: drop or trim less"),
-    (["--drop", "1-27"], "without steps"),
+    (["--drop", "1-28"], "without steps"),
     (["--rename", "taken"], "already holds a recording named 'taken'"),
     (["--drop", "1", "--rename", "taken"], "already holds a recording named 'taken'"),
     (["--copy-to", "taken", "--drop", "1"], "already holds a recording named 'taken'"),
@@ -183,6 +210,7 @@ def test_bad_edits_change_nothing(fixture, capsys, args, message):
     build_recording(fixture.db, name="taken")
     with open_store(fixture.db) as store:
         store.add_mask(fixture.recording_id, (1, 2, 3, 4), step=3)
+    _name_in_a_run(fixture, fixture.steps[0].before_frame)
     before = state(fixture.db)
     capsys.readouterr()
     assert deskreel("edit", fixture.db, "-r", "1", *args) == 2
@@ -244,10 +272,10 @@ def test_dropped_steps_take_the_frames_only_they_used(fixture):
 
 
 def _name_in_a_run(fixture, key: str) -> int:
-    """A run of the recording whose step 1 result names `key`; the run's id."""
+    """A run of the recording whose step 2 result names `key`; the run's id."""
     with open_store(fixture.db) as store:
         run = store.start_run(fixture.recording_id, mode="verify", options={})
-        store.add_step_results(run, [StepResult(1, "failed", details={"replay_after": key})])
+        store.add_step_results(run, [StepResult(2, "failed", details={"replay_after": key})])
         store.finish_run(run, "failed")
     return run
 
@@ -255,11 +283,57 @@ def _name_in_a_run(fixture, key: str) -> int:
 def test_a_frame_a_step_result_names_outlives_the_step_that_used_it(fixture):
     key = fixture.steps[0].before_frame  # step 1's alone: step 2 saw the next one
     assert key and all(key not in (st.before_frame, st.after_frame) for st in fixture.steps[1:])
-    _name_in_a_run(fixture, key)
+    _name_in_a_run(fixture, key)  # step 2's result names it, and step 2 stays
     assert deskreel("edit", fixture.db, "-r", "1", "--drop", "1") == 0
     with open_store(fixture.db) as store, store.engine.connect() as conn:
         held = set(conn.scalars(select(s.frames.c.hash)))
     assert key in held and fixture.steps[0].after_frame in held  # step 2 still uses that
+
+
+def test_a_dropped_steps_results_take_the_frames_only_they_named(fixture):
+    with open_store(fixture.db) as store:
+        screen = store.put_frame(encode_png(draw(99)), width=320, height=200, fmt="png")
+        run = store.start_run(fixture.recording_id, mode="verify", options={})
+        store.add_step_results(run, [StepResult(1, "failed", details={"replay_after": screen})])
+    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "1") == 0
+    with open_store(fixture.db) as store, store.engine.connect() as conn:
+        assert screen not in set(conn.scalars(select(s.frames.c.hash)))
+        assert store.step_results(run) == []
+
+
+def results(db, run_id) -> dict[int, str]:
+    with open_store(db) as store:
+        return {r.step: r.message for r in store.step_results(run_id)}
+
+
+def test_past_results_follow_their_steps(store_url):
+    """A report of a run before the edit pins each result on the step it was about (on
+    SQLite and PostgreSQL, which check the (run, step) key row by row)."""
+    fixture = build_recording(store_url)
+    with open_store(fixture.db) as store:
+        runs = [store.start_run(fixture.recording_id, mode="verify", options={})
+                for _ in range(2)]
+        for run in runs:
+            store.add_step_results(run, [StepResult(st.step, "passed", message=st.action.action)
+                                         for st in fixture.steps])
+    wait = '{"action": "wait", "duration": 1}'
+    # step 1 moves onto step 2's number before step 2 has left it
+    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "5-6", "--insert-after", "0",
+                    wait, "--insert-after", "9", wait, "--insert-after", "9", wait) == 0
+    after = steps(fixture.db)
+    for run in runs:
+        got = results(fixture.db, run)
+        assert {after[n - 1].action.action for n in set(range(1, len(after) + 1)) - set(got)} \
+            == {"wait"}  # the inserted steps only: no run before the edit did them
+        assert got == {st.step: st.action.action for st in after if st.step in got}
+        assert len(got) == len(fixture.steps) - 2  # those of dropped steps went
+    assert results(fixture.db, runs[0])[2] == "mouse_move"  # the old step 1 is now step 2
+    # trimming drops and moves results alike; a copy leaves the original's runs alone
+    assert deskreel("edit", fixture.db, "-r", "1", "--copy-to", "copy", "--drop", "1") == 0
+    assert deskreel("edit", fixture.db, "-r", "1", "--trim-start", "3") == 0
+    after = steps(fixture.db)
+    got = results(fixture.db, runs[1])
+    assert got == {st.step: st.action.action for st in after if st.step in got} and got
 
 
 @pytest.mark.parametrize("damaged,kept", [("{not json", False),

@@ -5,7 +5,10 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ import pytest
 
 from deskreel.cli import run
 from deskreel.export import DIALECTS, Context, NotExpressible
+from storage import ACTIONS as ACTION_KINDS
 from storage import Action, script_lines
 from tests.fixture_recording import (ACTIONS, SCREEN, SECRET_ENV, build_recording, draw,
                                      frame_of)
@@ -75,6 +79,8 @@ GOLDEN: dict[str, dict[int, Any]] = {
         25: {"action": "type", "text": "café ✓"},
         26: NULL,
         27: {"action": "key", "text": "Escape"},
+        28: {"action": "scroll", "coordinate": [160, 100], "scroll_direction": "right",
+             "scroll_amount": 2},
     },
     "normalized": {
         1: {"action": "mouse_move", "to_coordinate": [0.3125, 0.25]},
@@ -103,6 +109,8 @@ GOLDEN: dict[str, dict[int, Any]] = {
         26: {"action": "left_click_drag", "from_coordinate": [0.0625, 0.9],
              "to_coordinate": [0.9375, 0.1], "with_key": "shift"},
         27: {"action": "key", "text": ["esc"], "with_duration": None},
+        28: {"action": "scroll", "at_coordinate": [0.5, 0.5], "scroll_direction": "right",
+             "scroll_amount": 2},
     },
     "browsergym": {
         1: "mouse_move(100, 50)",
@@ -132,6 +140,7 @@ GOLDEN: dict[str, dict[int, Any]] = {
         26: "keyboard_down('Shift')\nmouse_drag_and_drop(20, 180, 300, 20)\n"
             "keyboard_up('Shift')",
         27: "keyboard_press('Escape')",
+        28: "mouse_move(160, 100)\nscroll(200, 0)",  # the drag of step 26 moved the pointer
     },
     "pyautogui": {
         1: "pyautogui.moveTo(100, 50)",
@@ -161,6 +170,7 @@ GOLDEN: dict[str, dict[int, Any]] = {
         26: "pyautogui.moveTo(20, 180); pyautogui.keyDown('shift'); "
             "pyautogui.dragTo(300, 20, duration=0.5, button='left'); pyautogui.keyUp('shift')",
         27: "pyautogui.press('esc')",
+        28: "pyautogui.hscroll(2, x=160, y=100)",
     },
 }
 UNEXPRESSED = {
@@ -219,7 +229,12 @@ def key(text: str, **more: Any) -> dict[str, Any]:
     return {"action": "key", "text": text, **more}
 
 
-@pytest.mark.parametrize("fmt,obj,expected", [
+def scroll(at: list[int], direction: str, amount: int = 1, **more: Any) -> dict[str, Any]:
+    return {"action": "scroll", "coordinate": at, "scroll_direction": direction,
+            "scroll_amount": amount, **more}
+
+
+TABLE = [
     ("browsergym", key("BackSpace"), "keyboard_press('Backspace')"),
     ("browsergym", key("Next"), "keyboard_press('PageDown')"),
     ("browsergym", key("Left"), "keyboard_press('ArrowLeft')"),
@@ -255,19 +270,56 @@ def key(text: str, **more: Any) -> dict[str, Any]:
                     "scroll_amount": 65},
      [{"action": "scroll", "at_coordinate": [0.999, 0.0], "scroll_direction": "down",
        "scroll_amount": n} for n in (30, 30, 5)]),
+    # anthropic: every action kind of the vocabulary
+    ("anthropic", key("alt+Tab"), {"action": "key", "text": "alt+Tab"}),
+    ("anthropic", key("KP_0"), {"action": "key", "text": "KP_0"}),
     ("anthropic", key("ctrl+shift+t", duration=2), {"action": "hold_key", "text": "ctrl+shift+t",
                                                     "duration": 2.0}),
+    ("anthropic", {"action": "type", "text": "ü\n"}, {"action": "type", "text": "ü\n"}),
+    ("anthropic", {"action": "mouse_move", "coordinate": [1, 2]},
+     {"action": "mouse_move", "coordinate": [1, 2]}),
+    ("anthropic", {"action": "left_click", "coordinate": [1, 2]},
+     {"action": "left_click", "coordinate": [1, 2]}),
+    ("anthropic", {"action": "right_click", "coordinate": [1, 2], "with_key": "alt"},
+     {"action": "right_click", "coordinate": [1, 2], "text": "alt"}),
+    ("anthropic", {"action": "middle_click", "coordinate": [1, 2]},
+     {"action": "middle_click", "coordinate": [1, 2]}),
     ("anthropic", {"action": "double_click", "coordinate": [5, 6], "with_key": "ctrl+shift"},
      {"action": "double_click", "coordinate": [5, 6], "text": "ctrl+shift"}),
+    ("anthropic", {"action": "triple_click", "coordinate": [5, 6], "with_key": "super"},
+     {"action": "triple_click", "coordinate": [5, 6], "text": "super"}),
+    ("anthropic", {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]},
+     {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]}),
+    ("anthropic", {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4],
+                   "with_key": "ctrl"}, NotExpressible),
+    ("anthropic", {"action": "left_mouse_down"}, {"action": "left_mouse_down"}),
+    ("anthropic", {"action": "left_mouse_down", "coordinate": [7, 8]},
+     [{"action": "mouse_move", "coordinate": [7, 8]}, {"action": "left_mouse_down"}]),
     ("anthropic", {"action": "left_mouse_up", "coordinate": [7, 8]},
      [{"action": "mouse_move", "coordinate": [7, 8]}, {"action": "left_mouse_up"}]),
-])
+    ("anthropic", scroll([9, 9], "left", 30),
+     {"action": "scroll", "coordinate": [9, 9], "scroll_direction": "left", "scroll_amount": 30}),
+    ("anthropic", scroll([9, 9], "up", with_key="shift"),
+     {"action": "scroll", "coordinate": [9, 9], "scroll_direction": "up", "scroll_amount": 1,
+      "text": "shift"}),
+    ("anthropic", {"action": "wait", "duration": 0.25}, {"action": "wait", "duration": 0.25}),
+    ("anthropic", {"action": "screenshot"}, {"action": "screenshot"}),
+    ("anthropic", {"action": "screenshot", "region": [0, 0, 5, 5]}, {"action": "screenshot"}),
+    ("anthropic", {"action": "cursor_position"}, {"action": "cursor_position"}),
+]
+
+
+@pytest.mark.parametrize("fmt,obj,expected", TABLE)
 def test_translation_table(fmt, obj, expected):
     if expected is NotExpressible:
         with pytest.raises(NotExpressible):
             translate(fmt, obj)
     else:
         assert translate(fmt, obj) == expected
+
+
+def test_the_anthropic_rows_hold_every_action_kind():
+    assert {obj["action"] for fmt, obj, _ in TABLE if fmt == "anthropic"} == set(ACTION_KINDS)
 
 
 def test_submit_folds_only_a_plain_return():
@@ -283,6 +335,28 @@ def test_submit_folds_only_a_plain_return():
 def test_normalized_needs_a_screen_size():
     with pytest.raises(NotExpressible, match="screen size is unknown"):
         translate("normalized", {"action": "left_click", "coordinate": [1, 2]}, screen=None)
+
+
+def export_script(tmp_path, fmt: str, objects: list[dict[str, Any]]) -> dict[int, Any]:
+    """Import `objects` as a script, export it in `fmt`: step number -> line's action."""
+    script, db, out = tmp_path / "script.jsonl", tmp_path / "script.db", tmp_path / fmt
+    script.write_text("".join(json.dumps(obj) + "\n" for obj in objects))
+    assert deskreel("import", script, db) == 0
+    assert deskreel("export", db, "--format", fmt, "--out", out) == 0
+    return {line["step"]: line["action"]
+            for line in map(json.loads, (out / "script.jsonl").read_text().splitlines())}
+
+
+def test_an_unexpressed_step_does_not_move_the_pointer(tmp_path):
+    """BrowserGym never performed the triple click, so the pointer is still at (10, 10) and
+    the scroll must move to (50, 50) first."""
+    lines = export_script(tmp_path, "browsergym", [
+        {"action": "mouse_move", "coordinate": [10, 10]},
+        {"action": "triple_click", "coordinate": [50, 50]},
+        scroll([50, 50], "down"), scroll([50, 50], "up"),
+    ])
+    assert lines == {1: "mouse_move(10, 10)", 2: None, 3: "mouse_move(50, 50)\nscroll(0, 100)",
+                     4: "scroll(0, -100)"}
 
 
 # -- pairing, frames and scaling ------------------------------------------------------------
@@ -345,6 +419,47 @@ def test_scale_to_keeps_normalised_coordinates(fixture, tmp_path):
     assert [line["action"] for line in scaled] == [line["action"] for line in plain]
 
 
+def test_off_screen_coordinates_are_reported_not_clamped(tmp_path, capsys):
+    """Steps stored before `edit` checked inserted coordinates may lie off the screen: no
+    dialect pairs them with it, normalises them beyond 1 or scales them onto its edge."""
+    from storage import Step, open_store
+
+    OFF = len(ACTIONS) + 1  # the first step added here
+    db = build_recording(tmp_path / "rec.db").db
+    off = [Action.from_json({"action": "left_click", "coordinate": [640, 400]}),
+           Action.from_json({"action": "left_click_drag", "start_coordinate": [10, 10],
+                             "coordinate": [10, 200]}),
+           Action.from_json({"action": "screenshot", "region": [300, 0, 40, 10]}),
+           Action.from_json({"action": "left_click", "coordinate": [319, 199]})]  # on it
+    with open_store(db) as store:
+        store.add_steps(1, [Step(step=OFF + i, action=a, t_start=40.0 + i, t_end=40.0 + i)
+                            for i, a in enumerate(off)])
+    capsys.readouterr()
+    for fmt, options in (("normalized", ()), ("anthropic", ("--scale-to", "160x100"))):
+        out = tmp_path / fmt
+        assert deskreel("export", db, "--format", fmt, "--out", out, *options) == 0
+        lines = {line["step"]: line for line in
+                 map(json.loads, (out / "every-kind.jsonl").read_text().splitlines())}
+        assert [lines[OFF + i]["action"] for i in range(3)] == [None, None, None]
+        assert lines[OFF]["unexpressed"] == ("its coordinate [640, 400] is off the 320x200 "
+                                             "screen of the recording")
+        assert "coordinate [10, 200] is off" in lines[OFF + 1]["unexpressed"]
+        assert "region [300, 0, 40, 10] is off" in lines[OFF + 2]["unexpressed"]
+        err = capsys.readouterr().err
+        assert (f"{fmt} cannot express 1 left_click step: its coordinate [640, 400] is off "
+                f"the 320x200 screen of the recording (action null)") in err
+        assert "1 left_click step: its coordinate [640, 400]" in (out / "README.md").read_text()
+    assert lines[OFF + 3]["action"] == {"action": "left_click", "coordinate": [159, 99]}
+    assert deskreel("export", db, "--out", tmp_path / "plain.jsonl", "--scale-to", "160x100") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"deskreel: step {OFF} cannot be scaled: its coordinate [640, 400] is off the "
+                   "320x200 screen of the recording; fix it with 'deskreel edit' or export "
+                   "without --scale-to"]
+    assert not (tmp_path / "plain.jsonl").exists()
+    assert deskreel("export", db, "--out", tmp_path / "plain.jsonl") == 0  # as it was recorded
+    assert '"coordinate":[640,400]' in (tmp_path / "plain.jsonl").read_text().replace(" ", "")
+
+
 # -- files: plain lines, the dataset directory, atomicity ------------------------------------
 
 def test_plain_lines_are_the_import_format_and_round_trip(fixture, tmp_path, capsys):
@@ -396,13 +511,13 @@ def test_dataset_card_says_what_is_inside(fixture, tmp_path, capsys):
     card = (tmp_path / "out-pyautogui" / "README.md").read_text()
     assert card.startswith("# deskreel export: pyautogui")
     for words in ("| every-kind | ", "`every-kind.jsonl`", "320x200", "## Pairing rule",
-                  "before-frame", "| `scroll` | 4 |", "| `key` | 5 |", "`pyautogui.click(x, y)`"):
+                  "before-frame", "| `scroll` | 5 |", "| `key` | 5 |", "`pyautogui.click(x, y)`"):
         assert words in card, words
     for lost in ("pyautogui cannot express 1 type step: pyautogui.write types ASCII only",
                  "pyautogui cannot express 1 screenshot step",
                  "pyautogui cannot express 1 cursor_position step"):
         assert lost in card and lost in err
-    assert "wrote 1 recording (26 lines, 25 frames) as pyautogui" in err
+    assert "wrote 1 recording (27 lines, 26 frames) as pyautogui" in err
 
 
 def test_lossy_steps_are_reported_too(fixture, tmp_path, capsys):
@@ -411,7 +526,9 @@ def test_lossy_steps_are_reported_too(fixture, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "anthropic expressed 1 screenshot step without: screenshot region" in err
     assert "anthropic cannot express 1 left_click_drag step" in err
-    assert "Nothing: every exported step" not in (tmp_path / "out-anthropic/README.md").read_text()
+    card = (tmp_path / "out-anthropic/README.md").read_text()
+    assert "Nothing: every exported step" not in card
+    assert "(computer_20250124)" in card and "tool version `computer_20250124`" in card
 
 
 def test_a_non_empty_directory_is_refused_unless_a_previous_export(fixture, tmp_path, capsys):
@@ -479,7 +596,42 @@ def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
     card = (out / "README.md").read_text()
     # recording | id | source | file | lines | recorded screen | exported screen | duration
     assert "| a/script | 2 | script | `a_script.jsonl` | 20 | unknown | unknown |" in card
-    assert "| first | 1 | recorder | `first.jsonl` | 26 | 320x200 | 320x200 |" in card
+    assert "| first | 1 | recorder | `first.jsonl` | 27 | 320x200 | 320x200 |" in card
+    assert "needs BrowserGym's multiaction mode, `HighLevelActionSet(..., multiaction=True)`" \
+        in card  # the fixture's step 13 is two calls
+
+
+def test_the_progress_bar_moves_on_a_terminal(tmp_path):
+    """click draws the bar only on a terminal: it fills as each recording is done."""
+    db = tmp_path / "two.db"
+    for name in ("first", "second"):
+        build_recording(db, name=name)
+    screen = on_a_terminal("export", db, "--all", "--format", "browsergym", "--out",
+                           tmp_path / "all")
+    states = [part.strip() for part in screen.split("\r") if "exporting" in part]
+    assert [state.split("]")[-1].split() for state in states] == [
+        ["0%"], ["50%", "first"], ["100%", "second"]], screen
+    assert "wrote 2 recordings" in screen
+
+
+def on_a_terminal(*args: object) -> str:
+    """What `python -m deskreel ARGS` shows on a terminal's stderr."""
+    main, terminal = os.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "deskreel", *map(str, args)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=terminal)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            data = os.read(main, 4096)
+        except OSError:  # EIO: the process closed the terminal
+            break
+        if not data:
+            break
+        shown += data
+    os.close(main)
+    assert proc.wait(timeout=60) == 0, shown
+    return re.sub(r"\x1b\[[?0-9;]*[A-Za-z]", "", shown.decode())  # without cursor codes
 
 
 # -- usage ----------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ directory (trajectories, PNG frames, README.md card). Importing this needs no Op
 
 from . import actions, anthropic, browsergym, normalized, pyautogui
 from .dialect import Context, Dialect, NotExpressible, Translation
-from .trajectory import Report, Scale, Trajectory, enabled_actions, trajectory
+from .trajectory import Report, Scale, Trajectory, enabled_actions, off_screen_step, trajectory
 from .writer import ExportOptions, Summary, write_dataset
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
@@ -16,4 +16,4 @@ FORMATS = tuple(DIALECTS)
 
 __all__ = ["DIALECTS", "FORMATS", "Context", "Dialect", "ExportOptions", "NotExpressible",
            "Report", "Scale", "Summary", "Trajectory", "Translation", "enabled_actions",
-           "trajectory", "write_dataset"]
+           "off_screen_step", "trajectory", "write_dataset"]

@@ -1,7 +1,10 @@
-"""The `anthropic` dialect: the computer-use tool's input objects (seed 000, computer_20250124).
+"""The `anthropic` dialect: the computer-use tool's input objects, tool version
+computer_20250124.
 
-Pixel `coordinate`, `start_coordinate` for drags, modifiers of clicks and scrolls in `text`,
-keys in xdotool syntax, `hold_key` with `duration` for a held key.
+Seed 000 describes an earlier version of the tool, whose clicks take no coordinate and which
+has no scroll, hold_key, wait, triple_click or left_mouse_down/up; this export needs the
+20250124 tool. Pixel `coordinate`, `start_coordinate` for drags, modifiers of clicks and
+scrolls in `text`, keys in xdotool syntax, `hold_key` with `duration` for a held key.
 """
 
 from __future__ import annotations
@@ -52,7 +55,10 @@ DIALECT = Dialect(
             "and the modifiers held during a click or scroll, `scroll_direction`/"
             "`scroll_amount`, `duration` for `wait` and `hold_key`. A step that needs two "
             "tool calls holds a list of two objects.",
-    notes=("Keys are in xdotool syntax (`ctrl+s`, `Return`, `alt+Tab`).",
+    notes=("The objects are for the tool version `computer_20250124`: earlier versions "
+           "have no `scroll`, `hold_key`, `wait`, `triple_click` or `left_mouse_down`/"
+           "`left_mouse_up`, and no coordinate on clicks.",
+           "Keys are in xdotool syntax (`ctrl+s`, `Return`, `alt+Tab`).",
            "`left_mouse_down`/`left_mouse_up` take no coordinate in the tool: a step that "
            "has one becomes `[mouse_move, left_mouse_down]`.",
            "A held key is `hold_key` with `text` and `duration`."),

@@ -1,8 +1,9 @@
 """The `browsergym` dialect: BrowserGym's coordinate actions as Python call strings (seed 001).
 
 Keys use Playwright's names; modifiers around a click, drag or scroll are held with
-`keyboard_down`/`keyboard_up`. Several calls in one step are joined by newlines, which
-BrowserGym's action parser reads as a sequence.
+`keyboard_down`/`keyboard_up`. Several calls in one step are joined by newlines: BrowserGym
+runs such a step only in its multiaction mode (`HighLevelActionSet(multiaction=True)`);
+otherwise it refuses it ("Received a multi-action").
 """
 
 from __future__ import annotations
@@ -89,7 +90,10 @@ DIALECT = Dialect(
             "from_y, to_x, to_y)`, `mouse_down`/`mouse_up`, `scroll(delta_x, delta_y)`, "
             "`keyboard_press('Control+a')`, `keyboard_down`/`keyboard_up`, "
             "`keyboard_type('...')`, `noop(wait_ms)`. Several calls are joined by newlines.",
-    notes=(f"`scroll` deltas are pixels: {PIXELS_PER_CLICK} per wheel click, positive right "
+    notes=("A step of several calls (newline-separated) needs BrowserGym's multiaction mode, "
+           "`HighLevelActionSet(..., multiaction=True)`: without it BrowserGym refuses the "
+           "step (\"Received a multi-action, only single-actions are allowed\").",
+           f"`scroll` deltas are pixels: {PIXELS_PER_CLICK} per wheel click, positive right "
            "and down. BrowserGym scrolls where the pointer is, so a `mouse_move` comes first "
            "unless the pointer is already there.",
            "Coordinates are screen pixels; BrowserGym reads them as page (viewport) pixels, "

@@ -26,7 +26,7 @@ class Context:
     """What a dialect may need besides the action itself."""
 
     screen: tuple[int, int] | None  # the exported screen size; None when unknown
-    pointer: tuple[int, int] | None = None  # where the pointer is before the step, if known
+    pointer: tuple[int, int] | None = None  # where the dialect's earlier lines left it, if known
     following: Action | None = None  # the next exported step's action
 
 

@@ -2,7 +2,8 @@
 
 Each enabled step becomes one line; its image is the step's before-frame (the last visually
 distinct frame before the action began). `--scale-to` scales coordinates here, before the
-dialect sees them, so every dialect speaks of the exported screen.
+dialect sees them, so every dialect speaks of the exported screen. A step whose coordinates
+lie off the recorded screen is unexpressed in every dialect.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storage import Action, Recording, Step
+from storage.edit import off_screen
 
 from ..errors import UserError
 from .dialect import Context, Dialect, NotExpressible
 
-__all__ = ["Report", "Scale", "Trajectory", "enabled_actions", "trajectory"]
+__all__ = ["Report", "Scale", "Trajectory", "enabled_actions", "off_screen_step",
+           "trajectory"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,8 @@ class Scale:
     target: tuple[int, int]
 
     def point(self, point: tuple[int, int]) -> tuple[int, int]:
+        # min(): the last pixel may round up to the target's size; off-screen points never
+        # get here (see off_screen_step)
         (x, y), (sw, sh), (tw, th) = point, self.source, self.target
         return (min(_half_up(x * tw / sw), tw - 1), min(_half_up(y * th / sh), th - 1))
 
@@ -95,7 +100,8 @@ def trajectory(recording: Recording, steps: list[Step], dialect: Dialect, *,
         lines.append(_ordered(line))
         for done in actions[i:i + 1 + folds]:
             kinds[done.action] += 1
-            pointer = _pointer_after(done, pointer)
+            if line["action"] is not None:  # an unexpressed step moves no pointer
+                pointer = _pointer_after(done, pointer)
         i += 1 + folds
     return Trajectory(lines, list(frames), kinds, screen)
 
@@ -108,11 +114,20 @@ def enabled_actions(recording: Recording, steps: list[Step], *,
     return enabled, [scale.action(st.action) if scale else st.action for st in enabled]
 
 
+def off_screen_step(recording: Recording, step: Step) -> str | None:
+    """Why a step's coordinates are off its recording's screen, which no line can pair with
+    the screen it shows (nor scale or normalise); None when they are on it."""
+    why = off_screen(step.action, recording.screen)
+    return f"its {why} of the recording" if why else None
+
+
 def _line(recording: Recording, step: Step, action: Action, dialect: Dialect, ctx: Context,
           report: Report) -> tuple[dict[str, Any], int]:
     line: dict[str, Any] = {"recording": recording.name, "step": step.step,
                             "t": round(step.t_start, 6)}
     try:
+        if off := off_screen_step(recording, step):
+            raise NotExpressible(off)
         translation = dialect.translate(action, ctx)
     except NotExpressible as why:
         report.unexpressed[(action.action, str(why))] += 1
