@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -13,7 +14,9 @@ import pytest
 
 from deskreel import demo
 
-needs_xvfb = pytest.mark.skipif(shutil.which("Xvfb") is None,
+# Skipped without Xvfb, except in CI (DESKREEL_REQUIRE_X), where it must run.
+needs_xvfb = pytest.mark.skipif(shutil.which("Xvfb") is None
+                                and not os.environ.get("DESKREEL_REQUIRE_X"),
                                 reason="Xvfb is not installed (apt-get install xvfb)")
 
 

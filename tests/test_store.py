@@ -53,6 +53,13 @@ def test_new_file_is_private_and_in_wal_mode(db):
     assert con.execute("select version_num from alembic_version").fetchone()[0] == "0003"
 
 
+def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
+    with open_store(db) as store, store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
 def test_new_store_is_at_the_current_version(store_url):
     with open_store(store_url) as store:
         assert store.schema_version() == SCHEMA_VERSION == 3
