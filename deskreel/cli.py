@@ -70,7 +70,9 @@ def database_failure(err: SQLAlchemyError) -> str:
     if isinstance(err, DBAPIError) and (err.connection_invalidated or isinstance(
             orig, (ConnectionError, OSError)) or type(orig).__name__ in (
             "OperationalError", "InterfaceError")):
-        return (f"database error: {reason}: the connection to the database failed; "
+        server = getattr(err, "server", None)  # host:port/database, set by storage
+        where = f"PostgreSQL at {server}" if server else "the database"
+        return (f"database error: {reason}: the connection to {where} failed; "
                 f"nothing of the interrupted transaction was stored: check the server and "
                 f"run the command again")
     return f"database error: {reason}"

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from .cli import cli, open_db
 from .errors import EXIT_FAILED, EXIT_OK, UserError
+
+if TYPE_CHECKING:
+    from storage import Store
+    from storage.health import Health
 
 
 @cli.command("doctor")
@@ -13,28 +19,32 @@ from .errors import EXIT_FAILED, EXIT_OK, UserError
 @click.option("--repair", is_flag=True,
               help="reduce raw events a killed recorder left behind into steps, and delete "
               "frames and anchors that nothing refers to")
-def doctor(db: str, repair: bool) -> int:
+@click.option("--force", is_flag=True,
+              help="with --repair: also repair recordings and runs that another program "
+              "may still be writing (when you know their recorder or replay was killed)")
+def doctor(db: str, repair: bool, force: bool) -> int:
     """Check a database: integrity, schema version, orphaned frames and anchors, and
-    recordings whose last events never became steps. Exit 0 when healthy, 1 when not."""
-    from recorder.reduce import reduce_events
-    from storage.health import examine, recover_tail, remove_orphans
+    recordings whose last events never became steps. Exit 0 when healthy, 1 when not.
 
+    While another program has DB open, recordings written in the last 10 minutes and
+    unfinished runs may still be being written: they are noted, not counted as problems,
+    and --repair leaves them (and frames that nothing uses yet) alone.
+    """
+    from storage.health import examine
+
+    if force and not repair:
+        raise UserError("--force only changes what --repair does: give both")
     with open_db(db) as store:
         health = examine(store)
         if repair and health.integrity == "ok":
-            for tail in health.tails:
-                added = recover_tail(store, tail, reduce=reduce_events)
-                click.echo(f"recording {tail.recording_id} {tail.name!r}: {added} steps "
-                           f"recovered from its raw events", err=True)
-            frames, anchors = remove_orphans(store, health)
-            if frames or anchors:
-                click.echo(f"deleted {frames} orphaned frames and {anchors} orphaned anchors",
-                           err=True)
+            _repair(store, health, force=force)
             health = examine(store)
     problems = health.problems
     summary = (f"schema {health.schema_version}, {health.recordings} recordings, "
                f"{health.frames} frames" if health.integrity == "ok" else
                "not read further: restore a backup, or try the sqlite3 shell's .recover")
+    for note in health.notes:
+        click.echo(f"  note: {note}")
     if not problems:
         click.echo(f"{store.label}: healthy ({summary})")
         return EXIT_OK
@@ -44,6 +54,32 @@ def doctor(db: str, repair: bool) -> int:
             else "; 'deskreel doctor --repair' fixes what it can")
     click.echo(f"{store.label}: {len(problems)} problem(s) ({summary}){hint}")
     return EXIT_FAILED
+
+
+def _repair(store: Store, health: Health, *, force: bool) -> None:
+    """Recover tails and delete orphans; what may still be being written only if forced."""
+    from recorder.reduce import reduce_events
+    from storage.health import recover_tail, remove_orphans
+
+    for tail in health.tails:
+        if tail.live and not force:
+            click.echo(f"recording {tail.recording_id} {tail.name!r}: left alone: it was "
+                       f"written {health.writing[tail.recording_id]:.0f} s ago and another "
+                       f"program has {store.label} open, so its recorder may still be "
+                       f"running; add --force if that recorder was killed", err=True)
+            continue
+        added = recover_tail(store, tail, reduce=reduce_events)
+        click.echo(f"recording {tail.recording_id} {tail.name!r}: {added} steps "
+                   f"recovered from its raw events", err=True)
+    keep_frames = health.busy and not force
+    frames, anchors = remove_orphans(store, health, keep_frames=keep_frames)
+    if keep_frames and health.orphan_frames:
+        click.echo(f"kept {len(health.orphan_frames)} frames that no step or run uses yet, "
+                   f"as {health.busy_names} may still be being written: add --force to "
+                   f"delete them anyway", err=True)
+    if frames or anchors:
+        click.echo(f"deleted {frames} orphaned frames and {anchors} orphaned anchors",
+                   err=True)
 
 
 @cli.command("redact")

@@ -9,7 +9,7 @@ import click
 from storage import Copied, Store, copy_recording, open_store
 
 from .cli import cli, open_db
-from .errors import EXIT_OK, UserError
+from .errors import EXIT_OK, EXIT_USAGE, UserError
 from .table import format_bytes, format_duration
 
 REF_HELP = "recording id or name; repeat for more"
@@ -27,6 +27,8 @@ def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
     Each recording travels whole, in one transaction: raw events, steps, frames, anchors,
     masks, runs and step results. One that URL holds already is left as it is, so pushing
     again is safe; one whose name another recording there has gets a free name (NAME-2).
+    One edited or redacted since it was pushed is not pushed over its shared copy: the
+    command says what to do instead and exits 2.
     Give the password in $PGPASSWORD or ~/.pgpass rather than in the URL.
     """
     if refs and every:
@@ -59,18 +61,22 @@ def _copy_all(source: Store, target: Store, refs: list[str | int | None], *, ver
         copied = copy_recording(source, target, ref)
         done.append(copied)
         click.echo(_line(copied, verb, source, target), err=True)
+    differ = sum(c.differs for c in done)
     if len(done) > 1:
         sent = sum(c.bytes for c in done)
         new = sum(c.copied for c in done)
+        changed = f", {differ} of them changed since" if differ else ""
         click.echo(f"{verb} {new} of {len(done)} recordings ({len(done) - new} were there "
-                   f"already): {format_bytes(sent)} in "
+                   f"already{changed}): {format_bytes(sent)} in "
                    f"{format_duration(time.monotonic() - started)}", err=True)
-    return EXIT_OK
+    return EXIT_USAGE if differ else EXIT_OK
 
 
 def _line(c: Copied, verb: str, source: Store, target: Store) -> str:
     what = f"recording {c.source_id} {c.name!r}"
     there = f"recording {c.target_id} {c.target_name!r}"
+    if c.differs:
+        return _changed_line(c, verb, source, target)
     if not c.copied:
         return f"{target.label} holds {what} already (as {there}): nothing to do"
     line = (f"{verb} {what} from {source.label} to {target.label} as {there}: "
@@ -79,3 +85,18 @@ def _line(c: Copied, verb: str, source: Store, target: Store) -> str:
         line += (f"; renamed because {target.label} holds another recording named "
                  f"{c.name!r}")
     return line
+
+
+def _changed_line(c: Copied, verb: str, source: Store, target: Store) -> str:
+    """A recording whose copy in the target has other steps or events than the source's."""
+    what = f"recording {c.source_id} {c.name!r}"
+    there = f"recording {c.target_id} {c.target_name!r}"
+    line = (f"deskreel: {target.label} holds {what} from an earlier {verb[:-2]} (as {there}), "
+            f"but one of the two was edited or redacted since: nothing was {verb}")
+    if c.redacted:
+        steps = " ".join(f"--step {n}" for n in c.redacted)
+        return (f"{line}; its copy there still holds what steps "
+                f"{', '.join(map(str, c.redacted))} typed: redact them there too "
+                f"(deskreel redact {target.label} -r {c.target_id} {steps})")
+    return (f"{line}; to share this version, make it a recording of its own (deskreel edit "
+            f"{source.label} -r {c.source_id} --copy-to NEW-NAME) and {verb[:-2]} that")

@@ -4,23 +4,39 @@ Checks the file's integrity (SQLite's quick_check), the schema version, frames a
 that nothing refers to, steps that refer to frames the file lacks, step results whose details
 are not readable JSON, and recordings whose last raw events never became steps (a recorder
 killed before it could reduce them).
+
+A store that other programs have open (a shared server, or a file a recorder is writing)
+may hold recordings and runs still being written: a running recorder's newest events are
+not reduced yet, and a frame it or a replay has just stored is used by no step or result
+yet. Those are what `writing` and `running` name; they are not problems, and a repair
+leaves them alone unless forced.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.exc import DatabaseError
 
 from . import schema as s
-from .store import Store, chunks, delete_unused_frames, details_frames, numbered_events
+from .store import Store, chunks, delete_unused_frames, details_frames, numbered_events, utc
 from .values import RawEvent, Step
 
 __all__ = ["Health", "Tail", "examine", "recover_tail", "remove_orphans"]
+
+# While another program has the store open: a recording written to this recently may still
+# have its recorder running (it reduces its events within seconds of a pause in them), and
+# an unfinished run started this recently may still be replaying (it names its frames only
+# when it ends).
+WRITING = timedelta(minutes=10)
+RUNNING = timedelta(hours=24)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +48,7 @@ class Tail:
     name: str
     first_seq: int
     events: int  # key and button presses among them
+    live: bool = False  # its recorder may still be running: see `Health.writing`
 
 
 @dataclass
@@ -45,6 +62,14 @@ class Health:
     missing_frames: list[tuple[int, int, str]] = field(default_factory=list)  # rec, step, hash
     tails: list[Tail] = field(default_factory=list)
     unreadable_results: list[tuple[int, int]] = field(default_factory=list)  # run, step
+    others: bool = False  # another program has the store open
+    writing: dict[int, float] = field(default_factory=dict)  # recording: s since last write
+    running: dict[int, float] = field(default_factory=dict)  # unfinished run: s since start
+
+    @property
+    def busy(self) -> bool:
+        """Something may still be writing into the store: orphans may be frames in flight."""
+        return bool(self.writing or self.running)
 
     @property
     def problems(self) -> list[str]:
@@ -58,20 +83,44 @@ class Health:
         for run, step in self.unreadable_results:
             out.append(f"run {run} step {step}: its result details are unreadable")
         for tail in self.tails:
-            out.append(f"recording {tail.recording_id} {tail.name!r} has {tail.events} key or "
-                       f"button presses after its last step (its recorder stopped early)")
-        if self.orphan_frames:
+            if not tail.live:
+                out.append(f"recording {tail.recording_id} {tail.name!r} has {tail.events} "
+                           f"key or button presses after its last step (its recorder "
+                           f"stopped early)")
+        if self.orphan_frames and not self.busy:
             out.append(f"{len(self.orphan_frames)} frames belong to no step or run")
         if self.orphan_anchors:
             out.append(f"{len(self.orphan_anchors)} anchors belong to no step")
         return out
 
+    @property
+    def notes(self) -> list[str]:
+        """What was not counted as a problem because it may still be being written."""
+        out = [f"recording {tail.recording_id} {tail.name!r} is still being written (last "
+               f"write {self.writing[tail.recording_id]:.0f} s ago): its {tail.events} key or "
+               f"button presses after its last step may not be reduced yet"
+               for tail in self.tails if tail.live]
+        if self.orphan_frames and self.busy:
+            out.append(f"{len(self.orphan_frames)} frames belong to no step or run yet: not "
+                       f"counted while {self.busy_names} may still be being written")
+        return out
 
-def examine(store: Store) -> Health:
+    @property
+    def busy_names(self) -> str:
+        """The recordings and runs that may still be being written, for messages."""
+        names = [f"recording {rec}" for rec in sorted(self.writing)]
+        names += [f"run {run}" for run in sorted(self.running)]
+        return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def examine(store: Store, *, now: datetime | None = None) -> Health:
     """Everything `doctor` reports, read in one pass; a file that fails SQLite's integrity
     check is reported as such and not read further (reading it could fail anywhere)."""
     health = Health()
+    now = now or datetime.now(UTC)
+    store.engine.dispose()  # our own idle sessions, which the pool keeps, are not others'
     with store.engine.connect() as conn:
+        health.others = _opened_elsewhere(store, conn)  # before any second session of ours
         if store.engine.dialect.name == "sqlite":
             try:
                 rows = conn.execute(text("PRAGMA quick_check")).scalars().all()
@@ -108,17 +157,23 @@ def examine(store: Store) -> Health:
         anchored = select(a.anchor_id).where(a.anchor_id.is_not(None))
         health.orphan_anchors = list(conn.scalars(
             select(s.anchors.c.id).where(s.anchors.c.id.not_in(anchored))))
-        health.tails = _tails(conn)
+        if health.others:
+            health.writing, health.running = _recent_writes(conn, now)
+        health.tails = [replace(tail, live=tail.recording_id in health.writing)
+                        for tail in _tails(conn)]
     return health
 
 
-def remove_orphans(store: Store, health: Health) -> tuple[int, int]:
-    """Delete the frames and anchors nothing refers to; returns how many of each."""
+def remove_orphans(store: Store, health: Health, *, keep_frames: bool = False
+                   ) -> tuple[int, int]:
+    """Delete the frames (unless `keep_frames`) and anchors nothing refers to; returns how
+    many of each."""
     an = s.anchors.c
-    anchors = 0
+    frames = anchors = 0
     with store.engine.begin() as conn:
         # checked again as they go: a recorder may have started to use one since `examine`
-        frames = delete_unused_frames(conn, health.orphan_frames)
+        if not keep_frames:
+            frames = delete_unused_frames(conn, health.orphan_frames)
         anchored = select(s.actions.c.anchor_id).where(s.actions.c.anchor_id.is_not(None))
         for chunk in chunks(health.orphan_anchors):
             anchors += conn.execute(s.anchors.delete().where(
@@ -161,3 +216,55 @@ def _tails(conn: Any) -> list[Tail]:
              .group_by(r.id, r.name, last.c.last))
     return [Tail(rec, name, int(after) + 1, int(count))
             for rec, name, after, count in conn.execute(query)]
+
+
+def _opened_elsewhere(store: Store, conn: Any) -> bool:
+    """Whether another program has the store open: another session on the server's
+    database, or another process holding SQLite's lock on the file's shared memory (every
+    connection to a WAL database holds one while it is open)."""
+    if conn.dialect.name == "postgresql":
+        others = text("select count(*) from pg_stat_activity where datname = "
+                      "current_database() and backend_type = 'client backend' and "
+                      "pid <> pg_backend_pid()")
+        for _ in range(10):  # a session closed a moment ago is listed until its backend exits
+            if not conn.scalar(others):
+                return False
+            time.sleep(0.05)
+            conn.execute(text("select pg_stat_clear_snapshot()"))  # else the same list again
+        return True
+    if store.path is None:
+        return True
+    try:
+        inode = os.stat(f"{store.path}-shm").st_ino
+    except FileNotFoundError:
+        return False  # nobody has it open in WAL mode
+    try:  # read, never opened: closing a descriptor of the file would drop our own locks
+        with open("/proc/locks") as locks:
+            held = [[field for field in line.split() if field != "->"] for line in locks]
+    except OSError:
+        return True  # cannot tell: assume the worst
+    me = str(os.getpid())  # "1: POSIX ADVISORY READ <pid> <major>:<minor>:<inode> 128 128"
+    return any(len(f) > 5 and f[5].rsplit(":", 1)[-1] == str(inode) and f[4] != me
+               for f in held)
+
+
+def _recent_writes(conn: Any, now: datetime) -> tuple[dict[int, float], dict[int, float]]:
+    """Recordings written to within WRITING, and unfinished runs started within RUNNING: s
+    since then. A recording's last write is its start plus the time of its newest event or
+    step (events and steps carry times from the recording's start)."""
+    r, e, a, ru = s.recordings.c, s.events.c, s.actions.c, s.runs.c
+    latest: dict[int, float] = {}
+    for table, column in ((s.events, e.t), (s.actions, a.t_end)):
+        owner = table.c.recording_id
+        for rec, t in conn.execute(select(owner, func.max(column)).group_by(owner)):
+            latest[rec] = max(latest.get(rec, 0.0), t or 0.0)
+    writing = {}
+    for rec, created in conn.execute(select(r.id, r.created)):
+        written = utc(created) + timedelta(seconds=latest.get(rec, 0.0))
+        if now - written < WRITING:  # a clock ahead of ours counts as just now
+            writing[rec] = max(0.0, (now - written).total_seconds())
+    running = {}
+    for run, started in conn.execute(select(ru.id, ru.started).where(ru.ended.is_(None))):
+        if now - utc(started) < RUNNING:
+            running[run] = max(0.0, (now - utc(started)).total_seconds())
+    return writing, running

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import socket
@@ -57,12 +58,13 @@ def open_store(target: str | os.PathLike[str], *, create: bool = True,
                readonly: bool = False) -> Store:
     """Open a database file or URL, creating a new file (0600) when allowed.
 
-    `readonly` opens an SQLite file so that nothing can write through this store (a replay
-    reads its recording this way); it must already exist at the current schema version.
+    `readonly` opens the store so that nothing can write through it (a replay reads its
+    recording this way): an SQLite file with query_only, a server's sessions with read-only
+    transactions. It must already exist at the current schema version.
     """
     text = os.fspath(target)
     if "://" in text:
-        return _open_url(text)
+        return _open_url(text, readonly=readonly)
     path = Path(text)
     _prepare_file(path, create=create and not readonly)
     if readonly:
@@ -426,7 +428,7 @@ def _create_schema(conn: Any) -> None:
     command.stamp(_alembic_config(conn), "head")
 
 
-def _open_url(text: str) -> Store:
+def _open_url(text: str, *, readonly: bool = False) -> Store:
     """A server's store; `postgresql://` URLs get the psycopg 3 driver."""
     label = _hide_password(text)
     try:
@@ -452,7 +454,17 @@ def _open_url(text: str) -> Store:
     except ArgumentError as err:
         raise StorageError(f"{label} is not a URL deskreel can use ({err}): write it as "
                            f"postgresql://USER@HOST:PORT/DATABASE") from None
+    if readonly:
+        event.listen(engine, "connect", _sqlite_readonly_pragmas
+                     if url.get_backend_name() == "sqlite" else _postgresql_readonly)
     if url.get_backend_name() == "postgresql":
+        event.listen(engine, "handle_error", _naming_the_server(server_name(url)))
+        # psycopg logs what it ignores while a lost connection unwinds ("error ignored
+        # terminating <psycopg.Pipeline [BAD]>"); unconfigured, that is a second line on
+        # stderr next to the one the error itself gives
+        psycopg_log = logging.getLogger("psycopg")
+        if not psycopg_log.handlers:
+            psycopg_log.addHandler(logging.NullHandler())
         try:
             with engine.connect():
                 pass
@@ -460,13 +472,22 @@ def _open_url(text: str) -> Store:
             engine.dispose()
             raise StorageError(connect_failure(url, err),
                                details={"server": server_name(url)}) from None
-    return Store(engine, label=label)
+    return Store(engine, label=label, readonly=readonly)
 
 
 def server_name(url: URL) -> str:
     """host:port/database, the way messages name a server."""
     host = url.host or "localhost"
     return f"{host}:{url.port or 5432}/{url.database or url.username or ''}"
+
+
+def _naming_the_server(name: str) -> Any:
+    """An engine's error hook: every database error it raises carries `server` (host:port/
+    database), so that a connection lost mid-command can say which one it was."""
+    def handle(context: Any) -> None:
+        if context.sqlalchemy_exception is not None:
+            context.sqlalchemy_exception.server = name
+    return handle
 
 
 def connect_failure(url: URL, err: DBAPIError) -> str:
@@ -494,8 +515,8 @@ def connect_failure(url: URL, err: DBAPIError) -> str:
         hint = "ask its administrator to allow this host and user"
     else:  # the server's own words; libpq never quotes a password, but make sure
         reason = text.split(" failed: ", 1)[-1].removeprefix("FATAL: ").strip() or "unknown error"
-        if url.password:
-            reason = reason.replace(str(url.password), "***")
+        for secret in _secrets(url):
+            reason = reason.replace(secret, "***")
     return f"cannot connect to PostgreSQL at {server_name(url)}: {reason}: {hint}"
 
 
@@ -620,6 +641,11 @@ def _sqlite_readonly_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _postgresql_readonly(dbapi_connection: Any, _record: Any) -> None:
+    # psycopg begins every transaction of this session READ ONLY: the server refuses writes
+    dbapi_connection.read_only = True
+
+
 def _alembic_config(conn: Any) -> Any:
     from alembic.config import Config
 
@@ -710,9 +736,25 @@ def _reason(err: SQLAlchemyError) -> str:
 
 
 def _hide_password(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
+    """The URL for messages: its password, and any given as a query parameter
+    (`?password=`, `?sslpassword=`), shown as ***."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
+        hidden = parsed.update_query_dict({key: "***" for key in _secret_keys(parsed)})
+        return hidden.render_as_string(hide_password=True).replace("%2A", "*")
     except Exception:  # a malformed URL: show none of it rather than leak a secret
         return "the database URL"
+
+
+def _secret_keys(url: URL) -> list[str]:
+    """The query parameters of a URL that libpq reads as passwords."""
+    return [key for key in url.query if "password" in key.lower()]
+
+
+def _secrets(url: URL) -> list[str]:
+    """Every password a URL holds, in its user part or in its query."""
+    values = [url.password] if url.password else []
+    for key in _secret_keys(url):
+        given = url.query[key]
+        values += [given] if isinstance(given, str) else list(given)
+    return [str(value) for value in values if value]

@@ -5,12 +5,13 @@ A recording is known in every store by its uid. A copy is one transaction on the
 its header, raw events, frames, anchors, steps, masks, runs and step results arrive
 together or not at all, so an interrupted copy leaves nothing, and copying what the target
 already holds changes nothing. Frames are shared by content: only those the target lacks
-are sent.
+are sent. A recording edited or redacted on one side after it was copied is not copied
+again over the other: `Copied.differs` says so, and the caller decides what to advise.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,8 +19,9 @@ from sqlalchemy import Connection, select
 from sqlalchemy.exc import IntegrityError
 
 from . import schema as s
-from .store import (Store, chunks, free_name, insert_ignore, insert_rows, recording_frames,
-                    result_frames, utc)
+from .store import (Store, chunks, details_frames, free_name, insert_ignore, insert_rows,
+                    recording_frames, utc)
+from .vocabulary import SECRET
 
 __all__ = ["Copied", "copy_recording"]
 
@@ -40,6 +42,10 @@ class Copied:
     copied: bool  # False: the target held this recording already; nothing changed
     frames: int = 0  # frames the target did not have before
     bytes: int = 0  # frame and anchor bytes sent
+    # not copied, the target's copy has other raw events, steps, anchors or masks (one side
+    # was edited or redacted since the copy); `redacted`: steps redacted only in the source
+    differs: bool = False
+    redacted: tuple[int, ...] = ()
 
     @property
     def renamed(self) -> bool:
@@ -72,7 +78,11 @@ def _copy(src: Connection, dst: Connection, source_id: int, uid: str) -> Copied:
     name = header["name"]
     held = dst.execute(select(r.id, r.name).where(r.uid == uid)).first()
     if held is not None:
-        return Copied(uid, source_id, name, held.id, held.name, copied=False)
+        ours, theirs = _content(src, source_id), _content(dst, held.id)
+        redacted = tuple(n for n, body in ours[1].items()
+                         if SECRET.search(body) and not SECRET.search(theirs[1].get(n, "")))
+        return Copied(uid, source_id, name, held.id, held.name, copied=False,
+                      differs=ours != theirs, redacted=redacted)
     taken = dst.scalar(select(r.id).where(r.name == name)) is not None
     header.update(name=free_name(dst, name) if taken else name, uid=uid,
                   created=utc(header["created"]))
@@ -101,7 +111,7 @@ def _copy_frames(src: Connection, dst: Connection, source_id: int) -> tuple[int,
     keys = recording_frames(src, source_id)
     runs = select(s.runs.c.id).where(s.runs.c.recording_id == source_id)
     for (details,) in src.execute(select(sr.details).where(sr.run_id.in_(runs))):
-        keys |= result_frames(json.loads(details or "{}"))
+        keys |= details_frames(details)  # damaged text travels as it is, with its frames
     missing = []
     for chunk in chunks(sorted(keys), _KEYS):
         there = set(dst.scalars(select(f.hash).where(f.hash.in_(chunk))))
@@ -155,6 +165,37 @@ def _copy_runs(src: Connection, dst: Connection, source_id: int, new_id: int) ->
             src, s.step_results, s.step_results.c.run_id == run["id"],
             order=s.step_results.c.step)]
         insert_rows(dst, s.step_results, results)
+
+
+def _content(conn: Connection, recording_id: int) -> tuple[str, dict[int, str]]:
+    """A digest of what a copy carries and an edit or a redaction changes (raw events,
+    steps with their anchors, masks; not the name, ids or runs), and each step's body."""
+    a, an, e, m = s.actions.c, s.anchors.c, s.events.c, s.masks.c
+    digest = hashlib.sha256()
+    steps = conn.execute(
+        select(*(c for c in s.actions.c if c.name not in ("recording_id", "anchor_id")),
+               *(c for c in s.anchors.c if c.name not in ("id", "recording_id")))
+        .select_from(s.actions.outerjoin(s.anchors, a.anchor_id == an.id))
+        .where(a.recording_id == recording_id).order_by(a.step)).all()
+    masks = conn.execute(select(m.step, m.x, m.y, m.w, m.h)
+                         .where(m.recording_id == recording_id).order_by(m.id)).all()
+    for row in [*steps, ("masks",), *masks, ("events",)]:
+        digest.update(repr(_plain(row)).encode())
+    last = -1
+    while True:  # in slices, as copies go: a long recording never sits in memory
+        events = conn.execute(select(*(c for c in s.events.c if c.name != "recording_id"))
+                              .where(e.recording_id == recording_id, e.seq > last)
+                              .order_by(e.seq).limit(_ROWS)).all()
+        if not events:
+            return digest.hexdigest(), {row.step: row.body for row in steps}
+        for row in events:
+            digest.update(repr(_plain(row)).encode())
+        last = events[-1].seq
+
+
+def _plain(row: Any) -> tuple[Any, ...]:
+    """A row's values as both backends give them back (PostgreSQL may give memoryviews)."""
+    return tuple(bytes(v) if isinstance(v, memoryview) else v for v in row)
 
 
 def _select(conn: Connection, table: Any, where: Any, *, order: Any) -> list[dict[str, Any]]:

@@ -1,15 +1,20 @@
 """`deskreel doctor`: healthy after ordinary edits, repairs what a killed recorder left
-after an edit, and reports a damaged file as a failed check (exit 1), not a crash."""
+after an edit, and reports a damaged file as a failed check (exit 1), not a crash.
+
+The tests that are not about SQLite's file format run on an SQLite file and on a real
+PostgreSQL database (`store_url`, see tests/pg.py)."""
 
 from __future__ import annotations
 
 import sqlite3
 
 import pytest
+from sqlalchemy import text
 
 from deskreel.cli import run
 from storage import RawEvent, StepResult, open_store
 from tests.fixture_recording import build_recording
+from tests.pg import raw_engine
 
 
 def deskreel(*args: object) -> int:
@@ -17,7 +22,12 @@ def deskreel(*args: object) -> int:
 
 
 @pytest.fixture
-def fixture(tmp_path):
+def fixture(store_url):
+    return build_recording(store_url)
+
+
+@pytest.fixture
+def sqlite_fixture(tmp_path):
     return build_recording(tmp_path / "rec.db")
 
 
@@ -70,7 +80,8 @@ def test_repair_after_an_edit_recovers_a_killed_recorders_tail(fixture, capsys):
     assert deskreel("doctor", fixture.db) == 0
 
 
-def test_a_damaged_file_fails_the_check_in_one_line(fixture, capsys):
+def test_a_damaged_file_fails_the_check_in_one_line(sqlite_fixture, capsys):
+    fixture = sqlite_fixture
     with sqlite3.connect(fixture.db) as conn:  # everything into the main file, then break it
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         page = conn.execute("PRAGMA page_size").fetchone()[0]
@@ -94,9 +105,13 @@ def _damaged_result(fixture, details: str) -> int:
         run = store.start_run(fixture.recording_id, mode="verify", options={})
         store.add_step_results(run, [StepResult(1, "failed")])
         store.finish_run(run, "failed")
-    with sqlite3.connect(fixture.db) as conn:
-        conn.execute("UPDATE step_results SET details = ? WHERE run_id = ?", (details, run))
-    conn.close()
+    engine = raw_engine(str(fixture.db))
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE step_results SET details = :details WHERE run_id = :run"),
+                         {"details": details, "run": run})
+    finally:
+        engine.dispose()
     return run
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError
 from deskreel.cli import database_failure, run
 from storage import Action, Step, open_store
 from storage import schema as s
+from storage.store import connect_failure
 from tests.fleet_writer import schema_version_of, write_like_a_recorder
 from samples.person import Person
 from tests.pg import pg_label
@@ -88,6 +89,19 @@ def test_unusable_urls_say_how_to_write_one(capsys):
     assert deskreel("list", f"mysql://deskreel:{SECRET}@127.0.0.1/db") == 2
     assert_one_clean_line(capsys.readouterr().err, "mysql://deskreel:***@127.0.0.1/db",
                           "SQLite files and in PostgreSQL")
+    assert deskreel("list", f"mysql://deskreel@127.0.0.1/db?sslpassword={SECRET}&"
+                            f"password={SECRET}&sslmode=require") == 2
+    assert_one_clean_line(capsys.readouterr().err, "mysql://deskreel@127.0.0.1/db?",
+                          "?password=***&", "&sslpassword=***", "sslmode=require")
+
+
+def test_a_server_message_never_repeats_a_password_from_the_query():
+    url = make_url(f"postgresql://deskreel:pw-1@db.example:5433/fleet?password={SECRET}")
+    err = DBAPIError("connect", {}, Exception(f"connection failed: odd reply to {SECRET} "
+                                              f"and pw-1"))
+    assert connect_failure(url, err) == ("cannot connect to PostgreSQL at db.example:5433/"
+                                         "fleet: odd reply to *** and ***: check that the "
+                                         "server runs and the URL is right")
 
 
 # -- a real server -------------------------------------------------------------------------
@@ -132,6 +146,45 @@ def test_the_password_stays_out_of_messages_and_the_database(pg_url, tmp_path, c
         assert f":{password}@" not in out.out + out.err + stored
 
 
+def test_a_password_given_as_a_query_parameter_is_hidden_too(pg_url, tmp_path, capsys):
+    url = make_url(pg_url)
+    password = url.password or SECRET  # a server that trusts loopback takes any
+    in_query = url.set(password=None).update_query_dict({"password": password})
+    given = in_query.render_as_string(hide_password=False)
+    shown = f"{url.set(password=None).render_as_string()}?password=***"
+    local = tmp_path / "local.db"
+    assert deskreel("import", "samples/scripts/every-action.json", local) == 0
+    assert deskreel("push", local, given) == 0
+    assert deskreel("doctor", given) == 0
+    out = capsys.readouterr()
+    assert f"to {shown} as recording 1" in out.err
+    assert f"{shown}: healthy" in out.out
+    assert f"password={password}" not in out.out + out.err
+    if url.password:
+        wrong = in_query.update_query_dict({"password": SECRET})
+        assert deskreel("list", wrong.render_as_string(hide_password=False)) == 2
+        assert_one_clean_line(capsys.readouterr().err, "authentication failed")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_readonly_store_opened_by_url_cannot_write(backend, tmp_path, request):
+    url = (f"sqlite:///{tmp_path / 'ro.db'}" if backend == "sqlite"
+           else request.getfixturevalue("pg_url"))
+    with open_store(url) as store:
+        kept = store.create_recording("kept", source="script")
+    with open_store(url, readonly=True) as store:
+        assert store.readonly and [r.name for r in store.recordings()] == ["kept"]
+        with pytest.raises(DBAPIError) as caught:
+            store.create_recording("new", source="script")
+        with pytest.raises(DBAPIError), store.engine.begin() as conn:
+            conn.execute(s.recordings.delete())
+    message = database_failure(caught.value)
+    assert message.startswith("database error: ") and "\n" not in message
+    assert ("read-only transaction" if backend == "postgresql" else "readonly") in message
+    with open_store(url) as store:
+        assert store.recording_ids() == [kept]
+
+
 def test_many_stores_open_a_new_database_at_once(pg_url):
     """Schema set-up happens once, under an advisory lock, however many open it together."""
     ctx = multiprocessing.get_context("spawn")
@@ -171,14 +224,7 @@ def test_eight_recorders_write_into_one_database_at_once(pg_url):
 def test_an_interrupted_push_leaves_nothing_and_the_next_one_copies_once(pg_url, pg_server,
                                                                           tmp_path):
     local = tmp_path / "big.db"
-    with open_store(local) as store:
-        rec = store.create_recording("big", source="recorder", screen=(1280, 800))
-        keys = [store.put_frame(os.urandom(100_000), width=1280, height=800, fmt="webp")
-                for _ in range(200)]
-        store.add_steps(rec, [Step(step=i + 1, action=Action(action="left_click",
-                                                             coordinate=(i, i)),
-                                   t_start=i, t_end=i + 0.1, before_frame=k, after_frame=k)
-                              for i, k in enumerate(keys)])
+    rec, keys = _big_recording(local)
     database = make_url(pg_url).database
     pusher = subprocess.Popen([*PUSH, local, pg_url], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE)
@@ -200,6 +246,44 @@ def test_an_interrupted_push_leaves_nothing_and_the_next_one_copies_once(pg_url,
         assert all(store.frame(k) == source.frame(k) for k in keys)
         with store.engine.connect() as conn:
             assert conn.scalar(select(func.count()).select_from(s.frames)) == 200
+
+
+def test_a_connection_lost_mid_push_names_the_server(pg_url, pg_server, tmp_path):
+    local = tmp_path / "big.db"
+    _big_recording(local)
+    database = make_url(pg_url).database
+    pusher = subprocess.Popen([*PUSH, local, pg_url], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_frames_in_flight(pg_server.admin, database, pusher)
+        with pg_server.admin.connect() as conn:  # what a server restart or an admin does
+            assert conn.scalar(text("select count(pg_terminate_backend(pid)) from "
+                                    "pg_stat_activity where datname = :db and "
+                                    "application_name = 'deskreel'"), {"db": database})
+        err = pusher.communicate(timeout=60)[1]
+    finally:
+        pusher.kill()
+        pusher.wait()
+    assert pusher.returncode == 2, err
+    assert err.startswith("deskreel: database error: "), err  # the reason depends on timing
+    assert_one_clean_line(err, f"the connection to PostgreSQL at {pg_label(pg_url)} failed",
+                          "run the command again")
+    assert "Traceback" not in err
+    if make_url(pg_url).password:
+        assert f":{make_url(pg_url).password}@" not in err
+
+
+def _big_recording(path) -> tuple[int, list[str]]:
+    """A local recording of 200 steps with 100 kB frames (20 MB): a push of some seconds."""
+    with open_store(path) as store:
+        rec = store.create_recording("big", source="recorder", screen=(1280, 800))
+        keys = [store.put_frame(os.urandom(100_000), width=1280, height=800, fmt="webp")
+                for _ in range(200)]
+        store.add_steps(rec, [Step(step=i + 1, action=Action(action="left_click",
+                                                             coordinate=(i, i)),
+                                   t_start=i, t_end=i + 0.1, before_frame=k, after_frame=k)
+                              for i, k in enumerate(keys)])
+    return rec, keys
 
 
 def test_two_machines_pushing_the_same_recording_at_once_make_one_copy(pg_url, tmp_path):
@@ -288,6 +372,6 @@ def test_a_dropped_connection_says_run_again_not_doctor(pg_url, pg_server):
             conn.execute(text("select 1"))
     message = database_failure(caught.value)
     assert message.startswith("database error: ") and "\n" not in message
-    assert "the connection to the database failed" in message and "run the command again" in (
-        message)
+    assert f"the connection to PostgreSQL at {pg_label(pg_url)} failed" in message
+    assert "run the command again" in message
     assert "doctor" not in message

@@ -166,3 +166,67 @@ def test_bad_push_requests_change_nothing(source, tmp_path, capsys, args, messag
 def test_pull_needs_a_recording(tmp_path, capsys):
     assert deskreel("pull", tmp_path / "shared.db", tmp_path / "local.db") == 2
     assert "Missing option '-r'" in capsys.readouterr().err
+
+
+def test_damaged_result_details_travel_as_they_are(source, store_url, tmp_path, capsys):
+    with open_store(source.db) as local:  # a screen that only the damaged details name
+        key = local.put_frame(b"replay screen", width=1, height=1, fmt="webp")
+    damaged = f'{{not json "replay_after": "{key}"'
+    run_sql(str(source.db), f"update step_results set details = '{damaged}' "
+                            f"where run_id = 2 and step = 2")
+    back = tmp_path / "back.db"
+    assert deskreel("push", source.db, store_url) == 0
+    assert deskreel("pull", store_url, back, "-r", "login") == 0
+    err = capsys.readouterr().err
+    assert "pushed recording 1 'login'" in err and "pulled recording 1 'login'" in err
+    for target in (store_url, back):
+        assert run_sql(str(target), "select details from step_results where details "
+                                    "like '{not json%'") == [damaged]
+        with open_store(target) as store:
+            assert store.frame(key)[0] == b"replay screen"
+
+
+def test_a_recording_redacted_after_its_push_is_not_pushed_over(source, store_url, capsys):
+    typed = "hello world"  # what step 3 of the fixture recording types
+    assert deskreel("push", source.db, store_url) == 0
+    assert deskreel("redact", source.db, "-r", "login", "--step", "3") == 0
+    capsys.readouterr()
+    assert deskreel("push", source.db, store_url) == 2
+    err = capsys.readouterr().err
+    with open_store(store_url) as shared:
+        label = shared.label
+        assert shared.steps(1)[2].action.text == typed  # still there, and said so:
+    assert err == (f"deskreel: {label} holds recording 1 'login' from an earlier push (as "
+                   f"recording 1 'login'), but one of the two was edited or redacted since: "
+                   f"nothing was pushed; its copy there still holds what steps 3 typed: "
+                   f"redact them there too (deskreel redact {label} -r 1 --step 3)\n")
+    assert deskreel("redact", store_url, "-r", "1", "--step", "3") == 0  # as advised
+    assert deskreel("push", source.db, store_url) == 0
+    assert "nothing to do" in capsys.readouterr().err
+    with open_store(store_url) as shared:
+        assert shared.steps(1)[2].action.text == "{{secret:1}}"
+
+
+def test_a_recording_edited_after_its_push_is_not_pushed_over(source, store_url, capsys):
+    assert deskreel("push", source.db, store_url) == 0
+    with open_store(source.db) as local:  # a local replay afterwards changes nothing shared
+        local.finish_run(local.start_run(source.recording_id, mode="replay", options={}),
+                         "passed")
+    assert deskreel("push", source.db, store_url) == 0
+    assert "nothing to do" in capsys.readouterr().err
+    before = counts(store_url)
+    assert deskreel("edit", source.db, "-r", "login", "--drop", "1") == 0
+    capsys.readouterr()
+    assert deskreel("push", source.db, store_url, "--all") == 2
+    err = capsys.readouterr().err
+    assert ("but one of the two was edited or redacted since: nothing was pushed; to share "
+            f"this version, make it a recording of its own (deskreel edit {source.db} -r 1 "
+            "--copy-to NEW-NAME) and push that") in err
+    assert "typed" not in err and counts(store_url) == before
+    assert deskreel("edit", source.db, "-r", "login", "--copy-to", "login-v2") == 0
+    assert deskreel("push", source.db, store_url, "--all") == 2
+    assert ("pushed 1 of 2 recordings (1 were there already, 1 of them changed since)"
+            in capsys.readouterr().err)
+    with open_store(store_url) as shared:
+        assert [st.action for st in shared.steps(shared.recording("login-v2").id)] == [
+            st.action for st in source.steps[1:]]
