@@ -91,6 +91,8 @@ def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
     """Remove what a step typed: its text becomes {{secret:N}}, its frames and key events go."""
     from storage.redaction import redact_steps
 
+    from .hiding import hide_in_stored_frames
+
     with open_db(db) as store:
         rec = store.recording(ref)
         known = {s.step for s in store.steps(rec.id)}
@@ -98,6 +100,6 @@ def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
         if unknown:
             raise UserError(f"recording {rec.name!r} has no step {unknown[0]}: see "
                             f"'deskreel show {store.label} -r {rec.id}'")
-        redacted = redact_steps(store, rec.id, list(steps))
+        redacted = redact_steps(store, rec.id, list(steps), hide=hide_in_stored_frames)
     click.echo(f"redacted {redacted} step(s) of {rec.name!r}", err=True)
     return EXIT_OK

@@ -1,25 +1,47 @@
 """`deskreel redact`: take what a step typed out of a recording, in one transaction.
 
 A redacted step's text becomes `{{secret:N}}` (a type step) and its key events lose their
-keys; its frames and anchor go, and so does every other use of those frames (the next
-step's before-frame is often the same image), and so do the screens replays of the step
-stored in their results, so no picture of the secret is left.
+keys; its frames and anchor go, and so does every other use of those frames, and so do the
+screens replays of the step stored in their results. What the typing left on screen (the
+entry still reads the secret when the next click is taken) is painted over in the frames of
+the following steps, until a frame no longer shows it, by the `hide` function the caller
+passes in (images are not storage's business). Not covered: replays' screens of later steps.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from sqlalchemy import or_, select
 
 from . import schema as s
-from .store import RESULT_FRAME_KEYS, Store, result_frames
+from .store import RESULT_FRAME_KEYS, Store, insert_ignore, result_frames
 from .vocabulary import SECRET, Action, secret
 
-__all__ = ["redact_steps"]
+__all__ = ["HiddenFrame", "HideTyping", "redact_steps"]
 
-def redact_steps(store: Store, recording_id: int, steps: list[int]) -> int:
-    """Redact these steps; returns how many were changed."""
+
+class HiddenFrame(Protocol):
+    """A frame with typed text painted over, encoded anew (deskreel.hiding makes them)."""
+
+    data: bytes
+    fmt: str
+    pixel_hash: str
+
+    def crop_png(self, box: tuple[int, int, int, int]) -> bytes: ...
+
+
+# (typing step's before-frame, its after-frame, a later frame), all stored bytes -> the
+# later frame with the typed text hidden, or None when it no longer shows it
+HideTyping = Callable[[bytes, bytes, bytes], HiddenFrame | None]
+
+
+def redact_steps(store: Store, recording_id: int, steps: list[int], *,
+                 hide: HideTyping | None = None) -> int:
+    """Redact these steps; returns how many were changed. Without `hide` the frames of
+    later steps are kept as they are, even where they show what was typed."""
     a, e = s.actions.c, s.events.c
     sqlite = store.engine.dialect.name == "sqlite"
     with store.engine.begin() as conn:
@@ -29,6 +51,10 @@ def redact_steps(store: Store, recording_id: int, steps: list[int]) -> int:
         number = 1 + max((int(n) for row in rows for n in SECRET.findall(row.body)),
                          default=0)
         frames: set[str] = set()
+        kept: set[str] = set()  # hidden frames: one may be a redacted step's before-frame
+        if hide is not None:
+            frames, kept = _hide_typing(conn, sorted(rows, key=lambda r: r.step), set(steps),
+                                        hide)
         for row in (r for r in rows if r.step in steps):
             body = json.loads(row.body)
             if body.get("action") == "type" and not SECRET.fullmatch(body.get("text", "")):
@@ -48,12 +74,63 @@ def redact_steps(store: Store, recording_id: int, steps: list[int]) -> int:
                     e.kind.in_(("key_down", "key_up")))
                     .values(keycode=None, keysym=None, char=None))
         frames |= _forget_run_frames(conn, recording_id, steps)
+        frames -= kept
         if frames:
             _forget_frames(conn, frames)
     if sqlite:  # old page versions live on in the write-ahead log until a checkpoint
         with store.engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     return sum(1 for r in rows if r.step in steps)
+
+
+def _hide_typing(conn: Any, rows: list[Any], steps: set[int], hide: HideTyping
+                 ) -> tuple[set[str], set[str]]:
+    """Paint what each redacted step typed out of the frames of the steps after it, until
+    a frame no longer shows it; returns (the frames replaced, the frames replacing them)."""
+    shown = {r.step: [r.before_frame, r.after_frame] for r in rows}  # as they become
+    replaced: dict[str, str] = {}
+    for row in (r for r in rows if r.step in steps):
+        typing = [_frame_data(conn, k) for k in shown[row.step] if k]
+        if len(typing) < 2 or None in typing:
+            continue
+        done: dict[str, str] = {}  # this typing's: old -> hidden
+        for key in [k for r in rows if r.step > row.step and r.step not in steps
+                    for k in shown[r.step] if k]:
+            if key in done:
+                continue
+            data = _frame_data(conn, key)
+            hidden = None if data is None else hide(*typing, data)
+            if hidden is None:
+                break
+            done[key] = _replace_frame(conn, key, hidden)
+        for keys in shown.values():
+            keys[:] = [done.get(k, k) for k in keys]
+        replaced.update(done)
+    return set(replaced), set(replaced.values()) - set(replaced)
+
+
+def _frame_data(conn: Any, key: str) -> bytes | None:
+    data = conn.scalar(select(s.frames.c.data).where(s.frames.c.hash == key))
+    return None if data is None else bytes(data)
+
+
+def _replace_frame(conn: Any, old: str, hidden: HiddenFrame) -> str:
+    """Store `hidden` and make every step use it instead of `old`, anchors cut anew from it;
+    returns its key (`old` is left to be forgotten)."""
+    a, f, an = s.actions.c, s.frames.c, s.anchors.c
+    width, height = conn.execute(select(f.width, f.height).where(f.hash == old)).one()
+    conn.execute(insert_ignore(conn, s.frames).values(
+        hash=hidden.pixel_hash, width=width, height=height, format=hidden.fmt,
+        data=hidden.data))
+    for anchor, x, y, w, h in conn.execute(
+            select(an.id, an.box_x, an.box_y, an.box_w, an.box_h)
+            .join(s.actions, a.anchor_id == an.id).where(a.before_frame == old)).all():
+        conn.execute(s.anchors.update().where(an.id == anchor)
+                     .values(png=hidden.crop_png((x, y, w, h))))
+    for column in ("before_frame", "after_frame"):
+        conn.execute(s.actions.update().where(getattr(a, column) == old)
+                     .values({column: hidden.pixel_hash}))
+    return hidden.pixel_hash
 
 
 def _forget_run_frames(conn, recording_id: int, steps: list[int]) -> set[str]:
