@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from .cli import DB_HELP, cli, open_db
 from .errors import EXIT_OK, UserError
@@ -38,9 +39,11 @@ from .replay_defaults import DEFAULT_ABORT_KEY, DEFAULT_THRESHOLD, DEFAULT_TIMEO
               "pixels differing by less than 40 grey levels never count (anti-aliasing) and "
               "no patch of more than 12 adjacent differing pixels is allowed")
 @click.option("--mask", "masks", multiple=True, metavar="X,Y,W,H",
-              help="with --verify: a region never compared (a clock); repeatable")
+              help="with --verify: a region never compared (a clock), in the recording's "
+              "screen coordinates; repeatable")
 @click.option("--keep-going", is_flag=True,
-              help="with --verify: go on after a failed step instead of stopping")
+              help="with --verify: go on after any failed step (a target not found "
+              "included: that step sends no input) instead of stopping")
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path),
               help="write JUnit XML: one testcase per step")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -75,8 +78,13 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
     if max_idle is not None and max_idle < 0:
         raise UserError(f"--max-idle must be zero or more seconds, got {max_idle}")
     parse_chord(abort_key)
-    if masks and not verify:
-        raise UserError("--mask only applies with --verify: add --verify or drop --mask")
+    tolerance_given = click.get_current_context().get_parameter_source(
+        "tolerance") is not ParameterSource.DEFAULT
+    for option, given in (("--mask", bool(masks)), ("--keep-going", keep_going),
+                          ("--tolerance", tolerance_given)):
+        if given and not verify:
+            raise UserError(f"{option} only applies with --verify: add --verify or drop "
+                            f"{option}")
     boxes = tuple(parse_box(m) for m in masks)
     if not dry_run:
         _check_outputs(junit, report_dir)
@@ -84,7 +92,7 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
                             dry_run=dry_run, anchor=not no_anchor,
                             anchoring=AnchorOptions(threshold=threshold, timeout=timeout),
                             on_missing=on_missing,
-                            report_dir=report_dir / "crops" if report_dir else None,
+                            report_dir=report_dir,
                             verify=VerifyOptions(tolerance=tolerance, masks=boxes,
                                                  keep_going=keep_going) if verify else None,
                             abort_key=abort_key, corners=not no_corner_abort)
@@ -159,7 +167,10 @@ def parse_box(text: str) -> tuple[int, int, int, int]:
 @click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
 @click.option("--step", type=int, help="mask for this step only (default: every step)")
 def mask(db: str, region: str, ref: str | None, step: int | None) -> int:
-    """Store a region that `replay --verify` never compares (a clock, a blinking cursor)."""
+    """Store a region that `replay --verify` never compares (a clock, a blinking cursor).
+
+    X,Y,W,H are in the recording's screen coordinates (those of `deskreel show`).
+    """
     box = parse_box(region)
     with open_db(db) as store:
         rec = store.recording(ref)

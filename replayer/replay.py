@@ -18,6 +18,7 @@ from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted,
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_webp, pixel_hash
 from deskreel.replay_defaults import ON_MISSING
+from deskreel.report.outcome import BEST_MATCH, CROPS
 from deskreel.x11 import connect, display_name
 from storage import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Recording, StorageError, Step,
                      StepResult, Store)
@@ -44,7 +45,7 @@ class ReplayOptions:
     anchor: bool = True
     anchoring: AnchorOptions = field(default_factory=AnchorOptions)
     on_missing: str = "abort"  # abort, skip or ask when a target is not found
-    report_dir: Path | None = None  # where the crops of targets not found go
+    report_dir: Path | None = None  # --report: crops of targets not found go in its crops/
     verify: VerifyOptions | None = None  # --verify: check each step's effect on the screen
     abort_key: str | None = DEFAULT_ABORT_KEY
     corners: bool = True
@@ -79,6 +80,8 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
     progress = progress or Progress(total=len(steps))
     if options.dry_run:
         return _dry_run(steps, options, progress)
+    if options.verify is not None:
+        _warn_frameless(steps, progress)
     masks = store.masks(recording.id)  # read before the run starts: a failure leaves no run
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
@@ -134,6 +137,7 @@ class _Run:
         self.frames: _Frames
         self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
         self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
+        self.stopped = False  # a person answered "abort" (--on-missing ask)
 
     def steps_through(self, injector: Injector) -> None:
         self.injector = injector
@@ -152,8 +156,8 @@ class _Run:
                 self.status = "failed"
                 self.message = result.message if first else self.message
                 verify = self.options.verify
-                if not (verify and verify.keep_going and result.details.get("checks")):
-                    return
+                if not (verify and verify.keep_going) or self.stopped:
+                    return  # --keep-going goes on past any failure, unless a person aborted
 
     def _one(self, step: Step, deadline: float) -> StepResult:
         began = self.clock()
@@ -175,7 +179,7 @@ class _Run:
             self.results.append(self._result(step, "aborted", self.switch.reason, began,
                                              finding, timing))
             raise
-        except Exception as err:  # an X error: this step failed, the replay stops
+        except Exception as err:  # an X error: this step failed (stop unless --keep-going)
             return self._result(step, "failed", f"step {step.step} ({step.action.action}) "
                                 f"failed: {err}", began, finding, timing)
         if finding is not None and finding.shift is not None:
@@ -198,12 +202,16 @@ class _Run:
         checks = checks_for(action=action.action, before=self.frames.recorded(step.before_frame),
                             after=self.frames.recorded(step.after_frame), screen=screen,
                             target=action.target, located=located, scale=scale, shift=shift,
-                            region=action.region, masks=masks, options=verify)
+                            region=action.region, masks=masks, options=verify,
+                            earlier=before)
         details = {**timing, "checks": [c.to_json() for c in checks],
                    REPLAY_BEFORE: self.frames.save(before), REPLAY_AFTER: self.frames.save(screen)}
         failed = [c for c in checks if not c.passed]
         if not failed:
-            note = note or (f"{len(checks)} checks passed" if checks else "no recorded frames")
+            why = "the recording has no frames of this step" if step.after_frame is None \
+                else "the recording shows no change"
+            note = note or (f"{len(checks)} checks passed" if checks else
+                            f"passed without comparing the screen: {why}")
             return self._result(step, "passed", note, began, finding, details)
         details[REPLAY_DIFF] = self.frames.save(diff_image(screen, failed))
         message = f"step {step.step} ({action.action}): the screen differs from the " \
@@ -229,8 +237,9 @@ class _Run:
         """No input for this step; then abort (exit 1), skip, or ask the person."""
         threshold = self.options.anchoring.threshold
         message = finding.message(step, threshold)
+        details = {**timing, **self._evidence(step, finding)}
         if self.options.report_dir is not None:
-            message += self._crops(step, finding, self.options.report_dir)
+            message += self._crops(step, finding, self.options.report_dir, details)
         choice = self.options.on_missing
         if choice == "ask":
             self.progress.note(message)
@@ -244,19 +253,35 @@ class _Run:
                 raise
             if choice == "retry":
                 return self._one(step, self.clock())
+            self.stopped = choice == "abort"
         status = "skipped" if choice == "skip" else "failed"
         if status == "skipped":
             self.progress.note(message + ": skipped")
-        return self._result(step, status, message, began, finding, timing)
+        return self._result(step, status, message, began, finding, details)
 
-    def _crops(self, step: Step, finding: Finding, folder: Path) -> str:
-        """Save the step's crops for the report; the words that say where (or why not)."""
+    def _evidence(self, step: Step, finding: Finding) -> dict:
+        """For the report: the screen the target was last looked for on, with the box of the
+        best match there (refused), when a report or a verdict will show them."""
+        assert self.locator is not None  # a finding comes from the locator
+        loc, anchor, screen = finding.located, step.anchor, self.locator.last_screen
+        if (self.options.verify is None and self.options.report_dir is None) or screen is None:
+            return {}
+        details = {REPLAY_BEFORE: self.frames.save(screen)}
+        if loc.top_left is not None and anchor is not None:
+            details[BEST_MATCH] = [*loc.top_left, round(anchor.box[2] * loc.scale),
+                                   round(anchor.box[3] * loc.scale)]
+        return details
+
+    def _crops(self, step: Step, finding: Finding, report: Path, details: dict) -> str:
+        """Save the step's crops in the report's crops/ (their paths, relative to the report,
+        go in `details`); the words that say where, or why not."""
         assert self.locator is not None  # a finding comes from the locator
         try:
-            saved = self.locator.save_crops(step, finding, folder)
+            saved = self.locator.save_crops(step, finding, report / "crops")
         except OSError as err:  # the report is a by-product: the verdict still stands
-            return f" (crops not saved in {folder}: {err.strerror or err})"
-        return f" (crops in {saved[0].parent})"
+            return f" (crops not saved in {report / 'crops'}: {err.strerror or err})"
+        details[CROPS] = [p.relative_to(report).as_posix() for p in saved]
+        return f" (crops in the report: {', '.join(details[CROPS])})"
 
     def _result(self, step: Step, status: str, message: str, began: float,
                 finding: Finding | None, details: dict) -> StepResult:
@@ -328,6 +353,17 @@ def _check_env(steps: list[Step]) -> None:
             if missing:
                 raise UserError(f"step {step.step} (type) types {step.action.text!r} but "
                                 f"${missing[0]} is not set: export it before replaying")
+
+
+def _warn_frameless(steps: list[Step], progress: Progress) -> None:
+    """--verify has nothing to compare a step's screen with when the recording has no frame
+    of it (an imported script, `record --no-frames`): say so rather than pass in silence."""
+    blind = [s.step for s in steps if s.after_frame is None]
+    if blind:
+        listed = ", ".join(map(str, blind[:8])) + (", ..." if len(blind) > 8 else "")
+        progress.note(f"warning: {len(blind)} of {len(steps)} steps have no recorded frames "
+                      f"(steps {listed}): --verify checks only that their targets are found, "
+                      f"not what the screen shows")
 
 
 def _dry_run(steps: list[Step], options: ReplayOptions, progress: Progress) -> ReplayOutcome:

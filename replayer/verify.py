@@ -3,8 +3,13 @@
 Three kinds of check, all in recorded coordinates mapped through the step's shift and scale:
 - target: the recorded after-frame around the target is found near the re-anchored target;
 - effect: each region that the action changed in the recording (before vs after) shows its
-  recorded content on today's screen, near where it was or, failing that, anywhere;
+  recorded content on today's screen, near where it was or, failing that, somewhere else
+  where the step made it appear (a reordered layout): content that today's screen showed
+  there before the step too (a duplicate, a look-alike) is no effect of the step and never
+  passes it;
 - checkpoint: a `screenshot` step's region (or the whole screen) matches, pixel by pixel.
+A check whose content is not found is compared where it differs least, at its expected
+place or at the best match within 48 px of it, and says so.
 Pixels differ when their grayscale values differ by more than `pixel_threshold` (below that
 is anti-aliasing and rendering noise); a check passes when at most `tolerance` of its
 pixels differ and no patch of more than `max_patch` adjacent pixels differs (a changed word
@@ -32,6 +37,7 @@ _PAD = 6  # px of context around a changed region
 _NEAR = 48  # px around the expected place searched before the whole screen
 _MIN_EFFECT = 30  # px: smaller changes (a caret blink) are not effects
 _MAX_EFFECTS = 6
+_FAR_TRIES = 8  # places far away, best first, checked for content that appeared there
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +61,22 @@ class Check:
     changed: float  # fraction of its pixels that differ
     patch: int  # px in the largest patch of adjacent differing pixels
     passed: bool
+    expected: Box | None = None  # its recorded place, mapped onto today's screen
+    # near: found near its expected place; far: found elsewhere, where it appeared during
+    # the step; none: not found, compared at the best match near its expected place
+    match: str = "near"
 
     def describe(self) -> str:
+        differ = (f"{self.changed * 100:.1f}% of pixels differ (largest patch "
+                  f"{self.patch} px)")
+        if self.match == "none":
+            place = list(self.expected) if self.expected else "its place"
+            return (f"{self.kind} {list(self.box)}: not found near {place} (best match "
+                    f"{self.score:.3f} within {_NEAR} px), {differ} there")
         where = f"at {list(self.found_at)}" if self.found_at else "nowhere"
-        return (f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, "
-                f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)")
+        if self.match == "far":
+            where += " (appeared there during the step)"
+        return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -68,8 +85,12 @@ class Check:
 def checks_for(*, action: str, before: Image | None, after: Image | None, screen: Image,
                target: Point | None, located: Point | None, scale: float,
                shift: Point = (0, 0), region: Box | None, masks: Sequence[Box],
-               options: VerifyOptions) -> list[Check]:
+               options: VerifyOptions, earlier: Image | None = None) -> list[Check]:
     """Every check of one step; empty when the recording has no frames to compare with.
+
+    `screen` is today's screen once the step settled, `earlier` today's screen before the
+    step: an effect's recorded content found far from its place passes only where `earlier`
+    did not show it (without `earlier`, only near its place).
 
     `target` (the step's recorded target, None for a step without one) and `located` (the
     same place today, None when it was not looked for) map recorded places to today's, and
@@ -86,11 +107,12 @@ def checks_for(*, action: str, before: Image | None, after: Image | None, screen
         return [_checkpoint(after, screen, box, mapper, keep, options)]
     checks = []
     if target is not None and action in POINTER_ACTIONS:
+        # where the step acted: found near the re-anchored target, never elsewhere
         checks.append(_find("target", after, screen, _around(target, after.shape), mapper,
-                            keep, options))
+                            keep, options, None))
     if before is not None and before.shape == after.shape:
         for box in _effects(before, after, keep, options):
-            checks.append(_find("effect", after, screen, box, mapper, keep, options))
+            checks.append(_find("effect", after, screen, box, mapper, keep, options, earlier))
     return checks
 
 
@@ -110,14 +132,15 @@ def settled_screen(grab: Callable[[], Image], *, settle: float, cap: float,
 
 
 def diff_image(screen: Image, checks: Sequence[Check]) -> Image:
-    """Today's screen with each failed check's box in red, its recorded place in yellow."""
+    """Today's screen with each failed check's expected place in yellow, and where its
+    content was compared in red."""
     import cv2
 
     out = screen.copy()
     for check in checks:
         if check.passed:
             continue
-        x, y, w, h = check.box
+        x, y, w, h = check.expected or check.box
         cv2.rectangle(out, (x, y), (x + w, y + h), (255, 200, 0), 2)
         if check.found_at:
             fx, fy, fw, fh = check.found_at
@@ -183,8 +206,9 @@ def _around(target: tuple[int, int], shape: tuple[int, ...], size: tuple[int, in
 
 
 def _find(kind: str, after: Image, screen: Image, box: Box, mapper: _Mapper, keep: Image,
-          options: VerifyOptions) -> Check:
-    """Is the recorded content of `box` on the screen, near its mapped place or anywhere?"""
+          options: VerifyOptions, earlier: Image | None) -> Check:
+    """Is the recorded content of `box` on the screen: near its mapped place or, failing
+    that, where it appeared during the step?"""
     import cv2
 
     x, y, w, h = box
@@ -195,53 +219,104 @@ def _find(kind: str, after: Image, screen: Image, box: Box, mapper: _Mapper, kee
         crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
         crop_keep = cv2.resize(crop_keep.astype(np.uint8), size,
                                interpolation=cv2.INTER_NEAREST).astype(bool)
+    ch, cw = crop.shape[:2]
     mx, my, _, _ = mapper.box(box)
     sh, sw = screen.shape[:2]
-    near = _clamp((mx - _NEAR, my - _NEAR, crop.shape[1] + 2 * _NEAR,
-                   crop.shape[0] + 2 * _NEAR), sw, sh)
-    best = _best_match(screen, crop, near)
-    if best[0] < options.match_threshold:
-        anywhere = _best_match(screen, crop, (0, 0, sw, sh))
-        best = max(best, anywhere)
-    score, fx, fy = best
-    if fx < 0:
-        return Check(kind, box, None, 0.0, 1.0, w * h, False)
-    seen = screen[fy:fy + crop.shape[0], fx:fx + crop.shape[1]]
-    changed, patch = _changed(crop, seen, crop_keep, options)
-    found = (fx, fy, crop.shape[1], crop.shape[0])
-    return Check(kind, box, found, round(score, 4), round(changed, 4), patch,
-                 _passes(changed, patch, options))
+    expected = _clamp((mx, my, cw, ch), sw, sh)
+    near = _clamp((mx - _NEAR, my - _NEAR, cw + 2 * _NEAR, ch + 2 * _NEAR), sw, sh)
+    score, fx, fy = _best_match(screen, crop, near)
+    match = "near"
+    if score < options.match_threshold:
+        far = _appeared(screen, earlier, crop, crop_keep, options)
+        if far is not None:
+            (score, fx, fy), match = far, "far"
+        else:
+            match = "none"
+    places = [(fx, fy)] if fx >= 0 else []
+    if match == "none" and expected[2:] == (cw, ch):
+        places.append(expected[:2])  # the best match near it may be anywhere in a blank
+    if not places:
+        return Check(kind, box, None, 0.0, 1.0, w * h, False, expected, "none")
+    (changed, patch), (fx, fy) = min(
+        (_changed(crop, screen[py:py + ch, px:px + cw], crop_keep, options), (px, py))
+        for px, py in places)
+    passed = _passes(changed, patch, options)
+    return Check(kind, box, (fx, fy, cw, ch), round(max(score, 0.0), 4), round(changed, 4),
+                 patch, passed, expected, "near" if passed and match == "none" else match)
+
+
+def _appeared(screen: Image, earlier: Image | None, crop: Image, keep: Image,
+              options: VerifyOptions) -> tuple[float, int, int] | None:
+    """The best place on `screen` that shows `crop` and where `earlier` (today's screen
+    before the step) did not: content the step made appear, not a look-alike that was
+    already there."""
+    import cv2
+
+    if earlier is None or earlier.shape != screen.shape:
+        return None
+    ch, cw = crop.shape[:2]
+    scores = _scores(screen, crop)
+    if scores is None:
+        return None
+    for _ in range(_FAR_TRIES):
+        _, value, _, (x, y) = cv2.minMaxLoc(scores)
+        if value < options.match_threshold:
+            return None
+        before = earlier[y:y + ch, x:x + cw]
+        if not _passes(*_changed(crop, before, keep, options), options):
+            return (float(value), x, y)
+        scores[max(0, y - ch // 2):y + ch // 2 + 1, max(0, x - cw // 2):x + cw // 2 + 1] = -1
 
 
 def _checkpoint(after: Image, screen: Image, box: Box, mapper: _Mapper, keep: Image,
                 options: VerifyOptions) -> Check:
+    """A region compared pixel by pixel at its mapped place (resized by the scale)."""
+    import cv2
+
     x, y, w, h = box
-    mx, my, _, _ = mapper.box(box)
+    mapped = mx, my, mw, mh = mapper.box(box)
     sh, sw = screen.shape[:2]
-    if mx < 0 or my < 0 or mx + w > sw or my + h > sh:
-        return Check("checkpoint", box, None, 0.0, 1.0, w * h, False)
-    seen = screen[my:my + h, mx:mx + w]
-    changed, patch = _changed(after[y:y + h, x:x + w], seen, keep[y:y + h, x:x + w], options)
-    return Check("checkpoint", box, (mx, my, w, h), round(1.0 - changed, 4), round(changed, 4),
-                 patch, _passes(changed, patch, options))
+    if mx < 0 or my < 0 or mw <= 0 or mh <= 0 or mx + mw > sw or my + mh > sh:
+        return Check("checkpoint", box, None, 0.0, 1.0, w * h, False, mapped, "none")
+    expected, region_keep = after[y:y + h, x:x + w], keep[y:y + h, x:x + w]
+    if (mw, mh) != (w, h):
+        expected = cv2.resize(expected, (mw, mh), interpolation=cv2.INTER_AREA)
+        region_keep = cv2.resize(region_keep.astype(np.uint8), (mw, mh),
+                                 interpolation=cv2.INTER_NEAREST).astype(bool)
+    changed, patch = _changed(expected, screen[my:my + mh, mx:mx + mw], region_keep, options)
+    return Check("checkpoint", box, mapped, round(1.0 - changed, 4), round(changed, 4),
+                 patch, _passes(changed, patch, options), mapped)
 
 
 def _best_match(screen: Image, crop: Image, area: Box) -> tuple[float, int, int]:
     import cv2
 
-    ax, ay, aw, ah = area
-    if crop.shape[0] > ah or crop.shape[1] > aw or crop.size == 0:
+    ax, ay, _, _ = area
+    scores = _scores(_crop(screen, area), crop)
+    if scores is None:
         return (0.0, -1, -1)
-    tmpl = _gray(crop)
-    region = _gray(screen[ay:ay + ah, ax:ax + aw])
+    _, value, _, loc = cv2.minMaxLoc(scores)
+    return (float(value), ax + loc[0], ay + loc[1])
+
+
+def _scores(image: Image, crop: Image) -> Image | None:
+    """How well `crop` matches at each place of `image` (1 is exact); None when it does
+    not fit."""
+    import cv2
+
+    if crop.shape[0] > image.shape[0] or crop.shape[1] > image.shape[1] or crop.size == 0:
+        return None
+    tmpl, region = _gray(crop), _gray(image)
     if float(tmpl.std()) < 1.0:  # flat: correlation is undefined, compare levels instead
         diff = cv2.matchTemplate(region.astype(np.float32), tmpl.astype(np.float32),
                                  cv2.TM_SQDIFF_NORMED)
-        value, _, loc, _ = cv2.minMaxLoc(diff)
-        return (1.0 - float(value), ax + loc[0], ay + loc[1])
-    result = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
-    _, value, _, loc = cv2.minMaxLoc(result)
-    return (float(value), ax + loc[0], ay + loc[1])
+        return 1.0 - diff
+    return cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
+
+
+def _crop(image: Image, box: Box) -> Image:
+    x, y, w, h = box
+    return image[y:y + h, x:x + w]
 
 
 def _passes(changed: float, patch: int, options: VerifyOptions) -> bool:

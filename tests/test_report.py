@@ -138,6 +138,17 @@ def test_the_failed_step_comes_first_and_the_page_is_offline(fixture, tmp_path):
     assert "match 0.987" in page  # the anchor's match box on the replay-before frame
 
 
+def test_the_header_counts_steps_as_the_summary_does(fixture, tmp_path):
+    out = tmp_path / "report"
+    assert deskreel("report", fixture.db, "--run", fixture.run_id, "--out", out) == 0
+    page = (out / "index.html").read_text(encoding="utf-8")
+    header = page[page.index("<header"):page.index("</header>")]
+    summary = page[page.index('<table class="summary">'):]
+    summary = summary[:summary.index("</table>")]
+    counts = "1 passed, 1 failed, 1 skipped, 0 aborted, 1 not run, of 4"
+    assert counts in header and counts in summary, header
+
+
 def test_a_report_can_be_written_again_and_made_private(fixture, tmp_path):
     out = tmp_path / "report"
     out.mkdir(mode=0o755)

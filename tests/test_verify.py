@@ -1,6 +1,7 @@
 """`deskreel replay --verify` on a real Xvfb with the sample app: verdicts per step, exit
 codes, JUnit XML and the HTML report."""
 
+import re
 import xml.etree.ElementTree as ET
 
 from storage import open_store
@@ -60,9 +61,37 @@ def test_renamed_target_fails_at_that_step(launch_app, run_deskreel, xvfb, tmp_p
     assert any("step 3" in (f.get("message") or "") for f in failures)
 
 
+def test_removed_target_fails_and_the_report_shows_todays_screen(launch_app, run_deskreel,
+                                                                 xvfb, tmp_path):
+    db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
+    launch_app(layout="removed")  # no Save button
+    report = tmp_path / "report"
+    done = deskreel("replay", db, "--verify", "--timeout", "1", "--report", report,
+                    env=xvfb.env())
+    assert done.returncode == 1, done.stderr
+    assert "step 3 (left_click): target not found" in done.stderr
+    with open_store(db, create=False) as store:
+        failed = store.step_results(store.runs()[-1].id)[-1]
+    assert failed.step == 3 and failed.status == "failed"
+    crops = ["crops/step0003-anchor.png", "crops/step0003-best-match.png"]
+    assert failed.message.endswith(f"(crops in the report: {', '.join(crops)})")
+    assert str(tmp_path) not in failed.message
+    assert failed.details["replay_before"] and failed.details["crops"] == crops
+    x, y, w, h = failed.details["best_match"]
+    assert w > 0 and h > 0
+    page = (report / "index.html").read_text(encoding="utf-8")
+    failure = page[page.index('id="failure"'):page.index('id="steps"')]
+    today = f'img/{failed.details["replay_before"]}.webp'
+    assert f'src="{today}"' in failure and "not kept" not in failure
+    assert "(refused)" in failure and "recorded place" in failure
+    assert all(f'href="{c}"' in failure and (report / c).is_file() for c in crops)
+    links = re.findall(r'(?:src|href)="([^"#]+)"', page)
+    assert all((report / link).is_file() for link in links)
+
+
 def test_changed_effect_fails_with_the_diff(launch_app, run_deskreel, xvfb, tmp_path):
     db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
-    launch_app(effect="changed")
+    app = launch_app(effect="changed")
     done = deskreel("replay", db, "--verify", "--report", tmp_path / "report", env=xvfb.env())
     assert done.returncode == 1, done.stderr
     assert "step 2 (left_click): the screen differs from the recording: effect" in done.stderr
@@ -72,6 +101,13 @@ def test_changed_effect_fails_with_the_diff(launch_app, run_deskreel, xvfb, tmp_
     failed = [r for r in results if r.status == "failed"]
     assert [r.step for r in failed] == [2] and failed[0].details["diff"]
     assert len(results) == 2  # stopped at the first failure
+    # the failure shows the status line, where "OK clicked" was expected, not the best
+    # look-alike elsewhere on the screen
+    [effect] = [c for c in failed[0].details["checks"] if not c["passed"]]
+    assert effect["match"] == "none" and f"not found near {effect['expected']}" in done.stderr
+    status = app.widgets["label:status"]
+    for x, y, _, h in (effect["expected"], effect["found_at"]):
+        assert status[1] - h <= y <= status[1] + status[3] and x < status[0] + status[2]
 
 
 def test_keep_going_reports_every_step(launch_app, run_deskreel, xvfb, tmp_path):
@@ -82,6 +118,24 @@ def test_keep_going_reports_every_step(launch_app, run_deskreel, xvfb, tmp_path)
     with open_store(db, create=False) as store:
         results = store.step_results(store.runs()[-1].id)
     assert [r.status for r in results] == ["passed", "failed", "passed"]
+
+
+def test_keep_going_goes_past_a_target_not_found(launch_app, run_deskreel, xvfb, tmp_path):
+    app = launch_app()
+    db = tmp_path / "rec.db"
+    record_clicks(app, run_deskreel, xvfb, db, "button:Save", "button:Open", "button:OK")
+    app.stop()
+    app = launch_app(layout="removed", effect="changed")  # no Save; OK shows other text
+    done = deskreel("replay", db, "--verify", "--keep-going", "--timeout", "1",
+                    env=xvfb.env())
+    assert done.returncode == 1, done.stderr
+    with open_store(db, create=False) as store:
+        results = store.step_results(store.runs()[-1].id)
+    assert [r.status for r in results] == ["failed", "passed", "failed"], done.stderr
+    assert "step 1 (left_click): target not found" in results[0].message
+    assert "step 3 (left_click): the screen differs" in results[2].message
+    # the missing step sent no input; the others ran for real
+    assert [e["widget"] for e in app.events("button_press")] == ["button:Open", "button:OK"]
 
 
 def test_masked_clock_passes(launch_app, run_deskreel, xvfb, tmp_path):

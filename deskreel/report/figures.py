@@ -23,6 +23,7 @@ from .atomic import write_private
 __all__ = ["Box", "ImageDir", "Pic", "figure", "frame_figure", "private_dir"]
 
 _HASH = re.compile(r"[0-9a-f]{16,128}")
+_SAVED = re.compile(r"crops/[A-Za-z0-9_-]+\.png")
 _SHOWN = {"PNG": "png", "WEBP": "webp", "JPEG": "jpg"}  # formats browsers show as they are
 BOX_KINDS = ("anchor", "match", "expected", "found", "ok", "point")
 
@@ -75,6 +76,22 @@ class ImageDir:
             else:
                 self._pics[key] = self._write(_stem(key), data)
         return self._pics[key]
+
+    def saved(self, path: object) -> Pic | None:
+        """A file a replay saved into the report itself (a crop, `crops/NAME.png`); None when
+        it is not there (a report written elsewhere) or the name is not one of those."""
+        if not isinstance(path, str) or not _SAVED.fullmatch(path):
+            return None  # names come from a database that may be shared: never a path out
+        file = self.dir.parent / path
+        if not file.is_file() or file.is_symlink():
+            return None
+        from PIL import Image, UnidentifiedImageError
+
+        try:
+            with Image.open(file) as image:
+                return Pic(path, *image.size)
+        except (UnidentifiedImageError, OSError, ValueError):
+            return None
 
     def png(self, data: bytes) -> Pic | None:
         """An anchor crop (PNG bytes), named by the hash of its bytes."""

@@ -26,7 +26,8 @@ from .atomic import check_writable, write_private
 from .figures import ImageDir, Pic, figure, frame_figure, private_dir
 from .outcome import (Outcome, checks_of, counts, outcomes, run_duration, step_label, step_width,
                       utc_text)
-from .steps import anchor_boxes, badge, check_boxes, checks_table, match_box, step_article
+from .steps import (anchor_boxes, badge, check_boxes, checks_table, crop_figures, match_box,
+                    step_article)
 from .style import CSS
 
 __all__ = ["check_report_dir", "write_report"]
@@ -125,8 +126,15 @@ def _header(recording: Recording, run: Run | None, items: list[Outcome] | None,
                 f"<p>recording {recording.id}: {recording.steps} steps, no run shown</p></header>")
     return (f'<header class="verdict {escape(run.status)}"><h1>{escape(recording.name)}: '
             f"{escape(run.status.upper())}</h1><p>run {run.id} ({escape(run.mode)}): "
-            f"{tally['passed']} passed, {tally['failed']} failed, {tally['skipped']} skipped "
-            f"of {len(items)} steps</p></header>")
+            f"{_steps_text(tally, len(items))} steps</p></header>")
+
+
+def _steps_text(tally: Counter[str], total: int) -> str:
+    """The steps by status, the same words in the header and the summary."""
+    not_run, aborted = tally["not run"], tally["aborted"]
+    return (f"{tally['passed']} passed, {tally['failed']} failed, "
+            f"{tally['skipped'] - not_run - aborted} skipped, {aborted} aborted, "
+            f"{not_run} not run, of {total}")
 
 
 def _summary(recording: Recording, run: Run | None, items: list[Outcome] | None,
@@ -134,14 +142,16 @@ def _summary(recording: Recording, run: Run | None, items: list[Outcome] | None,
     screen = f"{recording.screen[0]}x{recording.screen[1]}" if recording.screen else "unknown"
     rows = [("recording", f"{recording.name} (id {recording.id}, {recording.source})")]
     if run is not None and items is not None:
-        not_run = tally["not run"]
         rows += [("verdict", badge(run.status)),
-                 ("steps", f"{tally['passed']} passed, {tally['failed']} failed, "
-                           f"{tally['skipped'] - not_run - tally['aborted']} skipped, "
-                           f"{tally['aborted']} aborted, {not_run} not run, of {len(items)}"),
+                 ("steps", _steps_text(tally, len(items))),
                  ("duration", format_duration(run_duration(run, results))),
                  ("run", f"{run.id} ({run.mode})"), ("started", utc_text(run.started)),
                  ("screen", f"{screen} recorded; {_replay_screen(results, images)} replayed")]
+        blind = [o.step.step for o in items if o.result is not None and o.step.after_frame is None]
+        if run.mode == "verify" and blind:
+            rows.append(("not compared", f"{len(blind)} steps ran without a recorded frame to "
+                         f"compare the screen with (steps {', '.join(map(str, blind))}): "
+                         f"only their targets were checked"))
     else:
         rows += [("steps", str(recording.steps)),
                  ("duration", format_duration(recording.duration)),
@@ -162,20 +172,22 @@ def _failure(first: Outcome, others: Sequence[Outcome], images: ImageDir, width:
         figures = [
             frame_figure(images, step.after_frame, "recorded after (yellow: expected)",
                          check_boxes(checks, today=False, failed_only=True), big=True),
-            frame_figure(images, d.get(REPLAY_AFTER), "replay after (red: found)",
+            frame_figure(images, d.get(REPLAY_AFTER), "replay after (red: compared, "
+                         "yellow: expected)",
                          check_boxes(checks, today=True, failed_only=True), big=True,
                          absent="not kept")]
         if d.get(REPLAY_DIFF):
-            figures.append(frame_figure(images, d.get(REPLAY_DIFF), "diff (red: found today, "
-                                        "yellow: recorded place)", big=True))
+            figures.append(frame_figure(images, d.get(REPLAY_DIFF), "diff (red: compared "
+                                        "today, yellow: expected place)", big=True))
     else:
         figures = [
             frame_figure(images, step.before_frame, "recorded before (blue: anchor)",
                          anchor_boxes(step), big=True),
-            frame_figure(images, d.get(REPLAY_BEFORE), "replay before",
+            frame_figure(images, d.get(REPLAY_BEFORE), "replay before (red: best match)",
                          match_box(step, result), big=True, absent="not kept")]
         if step.anchor is not None:
             figures.append(figure(images.png(step.anchor.png), "anchor crop"))
+        figures += crop_figures(result, images)
     action = json.dumps(step.action.to_json(), ensure_ascii=False)
     label = escape(step_label(step, width))
     parts = [f'<section class="failure" id="failure"><h2>Failed at <a href="#step-{step.step}">'

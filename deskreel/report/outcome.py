@@ -10,8 +10,15 @@ from typing import Any
 
 from storage import Run, Step, StepResult, utc
 
-__all__ = ["Outcome", "anchoring_facts", "check_line", "checks_of", "counts",
-           "outcomes", "run_duration", "step_label", "step_width", "timing_facts", "utc_text"]
+__all__ = ["BEST_MATCH", "CROPS", "Outcome", "anchoring_facts", "check_line", "checks_of",
+           "counts", "outcomes", "run_duration", "step_label", "step_width", "timing_facts",
+           "utc_text"]
+
+# Keys of a step result's details that a replay writes for the report, beside the frames'
+# (storage.RESULT_FRAME_KEYS): where the refused best match of a target not found was on
+# the replay's screen ([x, y, w, h]), and the crops saved for it (paths relative to the
+# report directory).
+BEST_MATCH, CROPS = "best_match", "crops"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +119,12 @@ def checks_of(result: StepResult | None) -> list[dict[str, Any]]:
 
 def check_line(check: dict[str, Any]) -> str:
     """One verification check in words, as `Check.describe` says it, with its verdict."""
-    found = check.get("found_at")
+    found, expected = check.get("found_at"), check.get("expected")
     where = f"at {list(found)}" if found else "nowhere"
+    if check.get("match") == "none" and isinstance(expected, list):
+        where = f"not found near {expected}" + (f", compared at {list(found)}" if found else "")
+    elif check.get("match") == "far":
+        where += " (appeared there during the step)"
     changed = check.get("changed")
     differ = f"{_num(changed * 100, '.1f')}%" if isinstance(changed, int | float) else "?"
     verdict = "passed" if check.get("passed") else "FAILED"

@@ -10,9 +10,11 @@ from typing import Any
 from storage import REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
-from .outcome import Outcome, anchoring_facts, checks_of, step_label, timing_facts
+from .outcome import (BEST_MATCH, CROPS, Outcome, anchoring_facts, checks_of, step_label,
+                      timing_facts)
 
-__all__ = ["anchor_boxes", "badge", "check_boxes", "checks_table", "match_box", "step_article"]
+__all__ = ["anchor_boxes", "badge", "check_boxes", "checks_table", "crop_figures", "match_box",
+           "step_article"]
 
 
 def step_article(step: Step, outcome: Outcome | None, images: ImageDir, width: int) -> str:
@@ -53,11 +55,12 @@ def checks_table(checks: Sequence[dict[str, Any]]) -> str:
         differ = f"{changed * 100:.1f}%" if isinstance(changed, int | float) else "?"
         score = c.get("score")
         rows.append("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in (
-            c.get("kind", "?"), _box_text(c.get("box")), _box_text(c.get("found_at")),
-            f"{score:.3f}" if isinstance(score, int | float) else "?", differ))
-            + f"<td>{badge('passed' if c.get('passed') else 'failed')}</td></tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("check", "recorded box", "found at today",
-                                              "score", "pixels differing", "verdict"))
+            c.get("kind", "?"), _box_text(c.get("box")), _box_text(c.get("expected"), ""),
+            _found_text(c), f"{score:.3f}" if isinstance(score, int | float) else "?",
+            differ)) + f"<td>{badge('passed' if c.get('passed') else 'failed')}</td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("check", "recorded box", "expected today",
+                                              "found at today", "score", "pixels differing",
+                                              "verdict"))
     return f'<table class="checks"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
@@ -70,9 +73,13 @@ def check_boxes(checks: Sequence[dict[str, Any]], *, today: bool, failed_only: b
             continue
         box = _rect(c.get("found_at") if today else c.get("box"))
         label = str(c.get("kind", "check"))
-        if box is None and today and not c.get("passed") and _rect(c.get("box")):
-            # found nowhere: show where the recording had it, so the eye knows where to look
-            boxes.append(Box(*_rect(c.get("box")), kind="expected", label=f"{label}: nowhere"))
+        if today and not c.get("passed"):
+            # where it should be today (older runs: where the recording had it), so the eye
+            # knows where to look
+            expected = _rect(c.get("expected")) or _rect(c.get("box"))
+            if expected is not None and (box is None or c.get("match") == "none"):
+                boxes.append(Box(*expected, kind="expected",
+                                 label=f"{label}: expected" if box else f"{label}: nowhere"))
         if box is None:
             continue
         if today:
@@ -111,9 +118,28 @@ def match_box(step: Step, result: StepResult | None) -> list[Box]:
         return [Box(round(lx - ox * scale), round(ly - oy * scale),
                     round(anchor.box[2] * scale), round(anchor.box[3] * scale), "match", label),
                 Box(lx, ly, 0, 0, "point", "target today")]
+    best = _rect(result.details.get(BEST_MATCH))
+    if best is not None:  # the target was not found: where the best (refused) match was
+        boxes = [Box(*best, kind="found", label=f"{label} (refused)")]
+        if anchor is not None:
+            boxes.append(Box(*anchor.box, kind="expected", label="recorded place"))
+        return boxes
     targets = [c for c in checks_of(result) if c.get("kind") == "target"]
     found = _rect(targets[0].get("found_at")) if targets else None
     return [Box(*found, kind="match", label=label)] if found else []
+
+
+def crop_figures(result: StepResult | None, images: ImageDir) -> list[str]:
+    """The crops a replay saved in the report for a target it did not find: the best match
+    shown (the anchor is shown from the recording), and a link to each."""
+    paths = result.details.get(CROPS) if result is not None else None
+    pics = [p for p in map(images.saved, paths if isinstance(paths, list) else []) if p]
+    out = [figure(p, f"best match today (refused): {p.src}") for p in pics
+           if p.src.endswith("-best-match.png")]
+    if pics:
+        links = ", ".join(f'<a href="{escape(p.src)}">{escape(p.src)}</a>' for p in pics)
+        out.append(f'<p class="crops">saved crops: {links}</p>')
+    return out
 
 
 def _figures(step: Step, result: StepResult | None, checks: Sequence[dict[str, Any]],
@@ -131,7 +157,7 @@ def _figures(step: Step, result: StepResult | None, checks: Sequence[dict[str, A
             out.append(frame_figure(images, d.get(REPLAY_DIFF), "diff"))
     if step.anchor is not None:
         out.append(figure(images.png(step.anchor.png), "anchor crop"))
-    return out
+    return out + crop_figures(result, images)
 
 
 def _recorded_facts(step: Step) -> list[tuple[str, str]]:
@@ -169,9 +195,17 @@ def _rect(value: object) -> tuple[int, int, int, int] | None:
     return None
 
 
-def _box_text(value: object) -> str:
+def _box_text(value: object, none: str = "nowhere") -> str:
     box = _rect(value)
-    return "nowhere" if value is None else str(list(box)) if box else str(value)
+    return none if value is None else str(list(box)) if box else str(value)
+
+
+def _found_text(check: dict[str, Any]) -> str:
+    found = _box_text(check.get("found_at"))
+    match = check.get("match")
+    if match == "none" and check.get("found_at") is not None:
+        return f"not found; compared at {found}"
+    return f"{found} (appeared there)" if match == "far" else found
 
 
 def _css(status: str) -> str:
