@@ -77,7 +77,10 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
         raise UserError(f"--speed must be positive, got {speed}")
     if max_idle is not None and max_idle < 0:
         raise UserError(f"--max-idle must be zero or more seconds, got {max_idle}")
-    parse_chord(abort_key)
+    try:
+        parse_chord(abort_key)
+    except ValueError as err:
+        raise UserError(f"--abort-key: {err}") from None
     tolerance_given = click.get_current_context().get_parameter_source(
         "tolerance") is not ParameterSource.DEFAULT
     for option, given in (("--mask", bool(masks)), ("--keep-going", keep_going),
@@ -189,7 +192,8 @@ replay.__doc__ = (replay.__doc__ or "") + f"\n    DB is {DB_HELP}."
 @cli.command("release-all")
 @click.option("--display", help="X display (default: $DISPLAY)")
 def release_all(display: str | None) -> int:
-    """Release every key and mouse button the X server reports held down."""
+    """Release every key and mouse button the X server reports held down, and put back the
+    keycodes a killed replay left re-bound."""
     from deskreel.x11 import connect
     from replayer import release_held
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,16 +109,13 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
         run.status, run.message = "failed", str(err) or type(err).__name__
         raise
     finally:
-        if injector is not None:
-            injector.close()
-        if run.locator is not None:
-            run.locator.close()
-        run.frames.close()
-        conn.close()
-        try:
-            writer.add_step_results(run_id, run.results)
-        finally:  # the run ends even when its results cannot be written (a full disk)
-            writer.finish_run(run_id, run.status)
+        try:  # the injector first: it lets go of keys and puts the keymap back
+            _close_all(injector, run.locator, run.frames, conn)
+        finally:  # a failing close never keeps the run from being stored
+            try:
+                writer.add_step_results(run_id, run.results)
+            finally:  # the run ends even when its results cannot be written (a full disk)
+                writer.finish_run(run_id, run.status)
     progress.done(run.status, run.message)
     code = {"passed": EXIT_OK, "failed": EXIT_FAILED, "aborted": EXIT_INTERRUPTED}[run.status]
     return ReplayOutcome(run_id, run.status, run.results, code, run.message)
@@ -343,6 +341,14 @@ class _Frames:
 
     def close(self) -> None:
         self.grabber.close()
+
+
+def _close_all(*things: Any) -> None:
+    """Close each of `things` in order (None is skipped), even when an earlier one fails."""
+    with ExitStack() as stack:
+        for thing in reversed(things):  # an ExitStack closes the last pushed first
+            if thing is not None:
+                stack.callback(thing.close)
 
 
 def _check_env(steps: list[Step]) -> None:

@@ -9,7 +9,7 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -53,6 +53,7 @@ class AbortSwitch:
     def pause_until(self, deadline: float, clock: Callable[[], float]) -> None:
         """Sleep until `deadline` on `clock`: a timed wait, then a short spin for the last
         stretch, because timed waits wake up to a millisecond late."""
+        self.pause(0)  # a step already due still stops for an abort
         remaining = deadline - clock()
         if remaining > SPIN:
             self.pause(remaining - SPIN)
@@ -79,11 +80,14 @@ def on_signals(switch: AbortSwitch) -> Iterator[None]:
 
 
 class AbortWatcher:
-    """A thread on its own X connection: grabs the abort chord and watches the corners."""
+    """A thread on its own X connection: grabs the abort chord and watches the corners.
+
+    `injected` gives the points the replay's own latest move goes from and to: the pointer
+    there is the replay's doing, not a person's signal."""
 
     def __init__(self, display_name: str | None, switch: AbortSwitch, *,
                  chord: str | None = DEFAULT_ABORT_KEY, corners: bool = True,
-                 injected: Callable[[], tuple[int, int] | None] = lambda: None,
+                 injected: Callable[[], Collection[tuple[int, int]]] = tuple,
                  poll: float = 0.02):
         self._name, self.switch, self.chord, self.corners = display_name, switch, chord, corners
         self._injected, self._poll = injected, poll
@@ -153,9 +157,13 @@ class AbortWatcher:
                     if event.type == X.KeyPress:
                         self.switch.trip(f"abort key {self.chord} pressed")
             if self.corners:
+                # the replay's own moves (read before and after the query, as one may be
+                # under way) are no signal
+                injected = set(self._injected())
                 pointer = root.query_pointer()
                 here = (pointer.root_x, pointer.root_y)
-                in_corner = _in_corner(here, width, height) and here != self._injected()
+                injected.update(self._injected())
+                in_corner = _in_corner(here, width, height) and here not in injected
                 if in_corner and not was_in_corner:
                     self.switch.trip(f"pointer thrown into the corner at {list(here)}")
                 was_in_corner = in_corner

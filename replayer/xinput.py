@@ -3,10 +3,14 @@
 `Injector` knows the server's current keymap: it finds the keycode and shift level of every
 keysym, binds a spare keycode for characters the map lacks (restoring it when closed), and
 remembers every key and button it holds so that `release_all` can let go of them.
+
+Its `pause` (the replay's abort switch) is where an abort stops it: every press and move
+pauses 0 s first. Releases and cleanup never pause, so an abort can never stop them.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -20,6 +24,9 @@ _LEVELS = ((0, ()), (1, ("Shift_L",)), (4, ("ISO_Level3_Shift",)),
            (5, ("ISO_Level3_Shift", "Shift_L")))
 _SPECIAL_CHARS = {"\n": "Return", "\r": "Return", "\t": "Tab", "\b": "BackSpace"}
 _MAPPING_SETTLE = 0.05  # s for clients to refetch a keymap we changed before we change it again
+# A root window property: the keysyms of every keycode a replay re-bound, as they were before.
+# It outlives a killed replay, so that `release_held` can put them back.
+_BINDINGS = "_DESKREEL_REBOUND_KEYCODES"
 
 
 class Injector:
@@ -35,16 +42,20 @@ class Injector:
         self._buttons_down: list[int] = []
         self._bound: dict[int, int] = {}  # keysym -> spare keycode we bound it to
         self._original: dict[int, list[int]] = {}  # spare keycode -> its keysyms before
-        self.last_move: tuple[int, int] | None = None
+        # the points the latest move goes from and to, read by the corner watcher's thread
+        self.last_move: tuple[tuple[int, int], ...] = ()
         self._load_keymap()
 
     # -- pointer ----------------------------------------------------------------------
 
     def move(self, x: int, y: int) -> None:
+        self.pause(0)
+        # set before the motion is sent: while it travels the pointer is at either point
+        self.last_move = (*self.last_move[-1:], (int(x), int(y)))
         self._fake(self._X.MotionNotify, x=int(x), y=int(y))
-        self.last_move = (int(x), int(y))  # read by the corner watcher's thread
 
     def button_down(self, button: int) -> None:
+        self.pause(0)
         self._fake(self._X.ButtonPress, detail=button)
         self._buttons_down.append(button)
 
@@ -64,6 +75,7 @@ class Injector:
     # -- keys -------------------------------------------------------------------------
 
     def key_down(self, keycode: int) -> None:
+        self.pause(0)
         self._fake(self._X.KeyPress, detail=keycode)
         self._keys_down.append(keycode)
 
@@ -170,6 +182,7 @@ class Injector:
         keycode = spare[-1]
         width = max(len(self._map[keycode]), 2)
         self._original.setdefault(keycode, list(self._map[keycode]))
+        _note_bindings(self._d, self._original)
         self._d.change_keyboard_mapping(keycode, [(keysym,) * width])
         self._d.sync()
         self._map[keycode] = [keysym] * width
@@ -180,17 +193,21 @@ class Injector:
     def _restore_keymap(self) -> None:
         if not self._original:
             return
-        self.pause(_MAPPING_SETTLE)  # clients still translating our last keys use the binding
+        # clients still translating our last keys use the binding; a plain sleep, because
+        # an abort must not stop the restoring
+        time.sleep(_MAPPING_SETTLE)
         for keycode, syms in self._original.items():
             self._d.change_keyboard_mapping(keycode, [tuple(syms) or (0,)])
-        self._d.sync()
         self._original.clear()
+        _note_bindings(self._d, self._original)
+        self._d.sync()
         self._bound.clear()
         self._load_keymap()
 
 
 def release_held(display: Any) -> list[str]:
-    """Release every key and button the server reports held (left by a killed process)."""
+    """Release every key and button the server reports held, and put back the keycodes a
+    replay re-bound (left so by a killed process); what was done, in words."""
     from Xlib import X
     from Xlib.ext import xtest
 
@@ -209,4 +226,36 @@ def release_held(display: Any) -> list[str]:
             xtest.fake_input(display, X.ButtonRelease, detail=button)
             released.append(f"button {button}")
     display.sync()
-    return released
+    return released + _restore_bindings(display)
+
+
+def _note_bindings(display: Any, original: dict[int, list[int]]) -> None:
+    from Xlib import Xatom
+
+    root, atom = display.screen().root, display.intern_atom(_BINDINGS)
+    if original:
+        root.change_property(atom, Xatom.STRING, 8, json.dumps(original).encode())
+    else:
+        root.delete_property(atom)
+
+
+def _restore_bindings(display: Any) -> list[str]:
+    from Xlib import X
+
+    root, atom = display.screen().root, display.intern_atom(_BINDINGS)
+    noted = root.get_full_property(atom, X.AnyPropertyType)
+    if noted is None:
+        return []
+    info = display.display.info
+    try:
+        left = {int(code): [int(s) for s in syms]
+                for code, syms in json.loads(bytes(noted.value)).items()}
+    except (ValueError, TypeError, AttributeError):  # not written by us: leave it alone
+        return []
+    left = {code: syms for code, syms in left.items()
+            if info.min_keycode <= code <= info.max_keycode}
+    for keycode, syms in left.items():
+        display.change_keyboard_mapping(keycode, [tuple(syms) or (0,)])
+    root.delete_property(atom)
+    display.sync()
+    return [f"keycode {code} (re-bound by a replay)" for code in left]

@@ -134,3 +134,12 @@ def test_help_and_import_work_without_a_display(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_bad_abort_key_names_the_option(tmp_path, capsys):
+    db = tmp_path / "rec.db"
+    deskreel("import", SAMPLES / "scripts" / "every-action.json", db)
+    capsys.readouterr()
+    assert deskreel("replay", db, "--abort-key", "ctrl+Retrun") == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "deskreel: --abort-key: 'Retrun' is not an X key name"

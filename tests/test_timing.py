@@ -26,3 +26,19 @@ def test_deadlines_are_absolute_and_do_not_drift():
 
 def test_recorded_times_out_of_order_never_go_back():
     assert deadlines([0, 2, 1, 3], start=0) == [0, 2, 2, 4]
+
+
+def test_bench_p99_is_the_nearest_rank():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "bench_replay.py"
+    spec = importlib.util.spec_from_file_location("bench_replay", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    # 319 intervals whose errors are 1..319 ms: the 99th percentile is the 316th (ceil 315.81)
+    times = [i * 1.0 for i in range(320)]
+    seen = [0.0]
+    for error in range(1, 320):
+        seen.append(seen[-1] + 1.0 + error / 1000)
+    assert bench.errors(times, seen)["p99_ms"] == pytest.approx(316)
