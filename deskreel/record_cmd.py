@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import threading
-from dataclasses import fields
+from bisect import bisect_right
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING
 
 import click
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
 from .table import format_bytes, format_duration
+
+from storage import Step
+
+if TYPE_CHECKING:
+    from recorder.reduce import Reduced
 
 
 @cli.command("record")
@@ -62,23 +70,30 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
         recorder = Recorder(store, options=options, display=display,
                             say=lambda message: click.echo(f"deskreel: {message}", err=True))
         stop = threading.Event()
-        previous = {sig: signal.signal(sig, lambda *_: stop.set())
-                    for sig in (signal.SIGINT, signal.SIGTERM)}
+        heard: list[str] = []
+
+        def on_signal(number: int, _frame: object) -> None:
+            heard.append("interrupt" if number == signal.SIGINT else "SIGTERM")
+            stop.set()
+
         def started(name: str) -> None:
             click.echo(f"deskreel: recording into {where} as {name!r}; stop with {stop_key} or "
                        f"Ctrl-C, pause and resume with {pause_key}", err=True)
 
+        previous = {sig: signal.signal(sig, on_signal)
+                    for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             summary = recorder.run(stop.is_set, on_start=started)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+    ended_by = heard[0] if summary.ended_by == "interrupt" and heard else summary.ended_by
     size = f"; the database is now {format_bytes(_size(db))}" if is_file else ""
     click.echo(
         f"Recorded {summary.name!r} (recording {summary.recording_id}) into {where}: "
         f"{summary.steps} steps from {summary.events} input events over "
         f"{format_duration(summary.duration)}, {summary.frames} frames "
-        f"({format_bytes(summary.frame_bytes)}){size}. Ended by {summary.ended_by}.", err=True)
+        f"({format_bytes(summary.frame_bytes)}){size}. Ended by {ended_by}.", err=True)
     return EXIT_OK
 
 
@@ -91,25 +106,64 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **thresh
            ) -> int:
     """Re-derive a recording's actions from its raw events, with other thresholds.
 
-    Frames and anchors of the old steps are dropped: re-reduce before sharing a recording
-    only if you do not need them, or record again.
+    Every step keeps the window it was recorded in. A step whose raw events are unchanged
+    keeps its frames and anchor (and its disabled flag); a step made of other events than
+    before (a new hover, a double click now two clicks) has none: record again for those.
     """
     from recorder.reduce import Thresholds, reduce_events
-    from storage import Step
 
-    th = Thresholds(**{k: v for k, v in thresholds.items() if v is not None})
+    th = Thresholds(**_thresholds(thresholds))
     with open_db(db) as store:
         rec = store.recording(ref)
-        reduced = reduce_events(store.events(rec.id), thresholds=th)
-        steps = [Step(step=i, action=r.action, t_start=r.t_start, t_end=r.t_end,
-                      events=(r.first, r.last) if r.first >= 0 else None)
-                 for i, r in enumerate(reduced, start=1)]
+        old = store.steps(rec.id)
+        if any(st.action.text and "{{secret:" in st.action.text for st in old):
+            raise UserError(f"recording {rec.id} {rec.name!r} has redacted typing, whose key "
+                            f"events are gone: reducing it would lose those steps; change "
+                            f"its steps with 'deskreel edit' instead")
+        steps = _carry_over(reduce_events(store.events(rec.id), thresholds=th), old)
         for st in steps:
             click.echo(f"{st.step:4d} {st.t_start:8.3f}  {st.action.to_json()}")
+        kept = sum(st.before_frame is not None or st.anchor is not None for st in steps)
         if not dry_run:
             store.replace_steps(rec.id, steps)
-            click.echo(f"recording {rec.id} {rec.name!r} now has {len(steps)} steps", err=True)
+        click.echo(f"recording {rec.id} {rec.name!r} {'would have' if dry_run else 'now has'} "
+                   f"{len(steps)} steps ({kept} with their recorded frames)", err=True)
     return EXIT_OK
+
+
+def _thresholds(given: dict[str, float | None]) -> dict[str, float]:
+    """The thresholds given on the command line; a negative one ends here with one line."""
+    out = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        if not math.isfinite(value) or value < 0:
+            unit = "pixels" if name.endswith("distance") else "seconds"
+            raise UserError(f"--{name.replace('_', '-')} must be {unit} >= 0, got {value:g}")
+        out[name] = value
+    return out
+
+
+def _carry_over(reduced: list[Reduced], old: list[Step]) -> list[Step]:
+    """The new steps, with what the old ones knew that raw events do not tell: the window
+    (at each step's start), and the frames and anchor of a step whose events are the same."""
+    same_events = {st.events: st for st in old if st.events is not None}
+    starts = [st.t_start for st in old]
+    steps = []
+    for number, r in enumerate(reduced, start=1):
+        events = (r.first, r.last) if r.first >= 0 else None
+        same = same_events.get(events) if events is not None else None
+        if same is not None:
+            anchor = same.anchor if r.action.target == same.action.target else None
+            steps.append(replace(same, step=number, action=r.action, t_start=r.t_start,
+                                 t_end=r.t_end, anchor=anchor))
+            continue
+        window = old[max(bisect_right(starts, r.t_start) - 1, 0)] if old else None
+        steps.append(Step(step=number, action=r.action, t_start=r.t_start, t_end=r.t_end,
+                          events=events,
+                          window_class=window.window_class if window else None,
+                          window_title=window.window_title if window else None))
+    return steps
 
 
 def _add_threshold_options() -> None:
@@ -145,6 +199,9 @@ def _check_writable(db: str) -> None:
         return
     path = os.path.abspath(db)
     target = path if os.path.exists(path) else os.path.dirname(path)
+    if not os.path.isdir(target) and target != path:
+        raise UserError(f"cannot create {db}: directory {target} does not exist; create it "
+                        f"or choose another place")
     if not os.access(target, os.W_OK):
         raise UserError(f"cannot write {db}: permission denied; choose a writable place")
 

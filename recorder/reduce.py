@@ -9,9 +9,15 @@ Decisions the issue left to us:
 - A long press under modifiers becomes the click with `with_key`: left_mouse_down and
   left_mouse_up have no `with_key`, and the modifiers usually matter more than the hold.
 - Hover: a motion event followed by at least hover_time without pointer events, with no
-  button held, not ended by a press at that place, and further than drag_distance from
-  where the last pointer action left the pointer. A rest is timed up to the next pointer
-  event, or to the last event of the recording.
+  button held, not ended by a press at that place sooner than `idle` (that rest was the
+  click's approach; a longer one gets a `wait`, and the hover keeps the pointer where the
+  person left it during that wait), and further than drag_distance from where the last
+  pointer action left the pointer. A rest is timed up to the next pointer event, or to
+  the last event of the recording.
+- Piece by piece (`reduce_piece`, how the live recorder reduces): pieces cut at quiet
+  moments (nothing held, and a gap longer than every threshold) give the actions the
+  whole recording gives, when each piece is given what the one before left (`Carry`)
+  and, unless it is the last, the time of the first event after it.
 - Idle is measured between emitted actions (end of one, start of the next), so motion
   that makes no action counts as idle; hovers are actions. No wait before the first
   action or after the last.
@@ -36,7 +42,8 @@ from storage.keys import is_modifier, parse_chord
 from storage.values import RawEvent
 from storage.vocabulary import MAX_KEY_HOLD, MAX_SCROLL, MAX_WAIT, Action, ActionError
 
-__all__ = ["DEFAULT_THRESHOLDS", "Reduced", "Thresholds", "reduce_events"]
+__all__ = ["DEFAULT_THRESHOLDS", "Carry", "Reduced", "Thresholds", "reduce_events",
+           "reduce_piece"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,15 +77,45 @@ class Reduced:
     last: int  # index of its last raw event (-1 for wait)
 
 
-def reduce_events(events: Sequence[RawEvent], *,
-                  thresholds: Thresholds = DEFAULT_THRESHOLDS) -> list[Reduced]:
-    """Reduce one recording's raw events to vocabulary actions, sorted by start time."""
+def reduce_events(events: Sequence[RawEvent], *, thresholds: Thresholds = DEFAULT_THRESHOLDS,
+                  pointer_at: tuple[int, int] | None = None, until: float | None = None
+                  ) -> list[Reduced]:
+    """Reduce one recording's raw events to vocabulary actions, sorted by start time.
+
+    For a piece of a recording: `pointer_at` is where the pointer was left before it (by
+    the last pointer action or hover), `until` the time of the first event after it.
+    """
     held = _modifiers_held(events)
     actions = [*_keyboard_actions(events, held, thresholds),
                *_pointer_actions(events, held, thresholds),
-               *_hovers(events, thresholds)]
+               *_hovers(events, thresholds, pointer_at, until)]
     actions.sort(key=lambda r: (r.t_start, r.first))
     return _with_waits(actions, thresholds.idle)
+
+
+@dataclass(frozen=True, slots=True)
+class Carry:
+    """What the pieces of a recording reduced so far leave for the next piece."""
+
+    pointer_at: tuple[int, int] | None = None  # where the last pointer action or hover left it
+    end: float | None = None  # when every action so far had ended
+
+
+def reduce_piece(events: Sequence[RawEvent], *, carry: Carry = Carry(),
+                 until: float | None = None, thresholds: Thresholds = DEFAULT_THRESHOLDS
+                 ) -> tuple[list[Reduced], Carry]:
+    """Reduce a piece of a recording cut at a quiet moment, and what it leaves for the next.
+
+    `until` is the time of the first event after the piece (None for the last piece). The
+    pieces' actions together are those of the whole recording; indices are the piece's.
+    """
+    reduced = reduce_events(events, thresholds=thresholds, pointer_at=carry.pointer_at,
+                            until=until)
+    if reduced and carry.end is not None and reduced[0].t_start - carry.end >= thresholds.idle:
+        reduced.insert(0, _wait(carry.end, reduced[0].t_start))
+    ends = [r.t_end for r in reduced] + ([carry.end] if carry.end is not None else [])
+    return reduced, Carry(_pointer_left_at(events, reduced, carry.pointer_at),
+                          max(ends, default=None))
 
 
 # --- modifiers ---------------------------------------------------------------------------
@@ -320,12 +357,16 @@ def _press_actions(press: _ButtonPress, events: Sequence[RawEvent], with_key: st
                               last, last)]
 
 
-def _hovers(events: Sequence[RawEvent], th: Thresholds) -> list[Reduced]:
+def _hovers(events: Sequence[RawEvent], th: Thresholds, pointer_at: tuple[int, int] | None,
+            until: float | None) -> list[Reduced]:
     """Places the pointer moved to and rested at, without a press there."""
     pointer = [i for i, e in enumerate(events) if e.kind in _POINTER_KINDS]
     out: list[Reduced] = []
     buttons: set[int | None] = set()
-    left_at: RawEvent | None = None  # where the last pointer action or hover left the pointer
+    left_at = pointer_at  # where the last pointer action or hover left the pointer
+    end = events[-1].t if events else 0.0
+    if until is not None:
+        end = max(end, until)  # the recording goes on: a rest at the end lasts until then
     for n, i in enumerate(pointer):
         e = events[i]
         if e.kind == "button_down":
@@ -333,18 +374,31 @@ def _hovers(events: Sequence[RawEvent], th: Thresholds) -> list[Reduced]:
         elif e.kind == "button_up":
             buttons.discard(e.button)
         if e.kind != "motion":
-            left_at = e
+            left_at = _position(e)
             continue
         after = events[pointer[n + 1]] if n + 1 < len(pointer) else None
-        rest = (after.t if after is not None else events[-1].t) - e.t
+        rest = (after.t if after is not None else end) - e.t
         if (buttons or rest < th.hover_time
-                or (after is not None and after.kind == "button_down"
+                or (after is not None and after.kind == "button_down" and rest < th.idle
                     and _distance(e, after) <= th.drag_distance)
-                or (left_at is not None and _distance(e, left_at) <= th.drag_distance)):
+                or (left_at is not None
+                    and math.dist(_position(e), left_at) <= th.drag_distance)):
             continue
         out.append(_reduced(Action("mouse_move", coordinate=_position(e)), events, i, i))
-        left_at = e
+        left_at = _position(e)
     return out
+
+
+def _pointer_left_at(events: Sequence[RawEvent], reduced: Sequence[Reduced],
+                     before: tuple[int, int] | None) -> tuple[int, int] | None:
+    """Where `events` (reduced to `reduced`) left the pointer for the hover rule: at their
+    last press, release or hover; `before` when they have none."""
+    last = max((i for i, e in enumerate(events) if e.kind in ("button_down", "button_up")),
+               default=-1)
+    hover = max((r.first for r in reduced if r.action.action == "mouse_move"), default=-1)
+    if max(last, hover) < 0:
+        return before
+    return _position(events[max(last, hover)])
 
 
 _POINTER_KINDS = frozenset({"motion", "button_down", "button_up"})
@@ -366,11 +420,15 @@ def _with_waits(actions: Iterable[Reduced], idle: float) -> list[Reduced]:
     end: float | None = None  # when the actions so far have all ended
     for r in actions:
         if end is not None and r.t_start - end >= idle:
-            wait = Action("wait", duration=round(min(r.t_start - end, MAX_WAIT), 3))
-            out.append(Reduced(wait, end, r.t_start, -1, -1))
+            out.append(_wait(end, r.t_start))
         out.append(r)
         end = r.t_end if end is None else max(end, r.t_end)
     return out
+
+
+def _wait(start: float, end: float) -> Reduced:
+    return Reduced(Action("wait", duration=round(min(end - start, MAX_WAIT), 3)), start, end,
+                   -1, -1)
 
 
 def _reduced(action: Action, events: Sequence[RawEvent], first: int, last: int) -> Reduced:

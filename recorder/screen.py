@@ -51,13 +51,21 @@ class WindowInfo:
 
 
 class FrameTimeline:
-    """Distinct frames in time order, shared between the capture and writer threads."""
+    """Distinct frames in time order, shared between the capture and writer threads.
 
-    def __init__(self, *, max_frames: int = 600):
+    A ring of `max_frames`, except that frames on screen at or after `keep_from` (the open
+    chunk's first event) stay until they pass `max_bytes` together; a frame that was
+    dropped is never replaced by a later one: the steps that needed it get none.
+    """
+
+    def __init__(self, *, max_frames: int = 600, max_bytes: int = 256 << 20):
         self._frames: list[Frame] = []
         self._windows: list[WindowInfo] = []
         self._lock = threading.Lock()
-        self.max_frames = max_frames
+        self.max_frames, self.max_bytes = max_frames, max_bytes
+        self.keep_from: float | None = None
+        self._bytes = 0  # compressed, of the frames held
+        self._trimmed = False  # frames before the first one held were dropped
         self.grabbed = 0  # every grab, distinct or not
 
     def add(self, t: float, crc: int, width: int, height: int, raw: bytes | None) -> None:
@@ -72,8 +80,11 @@ class FrameTimeline:
         frame = Frame(t, t, crc, width, height, zlib.compress(raw or b"", 1))
         with self._lock:
             self._frames.append(frame)
-            if len(self._frames) > self.max_frames:
-                del self._frames[0]
+            self._bytes += len(frame.zdata)
+            while len(self._frames) > max(self.max_frames, 1) and (
+                    self.keep_from is None or self._frames[1].t_first <= self.keep_from
+                    or self._bytes > self.max_bytes):
+                self._drop_first()
 
     def note_window(self, info: WindowInfo) -> None:
         with self._lock:
@@ -82,17 +93,21 @@ class FrameTimeline:
                 self._windows.append(info)
 
     def before(self, t: float) -> Frame | None:
-        """The last frame grabbed before time t (the screen the person saw)."""
+        """The last frame grabbed before time t (the screen the person saw); None when no
+        frame from then is held."""
         with self._lock:
             i = bisect_right([f.t_first for f in self._frames], t) - 1
-            return self._frames[i] if i >= 0 else (self._frames[0] if self._frames else None)
+            return self._frames[i] if i >= 0 else None
 
     def settled_after(self, t: float, *, settle: float, limit: float, now: float
                       ) -> Frame | None:
         """The first frame after t that stayed unchanged for `settle` s, or the one on screen
-        at `limit`; None while that cannot be known yet."""
+        at `limit`; None while that cannot be known yet, or when the frames from t on are no
+        longer all held."""
         with self._lock:
             frames = list(self._frames)
+            if frames and t < frames[0].t_first and self._trimmed:
+                return None
         start = max(bisect_right([f.t_first for f in frames], t) - 1, 0)
         for i in range(start, len(frames)):
             frame = frames[i]
@@ -111,13 +126,30 @@ class FrameTimeline:
             i = bisect_right([w.t for w in self._windows], t) - 1
             return self._windows[i] if i >= 0 else None
 
-    def forget_before(self, t: float) -> None:
-        """Drop frames that ended before t, keeping the newest one always."""
+    def between(self, start: float, end: float) -> FrameTimeline:
+        """A copy holding the frames and windows on screen from `start` to `end`: what the
+        steps of a chunk need, kept while the ring moves on."""
+        copy = FrameTimeline(max_frames=0)
         with self._lock:
-            keep = [f for f in self._frames[:-1] if f.t_last >= t] + self._frames[-1:]
-            self._frames = keep
+            first = max(bisect_right([f.t_first for f in self._frames], start) - 1, 0)
+            copy._frames = [f for f in self._frames[first:] if f.t_first <= end]
+            copy._trimmed = self._trimmed or first > 0
+            first = max(bisect_right([w.t for w in self._windows], start) - 1, 0)
+            copy._windows = [w for w in self._windows[first:] if w.t <= end]
+        return copy
+
+    def forget_before(self, t: float) -> None:
+        """Drop the frames shown only before t (the one on screen at t stays, and the newest)."""
+        with self._lock:
+            while len(self._frames) > 1 and self._frames[1].t_first <= t:
+                self._drop_first()
             self._windows = [w for w in self._windows[:-1] if w.t >= t - 60] + \
                 self._windows[-1:]
+
+    def _drop_first(self) -> None:
+        self._bytes -= len(self._frames[0].zdata)
+        del self._frames[0]
+        self._trimmed = True
 
     def __len__(self) -> int:
         return len(self._frames)

@@ -1,13 +1,21 @@
 """A recording session: capture threads feed a writer loop that stores events and actions.
 
-Threads: RECORD capture (enqueues only), screen capture (frames and active window), and
-this loop, which filters our own chords, commits raw events in batches (every 100 events
-or 100 ms), and turns each quiet stretch of events into actions with frames and anchors.
+Threads: RECORD capture (enqueues only), screen capture (frames and active window), this
+loop, which filters our own chords, commits raw events in batches (every 100 events or
+100 ms) and cuts the events at quiet moments into pieces it reduces to actions, and a
+finisher that gives those actions their frames and anchors (encoding takes seconds) and
+stores them, so that the loop keeps committing and hears a stop meanwhile.
+
+A piece is reduced once the first event after it is kept (or the recording ends): only
+then is it known whether the pointer's rest at its end was a hover. Each piece gets what
+the one before left (`Carry`), so the actions are those `deskreel reduce` derives from
+the stored events; pauses are the exception, they end what came before them.
 """
 
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -17,13 +25,12 @@ from typing import Any
 from deskreel.errors import UserError
 from deskreel.images import encode_png, encode_webp, pixel_hash
 from deskreel.x11 import display_name
-from storage import Anchor, RawEvent, Step, Store
-from storage.vocabulary import Action
+from storage import Anchor, RawEvent, Step, StorageError, Store
 
 from .capture import InputCapture
 from .chords import ChordFilter
 from .privacy import DenyList, Redactor
-from .reduce import DEFAULT_THRESHOLDS, Reduced, Thresholds, reduce_events
+from .reduce import DEFAULT_THRESHOLDS, Carry, Reduced, Thresholds, reduce_piece
 from .screen import WINDOW_POLL, Frame, FrameTimeline, ScreenCapture, WindowInfo
 
 __all__ = ["DEFAULT_PAUSE_KEY", "DEFAULT_STOP_KEY", "RecordOptions", "RecordSummary",
@@ -75,6 +82,28 @@ class _Chunk:
     held: set[tuple[str, int]] = field(default_factory=set)  # keys and buttons down now
 
 
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """A chunk cut at a quiet moment, with the frames and windows its steps may need."""
+
+    chunk: _Chunk
+    timeline: FrameTimeline
+    t0: float  # the monotonic time its event times count from (a resume moves it later)
+    cut_at: float  # monotonic
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """Steps for the finisher: numbered actions, and where their frames come from."""
+
+    numbered: list[tuple[int, Reduced]]
+    first_seq: int
+    timeline: FrameTimeline
+    t0: float
+    now: float
+    final: bool
+
+
 class Recorder:
     """Records the display into `store` until stopped; see `run`."""
 
@@ -98,9 +127,15 @@ class Recorder:
         self._filter = ChordFilter({"stop": options.stop_key, "pause": options.pause_key})
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
         self.frames_stored = self.frame_bytes = 0
-        self.steps = self.events = 0
+        self.steps = self.events = 0  # written
+        self._numbered = 0  # steps handed to the finisher
+        self._carry = Carry()  # what the pieces reduced so far leave for the next
+        self._waiting: _Piece | None = None  # cut, not reduced until the next event
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._finisher = threading.Thread(target=self._finish_jobs, name="deskreel-finisher",
+                                          daemon=True)
+        self._finisher_error: BaseException | None = None
         self.write_failed = False
-        self._last_end: float | None = None
         self.paused = False
 
     def run(self, should_stop: Callable[[], bool], *,
@@ -108,15 +143,14 @@ class Recorder:
         """Record until the stop chord, `should_stop()`, or the X server going away."""
         conn = self.capture._control
         screen = conn.screen()
-        name = self.options.name or self._write(self.store.free_name, default_name())
-        self.recording_id = self._write(
-            self.store.create_recording, name, source="recorder",
+        name = self._create_recording(
             screen=(screen.width_in_pixels, screen.height_in_pixels),
             dpi=_dpi(screen), keyboard_layout=_xkb_layout(conn),
             extra={"fps": self.options.fps, "frames": self.options.frames,
                    "display": self._display})
         self.t0 = self._clock()
         self.screen.start()
+        self._finisher.start()
         self.capture.start()
         self.capture.ready.wait(5)
         on_start(name)
@@ -130,14 +164,33 @@ class Recorder:
                 self.capture.join()
             except Exception:  # the X connection broke: said in the loop already
                 pass
-            if not self.write_failed:
-                self._drain()
-                self._write_tail()
+            try:
+                if not self.write_failed:
+                    self._drain()
+                    self._write_tail()
+            finally:
+                self._jobs.put(None)
+                self._finisher.join()
+        self._check_finisher()
         if self.paused:  # stopped while paused: the pause is not part of the recording
             self.t0 += self._clock() - self._paused_at
         duration = self._clock() - self.t0
         return RecordSummary(self.recording_id, name, self.steps, self.events, duration,
                              self.frames_stored, self.frame_bytes, ended_by)
+
+    def _create_recording(self, **header: Any) -> str:
+        """Create the recording; a default name another recorder took meanwhile (both started
+        in the same second on hosts of one name) is chosen again."""
+        for attempt in range(5):
+            name = self.options.name or self._write(self.store.free_name, default_name())
+            try:
+                self.recording_id = self._write(self.store.create_recording, name,
+                                                source="recorder", **header)
+                return name
+            except StorageError:
+                if self.options.name or attempt == 4:
+                    raise
+        raise AssertionError("unreachable")
 
     def _loop(self, should_stop: Callable[[], bool]) -> str:
         self._chunk = _Chunk()
@@ -151,10 +204,16 @@ class Recorder:
             if self._batch and (len(self._batch) >= BATCH_ROWS
                                 or now - self._last_commit >= BATCH_SECONDS):
                 self._commit()
+            if self._waiting is not None and self._chunk.events:
+                self._reduce_waiting()
             if self._chunk.events and self._quiet(now):
-                self._finalize(now)
-            elif not self._chunk.events:
+                self._waiting = self._cut(now)
+            # the open chunk's frames stay; without one, those of events still held back
+            self.timeline.keep_from = (self.t0 + self._chunk.events[0].t if self._chunk.events
+                                       else now - 1.0)
+            if not self._chunk.events:
                 self.timeline.forget_before(now - 5.0)
+            self._check_finisher()
             if should_stop():
                 return "interrupt"
             if not self.capture.alive or _connection_lost(self.screen.error):
@@ -167,10 +226,16 @@ class Recorder:
     def _take(self, *, timeout: float) -> None:
         """Move queued events into the hold-back queue; they stay on the monotonic clock
         until released, because a resume moves t0 while they wait."""
+        # Not get(timeout=...): on CPython 3.11 a signal near its deadline (SIGINT and
+        # SIGTERM are how a recording stops) leaves it blocked until the next event comes.
         try:
-            item = self._queue.get(timeout=timeout)
+            item = self._queue.get_nowait()
         except queue.Empty:
-            return
+            time.sleep(timeout)
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
         while item is not None:
             self._held_back.append(RawEvent(*item))
             try:
@@ -254,8 +319,7 @@ class Recorder:
         self._filter.paused = self.screen.paused = self.paused
         if self.paused:
             self._paused_at = at
-            if self._chunk.events:  # what came before the pause is complete: store it now
-                self._finalize(self._clock(), final=True)
+            self._end_pieces()  # what came before the pause is complete: store it now
             self.say(f"paused: nothing is recorded until {self.options.pause_key}")
         else:
             self.t0 += at - self._paused_at
@@ -270,8 +334,9 @@ class Recorder:
 
     def _quiet(self, now: float) -> bool:
         th = self.options.thresholds
+        # longer than every rule looks ahead, so the cut changes no action (see reduce_piece)
         wait_for = max(th.type_pause, th.hover_time, th.multi_click_time, th.scroll_gap,
-                       th.long_press, self.options.settle_cap) + 0.1
+                       th.long_press, th.idle, self.options.settle_cap) + 0.1
         return not self._chunk.held and now - (self.t0 + self._chunk.events[-1].t) >= wait_for
 
     def _drain(self) -> None:
@@ -296,56 +361,77 @@ class Recorder:
         self._pass(self._filter.flush())
         if self._batch:
             self._commit()
-        if self._chunk.events:
-            self._finalize(self._clock(), final=True)
+        self._end_pieces()
 
-    def _finalize(self, now: float, *, final: bool = False) -> None:
-        """Reduce the chunk to actions, attach frames, anchors and windows, store them."""
-        chunk = self._chunk
+    def _cut(self, now: float) -> _Piece:
+        """End the chunk at a quiet moment; it waits for the next event to be reduced."""
         if self._batch:
             self._commit()  # steps point at event rows: those rows go first
-        reduced = reduce_events(chunk.events, thresholds=self.options.thresholds)
-        reduced = self._boundary_wait(reduced)
-        steps = []
-        for i, r in enumerate(reduced):
-            following = reduced[i + 1].t_start if i + 1 < len(reduced) else None
-            steps.append(self._step(self.steps + 1 + i, r, chunk.first_seq, following, now,
-                                    final))
-        if steps:
-            self._write(self.store.add_steps, self.recording_id, steps)
-            self.steps += len(steps)
-            self._last_end = reduced[-1].t_end
-        self.timeline.forget_before(self.t0 + chunk.events[-1].t - 1.0)
-        self._frame_keys.clear()
+        chunk = self._chunk
         self._chunk = _Chunk(first_seq=self.events)
+        return _Piece(chunk, self.timeline.between(self.t0 + chunk.events[0].t, now), self.t0,
+                      now)
 
-    def _boundary_wait(self, reduced: list[Reduced]) -> list[Reduced]:
-        """A long idle gap between the last chunk and this one is a `wait` too."""
-        if self._last_end is None or not reduced:
-            return reduced
-        gap = reduced[0].t_start - self._last_end
-        if gap < self.options.thresholds.idle:
-            return reduced
-        wait = Reduced(Action(action="wait", duration=round(gap, 3)), self._last_end,
-                       reduced[0].t_start, -1, -1)
-        return [wait, *reduced]
+    def _reduce_waiting(self, *, final: bool = False) -> None:
+        """Reduce the waiting piece: the first event after it is kept, or the recording (or
+        the stretch before a pause) ends."""
+        piece, self._waiting = self._waiting, None
+        if piece is None:
+            return
+        until = self._chunk.events[0].t if self._chunk.events else None
+        reduced, self._carry = reduce_piece(piece.chunk.events, carry=self._carry,
+                                            until=until, thresholds=self.options.thresholds)
+        numbered = list(enumerate(reduced, start=self._numbered + 1))
+        self._numbered += len(reduced)
+        if numbered:
+            self._jobs.put(_Job(numbered, piece.chunk.first_seq, piece.timeline, piece.t0,
+                                piece.cut_at, final))
 
-    def _step(self, number: int, r: Reduced, first_seq: int, following: float | None,
-              now: float, final: bool) -> Step:
-        t0 = self.t0
-        events = (first_seq + r.first, first_seq + r.last) if r.first >= 0 else None
-        window = self.timeline.window_at(t0 + r.t_start)
+    def _end_pieces(self) -> None:
+        """Reduce and store everything kept so far: the recording ends, or pauses."""
+        self._reduce_waiting(final=True)
+        if self._chunk.events:
+            self._waiting = self._cut(self._clock())
+            self._reduce_waiting(final=True)
+
+    def _finish_jobs(self) -> None:
+        """The finisher thread: frames, anchors and windows for each job's steps, stored."""
+        while (job := self._jobs.get()) is not None:
+            if self._finisher_error is not None:
+                continue  # stopped storing: the loop reports it
+            try:
+                self._store_steps(job)
+            except BaseException as err:
+                self._finisher_error = err
+
+    def _check_finisher(self) -> None:
+        if self._finisher_error is not None:
+            raise self._finisher_error
+
+    def _store_steps(self, job: _Job) -> None:
+        steps = []
+        for n, (number, r) in enumerate(job.numbered):
+            following = job.numbered[n + 1][1].t_start if n + 1 < len(job.numbered) else None
+            steps.append(self._step(number, r, job, following))
+        self._write(self.store.add_steps, self.recording_id, steps)
+        self.steps += len(steps)
+        self._frame_keys.clear()
+
+    def _step(self, number: int, r: Reduced, job: _Job, following: float | None) -> Step:
+        t0, timeline, now = job.t0, job.timeline, job.now
+        events = (job.first_seq + r.first, job.first_seq + r.last) if r.first >= 0 else None
+        window = timeline.window_at(t0 + r.t_start)
         action = self._redactor.action(r.action)
         before = after = anchor = None
         private = self.options.redact_typing and action.action == "type"
         if self.options.frames and action.action != "wait":
-            before_frame = self.timeline.before(t0 + r.t_start)
+            before_frame = timeline.before(t0 + r.t_start)
             limit = t0 + r.t_end + self.options.settle_cap
             if following is not None:
                 limit = min(limit, t0 + following)
-            after_frame = self.timeline.settled_after(
+            after_frame = timeline.settled_after(
                 t0 + r.t_end, settle=self.options.settle, limit=limit,
-                now=now if not final else max(now, limit))
+                now=now if not job.final else max(now, limit))
             if private:  # what the typing left on screen must not show up in other steps
                 self._private_crcs |= {f.crc for f in (before_frame, after_frame) if f}
                 self._after_private = True

@@ -29,6 +29,13 @@ def count_sent(person):
 
 def perform_session(person, app):
     """The session of issue 3: every gesture a recording must turn into an action."""
+    perform_gestures(person, app)
+    time.sleep(2.6)  # an idle pause
+    person.click(*app.center("button:OK"))
+
+
+def perform_gestures(person, app):
+    """The session's gestures up to its idle pause."""
     c = app.center
     person.click(*c("button:Save"))
     person.click(*c("button:Open"), mods="shift")
@@ -42,10 +49,6 @@ def perform_session(person, app):
     person.drag(c("canvas:rect"), (c("canvas:rect")[0] + 190, c("canvas:rect")[1] + 50))
     person.click(*c("label:context"), button=3)
     person.press("Escape")
-    import time
-
-    time.sleep(2.6)  # an idle pause
-    person.click(*c("button:OK"))
 
 
 def expected_actions(app):
@@ -102,19 +105,20 @@ def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_
     assert rec.screen == (1280, 800)
     assert rec.keyboard_layout and rec.keyboard_layout.startswith("us")
     for step in steps:
-        assert step.window_title == "deskreel sample", step
+        assert (step.window_class, step.window_title) == ("Deskreelsample",
+                                                          "deskreel sample"), step
         if step.action.action == "wait":
             continue
         assert step.before_frame is not None and step.after_frame is not None, step
         if step.action.is_pointer:
-            anchor = step.anchor
-            assert anchor is not None, step
-            x, y, w, h = anchor.box
-            tx, ty = step.action.target
-            assert (x + anchor.offset[0], y + anchor.offset[1]) == (tx, ty)
+            assert_anchor_is_on_its_before_frame(db, step)
         if step.events is not None:
             first, last = step.events
             assert 0 <= first <= last < len(events)
+    # the typing shows: the screen after it is not the one before it
+    typed = next(s for s in steps if s.action.action == "type")
+    assert frame_pixels(db, typed.before_frame).tolist() != frame_pixels(
+        db, typed.after_frame).tolist()
     # every key and button press and release the person sent was stored, none twice
     stored = Counter(e.kind for e in events if e.kind != "motion")
     sent = {kind: n for kind, n in recorder.sent.items() if kind != "motion"}
@@ -128,6 +132,51 @@ def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_
         data, fmt = store.frame(steps[0].before_frame)
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     assert fmt == "webp" and image.shape == (800, 1280, 3)
+
+
+def frame_pixels(db, key):
+    from deskreel.images import decode_image
+
+    with open_store(db, create=False) as store:
+        return decode_image(store.frame(key)[0])
+
+
+def assert_anchor_is_on_its_before_frame(db, step):
+    """The anchor is the before-frame's pixels at its box, and the target lies inside it."""
+    from deskreel.images import decode_image
+
+    anchor = step.anchor
+    assert anchor is not None, step
+    x, y, w, h = anchor.box
+    tx, ty = step.action.target
+    assert x <= tx < x + w and y <= ty < y + h, step
+    assert (x + anchor.offset[0], y + anchor.offset[1]) == (tx, ty)
+    crop = frame_pixels(db, step.before_frame)[y:y + h, x:x + w]
+    assert decode_image(anchor.png).tolist() == crop.tolist(), step
+
+
+def test_sigterm_stops_the_recording_cleanly(launch_app, run_deskreel, xvfb, tmp_path):
+    app = launch_app()
+    db = tmp_path / "rec.db"
+    recorder = run_deskreel("record", db, "--name", "term")
+    recorder.wait_for_output("recording into")
+    person = Person(xvfb.display)
+    try:
+        person.click(*app.center("button:Save"))
+        person.type("ok")
+    finally:
+        person.close()
+    sent = time.monotonic()
+    recorder.proc.send_signal(signal.SIGTERM)
+    assert recorder.finish() == 0, recorder.stderr
+    assert time.monotonic() - sent < 10
+    assert "Recorded 'term'" in recorder.stderr and "Ended by SIGTERM" in recorder.stderr
+    with open_store(db, create=False) as store:
+        steps = store.steps(store.recording("term").id)
+    assert [s.action.to_json() for s in steps] == [
+        {"action": "left_click", "coordinate": list(app.center("button:Save"))},
+        {"action": "type", "text": "ok"}]
+    assert all(s.before_frame and s.after_frame for s in steps)
 
 
 def test_stop_and_pause_chords_never_appear(launch_app, run_deskreel, xvfb, tmp_path):
@@ -294,3 +343,45 @@ def test_record_refuses_server_without_record(tmp_path):
     assert done.returncode == 2
     assert "lacks the RECORD extension" in done.stderr and "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []  # no empty database left behind
+
+
+def test_default_name_taken_meanwhile_is_chosen_again(xvfb, tmp_path):
+    """Regression: two recorders starting in the same second on hosts of one name chose
+    the same default name, and the second one failed."""
+    from recorder import Recorder
+
+    db = tmp_path / "rec.db"
+    with open_store(db) as store, open_store(db) as other:
+        recorder = Recorder(store, display=xvfb.display)
+        chosen = []
+        free_name = store.free_name
+
+        def racing(base):  # the other recorder takes the name between choice and creation
+            name = free_name(base)
+            if not chosen:
+                other.create_recording(name, source="recorder")
+            chosen.append(name)
+            return name
+
+        store.free_name = racing
+        try:
+            name = recorder._create_recording(screen=(1280, 800))
+        finally:
+            recorder.capture._control.close()
+        assert name == chosen[-1] == f"{chosen[0]}-2"
+        assert store.recording(recorder.recording_id).name == name
+        assert [r.name for r in store.recordings()] == [chosen[0], name]
+
+
+def test_record_into_a_missing_directory_says_so(xvfb, tmp_path):
+    """Regression: a database in a directory that does not exist was "permission denied"."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "nowhere" / "r.db"
+    done = subprocess.run([sys.executable, "-m", "deskreel", "record", db], env=xvfb.env(),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"deskreel: cannot create {db}: directory {db.parent} does "
+                                   f"not exist; create it or choose another place")
+    assert list(tmp_path.iterdir()) == []

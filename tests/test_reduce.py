@@ -363,13 +363,22 @@ def test_a_fast_double_letter_is_not_autorepeat() -> None:
 # --- waits, edges, thresholds --------------------------------------------------------------
 
 def test_an_idle_gap_becomes_a_wait_between_the_actions() -> None:
-    evs = events(click(0, 10, 10), move(1.0, 300, 300), move(1.3, 400, 200),
-                 click(3.58, 400, 200))
+    # motion that makes no action (rests shorter than hover_time) counts as idle
+    evs = events(click(0, 10, 10), move(1.0, 300, 300), move(1.9, 350, 250),
+                 move(2.8, 400, 200), click(3.58, 400, 200))
     assert spans(evs) == [
         (at("left_click", 10, 10), 0.0, 0.08, 0, 1),
         (wait(3.5), 0.08, 3.58, -1, -1),
-        (at("left_click", 400, 200), 3.58, 3.66, 4, 5),
+        (at("left_click", 400, 200), 3.58, 3.66, 5, 6),
     ]
+
+
+def test_a_rest_longer_than_idle_before_a_click_there_is_a_hover() -> None:
+    # shorter than idle it is the click's approach ("rest-then-click"); longer, the hover
+    # keeps the pointer where the person left it during the wait
+    evs = events(click(0, 10, 10), move(0.5, 400, 200), click(3.0, 400, 200))
+    assert actions(evs) == [at("left_click", 10, 10), at("mouse_move", 400, 200), wait(2.5),
+                            at("left_click", 400, 200)]
 
 
 def test_a_hover_breaks_an_idle_gap() -> None:
@@ -445,3 +454,62 @@ def test_defaults() -> None:
         drag_distance=5, multi_click_time=0.5, multi_click_distance=5, key_hold=0.5,
         type_pause=1.5, hover_time=1.0, scroll_gap=0.5, scroll_distance=10, idle=2.0,
         long_press=1.0, repeat_gap=0.02) == DEFAULT_THRESHOLDS
+
+
+# --- piece by piece, as the live recorder reduces -------------------------------------------
+
+def in_pieces(evs: list[RawEvent], quiet: float) -> list[list[RawEvent]]:
+    """`evs` cut wherever the next event comes more than `quiet` s later."""
+    pieces = [[evs[0]]]
+    for previous, e in zip(evs, evs[1:]):
+        if e.t - previous.t > quiet:
+            pieces.append([])
+        pieces[-1].append(e)
+    return pieces
+
+
+def reduced_in_pieces(pieces: list[list[RawEvent]]) -> list[tuple[Action, float, float, int,
+                                                                   int]]:
+    from recorder.reduce import Carry, reduce_piece
+
+    out, carry, offset = [], Carry(), 0
+    for n, piece in enumerate(pieces):
+        until = pieces[n + 1][0].t if n + 1 < len(pieces) else None
+        reduced, carry = reduce_piece(piece, carry=carry, until=until)
+        out += [(r.action, round(r.t_start, 6), round(r.t_end, 6),
+                 r.first + offset if r.first >= 0 else -1,
+                 r.last + offset if r.last >= 0 else -1) for r in reduced]
+        offset += len(piece)
+    return out
+
+
+@pytest.mark.parametrize("evs", [
+    # a rest at a piece's end, then a click elsewhere: the hover the live recorder lost
+    events(click(0, 100, 100), move(0.5, 400, 300), click(4.0, 700, 500)),
+    # a rest at a piece's end, then typing, then a click there
+    events(click(0, 100, 100), move(0.5, 400, 300), typing(3.5, "hi"), click(6.0, 400, 300)),
+    # a rest, then a click there: longer than idle, a hover with a wait
+    events(click(0, 100, 100), move(0.5, 400, 300), click(3.0, 400, 300)),
+    # jitter after a click, across a cut: no hover (the click left the pointer there)
+    events(click(0, 100, 100), move(2.8, 102, 101), tap(4.5, "Return")),
+    # a rest at the very end of the recording is timed to its last event
+    events(click(0, 100, 100), move(3.0, 400, 300), tap(3.2, "Escape")),
+    # a held key with typing inside it: the next piece's wait starts at the latest end
+    events(tap(1.5, "Escape", hold=1.0), typing(1.6, "a"), tap(4.7, "Return")),
+], ids=["hover-then-click-elsewhere", "hover-typing-click-there", "long-rest-click-there",
+        "jitter-across-cut", "rest-at-end", "wait-after-hold"])
+def test_pieces_cut_at_quiet_moments_reduce_like_the_whole(evs: list[RawEvent]) -> None:
+    pieces = in_pieces(evs, quiet=2.1)  # the recorder's cut: past every threshold
+    assert len(pieces) > 1
+    assert reduced_in_pieces(pieces) == spans(evs)
+
+
+def test_a_piece_alone_loses_the_hover_at_its_end() -> None:
+    # what the recorder did before pieces carried on: the rest counted as nothing
+    from recorder.reduce import reduce_piece
+
+    piece = events(click(0, 100, 100), move(0.5, 400, 300))
+    alone = [r.action for r in reduce_piece(piece)[0]]
+    carried_on = [r.action for r in reduce_piece(piece, until=4.0)[0]]
+    assert alone == [at("left_click", 100, 100)]
+    assert carried_on == [at("left_click", 100, 100), at("mouse_move", 400, 300)]

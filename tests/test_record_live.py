@@ -1,0 +1,131 @@
+"""The live recorder against whole-recording reduction, and its writer loop while the
+finisher encodes frames: `deskreel record` in a subprocess on a real Xvfb, real SQLite."""
+
+import signal
+import sqlite3
+import threading
+import time
+
+from recorder.reduce import reduce_events
+from samples.person import Person
+from storage import open_store
+from tests.test_record import perform_gestures
+
+
+def test_a_rest_longer_than_a_chunk_is_a_hover_as_reduce_says(launch_app, run_deskreel,
+                                                              xvfb, tmp_path):
+    """Regression: each chunk was reduced alone, so a rest at a chunk's end counted as
+    nothing and the hover was lost; `deskreel reduce` found it in the same events."""
+    app = launch_app()
+    db = tmp_path / "rec.db"
+    recorder = run_deskreel("record", db, "--name", "hover")
+    recorder.wait_for_output("recording into")
+    person = Person(xvfb.display)
+    try:
+        person.click(*app.center("button:Save"))
+        person.move_to(400, 300)
+        time.sleep(3.0)  # longer than the quiet that ends a chunk (2.1 s)
+        person.click(*app.center("button:OK"))
+    finally:
+        person.close()
+    recorder.proc.send_signal(signal.SIGINT)
+    assert recorder.finish() == 0, recorder.stderr
+    with open_store(db, create=False) as store:
+        rec = store.recording("hover")
+        steps = store.steps(rec.id)
+        events = store.events(rec.id)
+    got = [s.action.to_json() for s in steps]
+    assert [g.pop("duration", None) is not None for g in got] == [False, False, True, False]
+    assert got == [{"action": "left_click", "coordinate": list(app.center("button:Save"))},
+                   {"action": "mouse_move", "coordinate": [400, 300]},
+                   {"action": "wait"},
+                   {"action": "left_click", "coordinate": list(app.center("button:OK"))}]
+    assert [s.action for s in steps] == [r.action for r in reduce_events(events)]
+    hover = steps[1]
+    assert hover.before_frame is not None and hover.anchor is not None
+    assert events[hover.events[0]].kind == "motion"
+
+
+def committed_events(db, stop, seen):
+    """Poll the committed event rows of `db` every 20 ms into `seen` as (time, count)."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        while not stop.is_set():
+            try:
+                count = con.execute("SELECT count(*) FROM events").fetchone()[0]
+            except sqlite3.OperationalError:  # the schema is not there yet
+                count = 0
+            seen.append((time.monotonic(), count))
+            time.sleep(0.02)
+    finally:
+        con.close()
+
+
+def test_events_are_committed_while_a_chunk_is_finished(launch_app, run_deskreel, xvfb,
+                                                        tmp_path):
+    """Regression: frames and anchors were made on the writer loop, so for seconds after a
+    chunk ended no event was committed (and a stop was not heard)."""
+    app = launch_app()
+    db = tmp_path / "rec.db"
+    recorder = run_deskreel("record", db, "--name", "busy")
+    recorder.wait_for_output("recording into")
+    stop, seen = threading.Event(), []
+    poller = threading.Thread(target=committed_events, args=(db, stop, seen), daemon=True)
+    poller.start()
+    person = Person(xvfb.display)
+    try:
+        perform_gestures(person, app)  # a dozen steps, each with frames and an anchor
+        time.sleep(2.3)  # the chunk ends: its steps are finished now, for a few seconds
+        started = time.monotonic()
+        for i in range(120):  # meanwhile the pointer keeps moving: rows keep coming
+            person.inj.move(300 + 40 * (i % 2), 300 + i)
+            time.sleep(0.03)
+        ended = time.monotonic()
+        with open_store(db, readonly=True) as store:
+            steps_meanwhile = len(store.steps(store.recording("busy").id))
+    finally:
+        person.close()
+        stop.set()
+        poller.join()
+    recorder.proc.send_signal(signal.SIGINT)
+    assert recorder.finish() == 0, recorder.stderr
+    assert steps_meanwhile >= 12  # the chunk was finished while the pointer moved
+    changes = [t for (t, n), (_, m) in zip(seen, seen[1:]) if m != n and t >= started + 0.3]
+    stalls = [b - a for a, b in zip(changes, changes[1:])]
+    assert changes and changes[0] < started + 0.8 and changes[-1] > ended - 0.8
+    assert max(stalls) < 0.6, f"no commit for {max(stalls):.2f} s"
+
+
+TAKE_UNDER_SIGNALS = """
+import os, queue, signal, threading, time
+from collections import deque
+from recorder.session import Recorder
+signal.signal(signal.SIGINT, lambda *_: None)  # as `deskreel record` does: stop, no traceback
+recorder = Recorder.__new__(Recorder)
+recorder._queue, recorder._held_back = queue.SimpleQueue(), deque()
+def storm():
+    for i in range(3000):
+        time.sleep(0.0005 + (i % 50) * 0.00002)
+        os.kill(os.getpid(), signal.SIGINT)
+    recorder._queue.put((0.0, "motion", 1, 1, None, None, None, None))
+threading.Thread(target=storm, daemon=True).start()
+longest = 0.0
+while not recorder._held_back:
+    t = time.monotonic()
+    recorder._take(timeout=0.002)
+    longest = max(longest, time.monotonic() - t)
+print(round(longest, 3))
+"""
+
+
+def test_the_writer_loop_keeps_turning_under_signals():
+    """Regression: the loop waited in SimpleQueue.get(timeout), which on CPython 3.11 a
+    signal near the deadline leaves blocked until the next event: a SIGINT after the
+    person's last input then never stopped the recording."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", TAKE_UNDER_SIGNALS], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) < 0.5, f"one turn of the loop took {done.stdout.strip()} s"
