@@ -58,7 +58,7 @@ def doctor(db: str, repair: bool, force: bool) -> int:
 
 def _repair(store: Store, health: Health, *, force: bool) -> None:
     """Recover tails and delete orphans; what may still be being written only if forced."""
-    from recorder.reduce import reduce_events
+    from recorder.privacy import reduce_redacted
     from storage.health import recover_tail, remove_orphans
 
     for tail in health.tails:
@@ -68,7 +68,7 @@ def _repair(store: Store, health: Health, *, force: bool) -> None:
                        f"program has {store.label} open, so its recorder may still be "
                        f"running; add --force if that recorder was killed", err=True)
             continue
-        added = recover_tail(store, tail, reduce=reduce_events)
+        added = recover_tail(store, tail, reduce=reduce_redacted)
         click.echo(f"recording {tail.recording_id} {tail.name!r}: {added} steps "
                    f"recovered from its raw events", err=True)
     keep_frames = health.busy and not force

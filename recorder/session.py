@@ -29,7 +29,7 @@ from storage import Anchor, RawEvent, Step, StorageError, Store
 
 from .capture import InputCapture
 from .chords import ChordFilter
-from .privacy import DenyList, Redactor
+from .privacy import DenyList, Redactor, TypedOnScreen
 from .reduce import DEFAULT_THRESHOLDS, Carry, Reduced, Thresholds, reduce_piece
 from .screen import WINDOW_POLL, Frame, FrameTimeline, ScreenCapture, WindowInfo
 
@@ -58,7 +58,8 @@ class RecordOptions:
     settle: float = 0.4  # s the screen must stay unchanged for an after-frame
     settle_cap: float = 2.0  # s after an action when we take the screen as it is
     deny: DenyList = field(default_factory=DenyList)  # windows during which nothing is kept
-    redact_typing: bool = False  # typed text stored as {{secret:N}}, no frames of typing
+    redact_typing: bool = False  # typed text stored as {{secret:N}}, no frames of typing,
+    # and what it left on screen painted out of later frames
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,11 +122,12 @@ class Recorder:
         self._redactor = Redactor(enabled=options.redact_typing)
         self._held_back: deque[RawEvent] = deque()  # on the monotonic clock, not yet relative
         self._dropped_down: set[tuple[str, int]] = set()  # presses the deny-list dropped
-        self._private_crcs: set[int] = set()  # --redact-typing: images that showed typing
-        self._after_private = False  # --redact-typing: the next step's before-frame goes
+        self._typed = TypedOnScreen()  # --redact-typing: what typing left on screen
+        self._typed_unseen = False  # --redact-typing: typing without frames: the next step's go
         self.denied: str | None = None  # why the active window is not being recorded
         self._filter = ChordFilter({"stop": options.stop_key, "pause": options.pause_key})
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
+        self._latest: tuple[Frame | None, Any] = (None, None)  # last stored, its pixels as stored
         self.frames_stored = self.frame_bytes = 0
         self.steps = self.events = 0  # written
         self._numbered = 0  # steps handed to the finisher
@@ -432,47 +434,53 @@ class Recorder:
             after_frame = timeline.settled_after(
                 t0 + r.t_end, settle=self.options.settle, limit=limit,
                 now=now if not job.final else max(now, limit))
-            if private:  # what the typing left on screen must not show up in other steps
-                self._private_crcs |= {f.crc for f in (before_frame, after_frame) if f}
-                self._after_private = True
+            if private:  # not stored; what it typed is painted out of the frames after it
+                self._keep_typed(before_frame, after_frame)
                 before_frame = after_frame = None
-            elif self._after_private:  # taken while the typed text is still on screen
-                self._after_private = False
-                before_frame = None
-            if before_frame is not None and before_frame.crc in self._private_crcs:
-                before_frame = None
-            if after_frame is not None and after_frame.crc in self._private_crcs:
-                after_frame = None
-            before = self._store_frame(before_frame)
-            after = self._store_frame(after_frame)
-            if before_frame is not None and r.action.is_pointer and r.action.target:
-                anchor = _anchor(before_frame, r.action.target)
+            elif self._typed_unseen:  # taken while that typing surely still shows
+                self._typed_unseen = False
+                before_frame = after_frame = None
+            before, pixels = self._store_frame(before_frame)
+            after, _ = self._store_frame(after_frame)
+            if pixels is not None and r.action.is_pointer and r.action.target:
+                anchor = _anchor(pixels, r.action.target)
         return Step(step=number, action=action, t_start=r.t_start,
                     t_end=r.t_end, events=events, before_frame=before, after_frame=after,
                     anchor=anchor, window_class=window.window_class if window else None,
                     window_title=window.title if window else None)
 
-    def _store_frame(self, frame: Frame | None) -> str | None:
+    def _keep_typed(self, before: Frame | None, after: Frame | None) -> None:
+        """Keep a redacted typing's screens, to paint what it typed out of later frames;
+        without both, the next step stores no frames instead."""
+        if before is None or after is None:
+            self._typed_unseen = True
+            return
+        self._typed.add(self._typed.hide(before.pixels()), self._typed.hide(after.pixels()))
+
+    def _store_frame(self, frame: Frame | None) -> tuple[str | None, Any]:
+        """Store a frame, redacted typing painted out of it: its key, and the pixels stored
+        (kept for the latest frame only, which is the next step's before-frame; else None)."""
         if frame is None:
-            return None
+            return None, None
         key = self._frame_keys.get(id(frame))
         if key is None:
-            rgb = frame.pixels()
+            rgb = self._typed.hide(frame.pixels())
             data = encode_webp(rgb)
             key = self._write(self.store.put_frame, data, width=frame.width,
                               height=frame.height, fmt="webp", pixel_hash=pixel_hash(rgb))
             self._frame_keys[id(frame)] = key
+            self._latest = (frame, rgb)
             self.frames_stored += 1
             self.frame_bytes += len(data)
-        return key
+        return key, self._latest[1] if self._latest[0] is frame else None
 
 
-def _anchor(frame: Frame, target: tuple[int, int]) -> Anchor | None:
+def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
+    """Cut from the pixels stored as the step's before-frame."""
     from deskreel.matching import choose_anchor
 
-    pixels = frame.pixels()
     x, y = target
-    if not (0 <= x < frame.width and 0 <= y < frame.height):
+    if not (0 <= x < pixels.shape[1] and 0 <= y < pixels.shape[0]):
         return None
     choice = choose_anchor(pixels, target)
     bx, by, bw, bh = choice.box

@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import func, select, text
 from sqlalchemy.exc import DatabaseError
@@ -28,6 +28,7 @@ from sqlalchemy.exc import DatabaseError
 from . import schema as s
 from .store import Store, chunks, delete_unused_frames, details_frames, numbered_events, utc
 from .values import RawEvent, Step
+from .vocabulary import SECRET
 
 __all__ = ["Health", "Tail", "examine", "recover_tail", "remove_orphans"]
 
@@ -181,21 +182,28 @@ def remove_orphans(store: Store, health: Health, *, keep_frames: bool = False
     return frames, anchors
 
 
-Reduce = Callable[[Sequence[RawEvent]], Sequence[Any]]
+class Reduce(Protocol):
+    """The recorder's reducer, as `recover_tail` calls it."""
+
+    def __call__(self, events: Sequence[RawEvent], *, first_secret: int) -> Sequence[Any]: ...
 
 
 def recover_tail(store: Store, tail: Tail, *, reduce: Reduce) -> int:
     """Reduce a tail's raw events into steps appended to its recording; how many.
 
-    `reduce` is the recorder's reducer (storage does not import the recorder): it returns
-    actions with `action`, `t_start`, `t_end`, and `first`/`last` indices into the events.
+    `reduce` is the recorder's reducer (storage does not import the recorder), given the
+    events and `first_secret`, the number the recording's next {{secret:N}} takes (typing
+    whose keys were redacted is stored as one): it returns actions with `action`,
+    `t_start`, `t_end`, and `first`/`last` indices into the events.
     """
     a = s.actions.c
     with store.engine.connect() as conn:
         numbered = numbered_events(conn, tail.recording_id, since_seq=tail.first_seq)
         last = conn.scalar(select(func.max(a.step)).where(a.recording_id == tail.recording_id))
+        secrets = [int(n) for body in conn.scalars(select(a.body).where(
+            a.recording_id == tail.recording_id)) for n in SECRET.findall(body)]
     seqs = [seq for seq, _ in numbered]
-    reduced = reduce([event for _, event in numbered])
+    reduced = reduce([event for _, event in numbered], first_secret=max(secrets, default=0) + 1)
     number = last or 0
     store.add_steps(tail.recording_id, [
         Step(step=number + i, action=r.action, t_start=r.t_start, t_end=r.t_end,

@@ -145,3 +145,51 @@ def test_deleting_a_recording_with_unreadable_result_details(fixture, capsys):
         store.delete_recording(fixture.recording_id)
     capsys.readouterr()
     assert deskreel("doctor", fixture.db) == 0, capsys.readouterr().out  # nothing left behind
+
+
+def test_repair_types_a_secret_for_each_run_of_redacted_keys(fixture, capsys):
+    """Regression: the repair lost a killed --redact-typing recorder's typing: its key
+    events have no keys left, and the reducer made nothing of them."""
+    from recorder.privacy import Redactor
+    from storage import Action, Step
+
+    def tap(t, keysym, keycode=38):
+        return [RawEvent(t, "key_down", keycode=keycode, keysym=keysym, char=keysym),
+                RawEvent(t + 0.05, "key_up", keycode=keycode, keysym=keysym, char="")]
+
+    def press(t, kind, keysym, keycode):
+        return RawEvent(t, kind, keycode=keycode, keysym=keysym, char="")
+
+    events = [*tap(0.5, "p"), *tap(0.7, "w"),  # step 1 types {{secret:1}}
+              RawEvent(3.0, "button_down", x=40, y=50, button=1),  # seq 4: the tail
+              RawEvent(3.1, "button_up", x=40, y=50, button=1),
+              press(3.5, "key_down", "Shift_L", 50), *tap(3.6, "A"),
+              press(3.7, "key_up", "Shift_L", 50),
+              press(3.9, "key_down", "b", 56), press(3.95, "key_down", "c", 54),  # rolled
+              press(4.0, "key_up", "b", 56), press(4.05, "key_up", "c", 54),  # seq 13
+              press(4.5, "key_down", "Control_L", 37), *tap(4.6, "s"),  # a shortcut
+              press(4.7, "key_up", "Control_L", 37),
+              *tap(7.0, "x"), *tap(7.2, "y")]  # seq 18-21, after a pause
+    with open_store(fixture.db) as store:
+        store.add_steps(fixture.recording_id, [Step(  # another recording's secrets
+            step=len(fixture.steps) + 1, action=Action("type", text="{{secret:7}}"),
+            t_start=99.0, t_end=99.5)])
+        rec = store.create_recording("private", source="recorder")
+        store.add_events(rec, Redactor(enabled=True).events(events), first_seq=0)
+        store.add_steps(rec, [Step(step=1, action=Action("type", text="{{secret:1}}"),
+                                   t_start=0.5, t_end=0.75, events=(0, 3))])
+    capsys.readouterr()
+    assert deskreel("doctor", fixture.db, "--repair") == 0
+    assert "'private': 4 steps recovered" in capsys.readouterr().err
+    with open_store(fixture.db) as store:
+        steps = store.steps(rec)
+        assert not any(e.keysym or e.char for e in store.events(rec)
+                       if e.kind.startswith("key") and e.keycode is None)
+    assert [st.action.to_json() for st in steps if st.action.action != "wait"] == [
+        {"action": "type", "text": "{{secret:1}}"},
+        {"action": "left_click", "coordinate": [40, 50]},
+        {"action": "type", "text": "{{secret:2}}"},  # the ctrl+s is gone with its key
+        {"action": "type", "text": "{{secret:3}}"}]
+    assert [st.events for st in steps if st.action.action == "type"] == [
+        (0, 3), (7, 13), (18, 21)]
+    assert deskreel("doctor", fixture.db) == 0

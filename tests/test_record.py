@@ -4,6 +4,7 @@
 import signal
 import time
 from collections import Counter
+from contextlib import closing
 
 import pytest
 
@@ -25,6 +26,26 @@ def count_sent(person):
 
     person.inj._fake = counting
     return sent
+
+
+def start_recording(run_deskreel, db, *args):
+    """`deskreel record DB ARGS`, once it says it is recording."""
+    recorder = run_deskreel("record", db, *args)
+    recorder.wait_for_output("recording into")
+    return recorder
+
+
+def record(run_deskreel, xvfb, db, drive, *args, stop=signal.SIGINT):
+    """`deskreel record DB ARGS` while `drive(person)` acts, then stopped by the signal
+    `stop`: it must exit 0; `stop_took` on the recorder returned is how long that took."""
+    recorder = start_recording(run_deskreel, db, *args)
+    with closing(Person(xvfb.display)) as person:
+        drive(person)
+    sent = time.monotonic()
+    recorder.proc.send_signal(stop)
+    assert recorder.finish() == 0, recorder.stderr
+    recorder.stop_took = time.monotonic() - sent
+    return recorder
 
 
 def perform_session(person, app):
@@ -75,16 +96,14 @@ def expected_actions(app):
 
 
 def record_session(app, run_deskreel, xvfb, db, *extra):
-    recorder = run_deskreel("record", db, "--name", "session", *extra)
-    recorder.wait_for_output("recording into")
-    person = Person(xvfb.display)
-    recorder.sent = count_sent(person)
-    try:
+    sent = []
+
+    def drive(person):
+        sent.append(count_sent(person))
         perform_session(person, app)
-    finally:
-        person.close()
-    recorder.proc.send_signal(signal.SIGINT)
-    assert recorder.finish() == 0, recorder.stderr
+
+    recorder = record(run_deskreel, xvfb, db, drive, "--name", "session", *extra)
+    recorder.sent = sent[0]
     assert "Recorded 'session'" in recorder.stderr
     return recorder
 
@@ -158,18 +177,13 @@ def assert_anchor_is_on_its_before_frame(db, step):
 def test_sigterm_stops_the_recording_cleanly(launch_app, run_deskreel, xvfb, tmp_path):
     app = launch_app()
     db = tmp_path / "rec.db"
-    recorder = run_deskreel("record", db, "--name", "term")
-    recorder.wait_for_output("recording into")
-    person = Person(xvfb.display)
-    try:
+
+    def drive(person):
         person.click(*app.center("button:Save"))
         person.type("ok")
-    finally:
-        person.close()
-    sent = time.monotonic()
-    recorder.proc.send_signal(signal.SIGTERM)
-    assert recorder.finish() == 0, recorder.stderr
-    assert time.monotonic() - sent < 10
+
+    recorder = record(run_deskreel, xvfb, db, drive, "--name", "term", stop=signal.SIGTERM)
+    assert recorder.stop_took < 10
     assert "Recorded 'term'" in recorder.stderr and "Ended by SIGTERM" in recorder.stderr
     with open_store(db, create=False) as store:
         steps = store.steps(store.recording("term").id)
@@ -182,10 +196,8 @@ def test_sigterm_stops_the_recording_cleanly(launch_app, run_deskreel, xvfb, tmp
 def test_stop_and_pause_chords_never_appear(launch_app, run_deskreel, xvfb, tmp_path):
     app = launch_app()
     db = tmp_path / "rec.db"
-    recorder = run_deskreel("record", db, "--name", "chords", "--no-frames")
-    recorder.wait_for_output("recording into")
-    person = Person(xvfb.display)
-    try:
+    recorder = start_recording(run_deskreel, db, "--name", "chords", "--no-frames")
+    with closing(Person(xvfb.display)) as person:
         person.click(*app.center("entry"))
         person.type("ab")
         person.press("ctrl+alt+Home")  # pause
@@ -196,8 +208,6 @@ def test_stop_and_pause_chords_never_appear(launch_app, run_deskreel, xvfb, tmp_
         recorder.wait_for_output("recording again")
         person.type("cd")
         person.press("ctrl+alt+End")  # stop
-    finally:
-        person.close()
     assert recorder.finish() == 0, recorder.stderr
     assert "Ended by stop key" in recorder.stderr
     with open_store(db, create=False) as store:
@@ -221,10 +231,8 @@ def test_typing_right_after_resume_keeps_time_in_order(launch_app, run_deskreel,
     pre-pause clock, so times went backwards and a fake `wait` step appeared."""
     app = launch_app()
     db = tmp_path / "rec.db"
-    recorder = run_deskreel("record", db, "--name", "resume", "--no-frames")
-    recorder.wait_for_output("recording into")
-    person = Person(xvfb.display, step_delay=0.0)
-    try:
+    recorder = start_recording(run_deskreel, db, "--name", "resume", "--no-frames")
+    with closing(Person(xvfb.display, step_delay=0.0)) as person:
         person.click(*app.center("entry"))
         person.type("ab")
         person.press("ctrl+alt+Home")  # pause
@@ -234,8 +242,6 @@ def test_typing_right_after_resume_keeps_time_in_order(launch_app, run_deskreel,
         person.type("cd")
         recorder.wait_for_output("recording again")
         person.press("ctrl+alt+End")
-    finally:
-        person.close()
     assert recorder.finish() == 0, recorder.stderr
     with open_store(db, create=False) as store:
         rec = store.recording("resume")

@@ -5,11 +5,12 @@ import signal
 import sqlite3
 import threading
 import time
+from contextlib import closing
 
 from recorder.reduce import reduce_events
 from samples.person import Person
 from storage import open_store
-from tests.test_record import perform_gestures
+from tests.test_record import perform_gestures, record, start_recording
 
 
 def test_a_rest_longer_than_a_chunk_is_a_hover_as_reduce_says(launch_app, run_deskreel,
@@ -18,18 +19,14 @@ def test_a_rest_longer_than_a_chunk_is_a_hover_as_reduce_says(launch_app, run_de
     nothing and the hover was lost; `deskreel reduce` found it in the same events."""
     app = launch_app()
     db = tmp_path / "rec.db"
-    recorder = run_deskreel("record", db, "--name", "hover")
-    recorder.wait_for_output("recording into")
-    person = Person(xvfb.display)
-    try:
+
+    def drive(person):
         person.click(*app.center("button:Save"))
         person.move_to(400, 300)
         time.sleep(3.0)  # longer than the quiet that ends a chunk (2.1 s)
         person.click(*app.center("button:OK"))
-    finally:
-        person.close()
-    recorder.proc.send_signal(signal.SIGINT)
-    assert recorder.finish() == 0, recorder.stderr
+
+    record(run_deskreel, xvfb, db, drive, "--name", "hover")
     with open_store(db, create=False) as store:
         rec = store.recording("hover")
         steps = store.steps(rec.id)
@@ -67,24 +64,22 @@ def test_events_are_committed_while_a_chunk_is_finished(launch_app, run_deskreel
     chunk ended no event was committed (and a stop was not heard)."""
     app = launch_app()
     db = tmp_path / "rec.db"
-    recorder = run_deskreel("record", db, "--name", "busy")
-    recorder.wait_for_output("recording into")
+    recorder = start_recording(run_deskreel, db, "--name", "busy")
     stop, seen = threading.Event(), []
     poller = threading.Thread(target=committed_events, args=(db, stop, seen), daemon=True)
     poller.start()
-    person = Person(xvfb.display)
     try:
-        perform_gestures(person, app)  # a dozen steps, each with frames and an anchor
-        time.sleep(2.3)  # the chunk ends: its steps are finished now, for a few seconds
-        started = time.monotonic()
-        for i in range(120):  # meanwhile the pointer keeps moving: rows keep coming
-            person.inj.move(300 + 40 * (i % 2), 300 + i)
-            time.sleep(0.03)
-        ended = time.monotonic()
-        with open_store(db, readonly=True) as store:
-            steps_meanwhile = len(store.steps(store.recording("busy").id))
+        with closing(Person(xvfb.display)) as person:
+            perform_gestures(person, app)  # a dozen steps, each with frames and an anchor
+            time.sleep(2.3)  # the chunk ends: its steps are finished now, for a few seconds
+            started = time.monotonic()
+            for i in range(120):  # meanwhile the pointer keeps moving: rows keep coming
+                person.inj.move(300 + 40 * (i % 2), 300 + i)
+                time.sleep(0.03)
+            ended = time.monotonic()
+            with open_store(db, readonly=True) as store:
+                steps_meanwhile = len(store.steps(store.recording("busy").id))
     finally:
-        person.close()
         stop.set()
         poller.join()
     recorder.proc.send_signal(signal.SIGINT)

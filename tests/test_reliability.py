@@ -24,6 +24,7 @@ from recorder.reduce import reduce_events
 from storage import Action, ScriptError, open_store, parse_script
 from storage.vocabulary import ACTIONS, SCROLL_DIRECTIONS
 from samples.person import Person
+from tests.test_record import start_recording
 from tests.test_replay import held_state, long_script
 from tests.commands import deskreel
 
@@ -31,17 +32,24 @@ from tests.commands import deskreel
 
 def wait_for_stored_keys(db, ref, text, timeout=15.0):
     """Wait until the recording `ref` (None: the latest) has stored the releases of `text`."""
+    def typed(events):
+        return [e.keysym for e in events if e.kind == "key_up"][-len(text):] == list(text)
+
+    wait_for_stored(db, ref, typed, f"the keys of {text!r}", timeout)
+
+
+def wait_for_stored(db, ref, done, what, timeout=15.0):
+    """Wait until `done(events)` holds for the recording `ref`'s stored events (None: the
+    latest recording's); `what` names them in the failure."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             with open_store(db, readonly=True) as store:
-                events = store.events(store.recording(ref).id)
-            typed = [e.keysym for e in events if e.kind == "key_up"]
-            if typed[-len(text):] == list(text):
-                return
+                if done(store.events(store.recording(ref).id)):
+                    return
         except Exception:  # the recording is not there yet, or the file is being created
             pass
-        assert time.monotonic() < deadline, f"{text!r} never reached {db}"
+        assert time.monotonic() < deadline, f"{what} never reached {db}"
         time.sleep(0.05)
 
 
@@ -213,16 +221,11 @@ def test_full_disk_stops_with_a_message_and_keeps_what_was_written(sample_app, x
 
 def test_two_recorders_on_one_file_both_succeed(sample_app, run_deskreel, xvfb, tmp_path):
     db = tmp_path / "rec.db"
-    first = run_deskreel("record", db, "--name", "one")
-    first.wait_for_output("recording into")
-    second = run_deskreel("record", db, "--name", "two")
-    second.wait_for_output("recording into")
-    person = Person(xvfb.display)
-    try:
+    first = start_recording(run_deskreel, db, "--name", "one")
+    second = start_recording(run_deskreel, db, "--name", "two")
+    with contextlib.closing(Person(xvfb.display)) as person:
         person.click(*sample_app.center("entry"))
         person.type("both")
-    finally:
-        person.close()
     wait_for_stored_keys(db, "one", "both")
     wait_for_stored_keys(db, "two", "both")
     for recorder in (first, second):
