@@ -180,8 +180,11 @@ class _Run:
         except Exception as err:  # an X error: this step failed (stop unless --keep-going)
             return self._result(step, "failed", f"step {step.step} ({step.action.action}) "
                                 f"failed: {err}", began, finding, timing)
-        if finding is not None and finding.shift is not None:
-            self.last_shift = (finding.shift, scale)
+        if finding is not None and target is not None:
+            # where the recorded screen's origin is now: a recorded place p is at it + p * scale
+            origin = (round(target[0] - finding.recorded[0] * scale),
+                      round(target[1] - finding.recorded[1] * scale))
+            self.last_shift = (origin, scale)
         if verify is not None:
             return self._verified(step, verify, before, note, began, finding, timing)
         return self._result(step, "passed", note, began, finding, timing)

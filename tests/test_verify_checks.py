@@ -2,6 +2,7 @@
 
 import cv2
 import numpy as np
+import pytest
 
 from replayer.verify import VerifyOptions, checks_for, settled_screen
 
@@ -151,3 +152,94 @@ def test_settled_screen_waits_for_stillness():
     assert np.array_equal(result, screen("d"))
     # still from the 4th grab (0.15 s) on: back after settle (0.3 s), long before the cap
     assert 0.3 <= now[0] < 0.6, now[0]
+
+
+def screen_at(scale, status="", *, text_scale=None, clock="12:00:00", shift=(0, 0)):
+    """`screen()` drawn again at `scale`, as an application does on a scaled display: boxes
+    scaled, text drawn at its own size (`text_scale`, another font size) and whole-pixel
+    strokes."""
+    text_scale = text_scale or scale
+    s = scale
+    img = np.full((round(400 * s) + 40, round(600 * s) + 40, 3), 235, np.uint8)
+    dx, dy = shift
+
+    def at(x, y):
+        return round(x * s) + dx, round(y * s) + dy
+
+    def text(words, x, y, size, thickness):
+        cv2.putText(img, words, at(x, y), cv2.FONT_HERSHEY_SIMPLEX, size * text_scale, (0,) * 3,
+                    max(1, round(thickness * s)))
+
+    cv2.rectangle(img, at(40, 40), at(140, 80), (90, 90, 200), -1)
+    cv2.putText(img, "OK", at(70, 68), cv2.FONT_HERSHEY_SIMPLEX, 0.8 * text_scale, (255,) * 3,
+                max(1, round(2 * s)))
+    text(status, 40, 300, 0.7, 2)
+    text(clock, 450, 380, 0.6, 1)
+    return img
+
+
+def run_scaled(today, *, scale, located, status="OK clicked", masks=(), action="left_click",
+               region=None, target=(90, 60), shift=(0, 0)):
+    return checks_for(action=action, before=screen(), after=screen(status), screen=today,
+                      target=target, located=located, scale=scale, shift=shift, region=region,
+                      masks=masks, options=VerifyOptions(), earlier=None)
+
+
+@pytest.mark.parametrize("scale, text_scale", [(1.25, 1.3), (0.8, 0.76), (1.5, 1.45)])
+def test_a_scaled_screen_showing_the_same_passes(scale, text_scale):
+    # text at the nearest font size: its glyphs neither match the resized recording pixel
+    # for pixel nor sit where resizing puts them (they drift along the line)
+    today = screen_at(scale, "OK clicked", text_scale=text_scale)
+    located = (round(90 * scale), round(60 * scale))
+    checks = run_scaled(today, scale=scale, located=located)
+    assert [c.kind for c in checks] == ["target", "effect"], checks
+    assert all(c.passed and c.scale == scale for c in checks), checks
+    effect = checks[1]
+    assert abs(effect.found_at[1] - effect.box[1] * scale) <= 4, effect
+
+
+@pytest.mark.parametrize("scale, text_scale", [(1.25, 1.3), (0.8, 0.76)])
+@pytest.mark.parametrize("seen", ["Something else", "OK clicker", "OK picked", "KO clicked"])
+def test_a_scaled_screen_showing_other_text_fails(scale, text_scale, seen):
+    today = screen_at(scale, seen, text_scale=text_scale)
+    located = (round(90 * scale), round(60 * scale))
+    checks = run_scaled(today, scale=scale, located=located)
+    failed = [c for c in checks if not c.passed]
+    assert [c.kind for c in failed] == ["effect"], checks
+    assert f"compared at {scale:g}x" in failed[0].describe()
+
+
+def test_a_scaled_mask_hides_the_clock():
+    # a checkpoint over the status line and the clock, which shows another time today
+    today = screen_at(1.25, "OK clicked", text_scale=1.3, clock="13:14:15")
+    region, clock = (20, 260, 580, 135), (440, 355, 160, 45)
+    for masks, passes in (((), False), ((clock,), True)):
+        [check] = run_scaled(today, scale=1.25, located=(0, 0), target=(0, 0),
+                             action="screenshot", region=region, masks=masks)
+        assert check.passed == passes, (masks, check)
+
+
+def test_a_scaled_checkpoint_fails_where_its_text_changed():
+    region = (20, 260, 300, 60)
+    good = run_scaled(screen_at(1.25, "OK clicked", text_scale=1.3), scale=1.25,
+                      located=(0, 0), target=(0, 0), action="screenshot", region=region)
+    bad = run_scaled(screen_at(1.25, "OK clicker", text_scale=1.3), scale=1.25,
+                     located=(0, 0), target=(0, 0), action="screenshot", region=region)
+    assert good[0].passed and good[0].found_at == (25, 325, 375, 75), good
+    assert not bad[0].passed, bad
+
+
+@pytest.mark.parametrize("action, target", [("key", None), ("left_click", (90, 60))])
+def test_steps_not_located_at_another_scale_map_from_the_screens_origin(action, target):
+    # after a target was found at 1.25x, a key step (no target) or a pointer step that was
+    # not looked for: the recorded screen's origin is at `shift` today and every place
+    # scales from there
+    today = screen_at(1.25, "OK clicked", text_scale=1.3, shift=(30, 10))
+    checks = checks_for(action=action, before=screen(), after=screen("OK clicked"),
+                        screen=today, target=target, located=None, scale=1.25, shift=(30, 10),
+                        region=None, masks=(), options=VerifyOptions())
+    assert "effect" in [c.kind for c in checks], checks
+    assert all(c.passed and c.match == "near" for c in checks), checks
+    for check in checks:
+        x, y, _, _ = check.box
+        assert check.expected[:2] == (round(30 + x * 1.25), round(10 + y * 1.25)), check
