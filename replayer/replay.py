@@ -29,7 +29,7 @@ from .ask import ask
 from .execute import Gestures, execute, missing_env
 from .progress import Progress
 from .verify import VerifyOptions, checks_for, diff_image, settled_screen
-from .safety import DEFAULT_ABORT_KEY, AbortSwitch, AbortWatcher, on_signals
+from .safety import DEFAULT_ABORT_KEY, AbortSwitch, AbortWatcher, on_signals, prompt_switches
 from .timing import deadlines
 from .xinput import Injector, release_held
 
@@ -99,7 +99,7 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
                               clock=clock) if options.anchor else None
         watcher = AbortWatcher(name, run.switch, chord=options.abort_key,
                                corners=options.corners, injected=lambda: injector.last_move)
-        with on_signals(run.switch), watcher:
+        with on_signals(run.switch), prompt_switches(), watcher:
             if watcher.warning:
                 progress.note(watcher.warning)
             run.steps_through(injector)
