@@ -143,11 +143,13 @@ class InputCapture:
 
     def _run(self) -> None:
         try:
-            self.ready.set()
+            # Blocks until the context is disabled; `ready` is set by the server's
+            # StartOfData reply, once events are really being recorded.
             self._data.record_enable_context(self._context, self._on_reply)
         except BaseException as err:
             self._error = err
         finally:
+            self.ready.set()  # never leave a waiter hanging on a context that failed
             try:
                 self._data.close()
             except Exception:
@@ -157,6 +159,9 @@ class InputCapture:
         from Xlib.ext import record
         from Xlib.protocol import rq
 
+        if reply.category == record.StartOfData:
+            self.ready.set()
+            return
         if reply.category != record.FromServer or reply.client_swapped or not reply.data:
             return
         data = reply.data

@@ -124,3 +124,37 @@ def test_the_writer_loop_keeps_turning_under_signals():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert float(done.stdout) < 0.5, f"one turn of the loop took {done.stdout.strip()} s"
+
+
+def test_input_right_after_ready_is_recorded(xvfb):
+    """`ready` (and with it "recording into ...") comes with the server's StartOfData reply:
+    a key pressed the moment it is set is recorded, press and release. Set before the
+    context was enabled, the press of a first keystroke was lost now and then."""
+    import queue
+
+    from Xlib import X
+    from Xlib.ext import xtest
+
+    from deskreel.x11 import connect
+    from recorder.capture import InputCapture
+
+    conn = connect(xvfb.display, extensions=("XTEST",))
+    keycode = conn.keysym_to_keycode(ord("t"))
+    try:
+        for _ in range(10):
+            events: queue.SimpleQueue = queue.SimpleQueue()
+            capture = InputCapture(xvfb.display, events)
+            capture.start()
+            assert capture.ready.wait(5)
+            xtest.fake_input(conn, X.KeyPress, detail=keycode)
+            xtest.fake_input(conn, X.KeyRelease, detail=keycode)
+            conn.sync()
+            time.sleep(0.1)
+            capture.stop()
+            capture.join()
+            kinds = []
+            while not events.empty():
+                kinds.append(events.get()[1])
+            assert kinds == ["key_down", "key_up"], kinds
+    finally:
+        conn.close()
