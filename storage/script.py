@@ -16,7 +16,6 @@ from .vocabulary import Action, ActionError
 
 __all__ = ["ScriptError", "ScriptStep", "parse_script", "script_lines"]
 
-TIMING_FIELDS = ("step", "t")
 # What a dataset line holds besides its `action` object (deskreel/export/trajectory.py).
 DATASET_FIELDS = ("recording", "screen", "image", "image_after")
 _TOO_DEEP = "the JSON is nested too deeply: a script is a flat list of action objects"

@@ -26,7 +26,7 @@ from storage.vocabulary import ACTIONS, SCROLL_DIRECTIONS
 from samples.person import Person
 from tests.test_record import start_recording
 from tests.test_replay import held_state, long_script
-from tests.commands import deskreel
+from tests.commands import deskreel, imported
 
 
 
@@ -288,10 +288,7 @@ def test_next_replay_releases_what_a_killed_one_held(xvfb, tmp_path):
     proc.kill()
     proc.wait()
     assert all(held_state(xvfb.display))
-    script = tmp_path / "wait.json"
-    script.write_text(json.dumps([{"action": "wait", "duration": 0.1}]))
-    db = tmp_path / "wait.db"
-    assert deskreel("import", script, db).returncode == 0
+    db = imported(tmp_path, "wait", [{"action": "wait", "duration": 0.1}])
     assert deskreel("replay", db, env=xvfb.env()).returncode == 0
     assert held_state(xvfb.display) == ([], 0)
 

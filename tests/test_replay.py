@@ -17,7 +17,7 @@ from deskreel.xvfb import VirtualDisplay, set_keyboard_layout
 from storage import open_store
 from samples.person import Person
 from tests.test_record import record_session
-from tests.commands import deskreel
+from tests.commands import deskreel, imported
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "samples" / "scripts"
 
@@ -202,11 +202,7 @@ def test_dry_run_needs_no_display(tmp_path):
 
 def one_wait_step(tmp_path, name="wait"):
     """A recording of one harmless step: a wait."""
-    script = tmp_path / f"{name}.json"
-    script.write_text(json.dumps([{"action": "wait", "duration": 0.1}]))
-    db = tmp_path / f"{name}.db"
-    assert deskreel("import", script, db).returncode == 0
-    return db
+    return imported(tmp_path, name, [{"action": "wait", "duration": 0.1}])
 
 
 def runs_in(db):

@@ -3,7 +3,6 @@ keycode was bound, inside a long step, with every later step already due; and th
 own moves into a screen corner, which are no abort."""
 
 import importlib
-import json
 import signal
 import subprocess
 import sys
@@ -12,16 +11,8 @@ import time
 from deskreel.x11 import connect
 from deskreel.xvfb import VirtualDisplay
 from storage import open_store
-from tests.commands import deskreel
+from tests.commands import deskreel, imported
 from tests.test_replay import held_state, one_wait_step
-
-
-def imported(tmp_path, name, actions):
-    script = tmp_path / f"{name}.json"
-    script.write_text(json.dumps(actions))
-    db = tmp_path / f"{name}.db"
-    assert deskreel("import", script, db).returncode == 0
-    return db
 
 
 def start(display, db, tmp_path):

@@ -2,11 +2,10 @@
 XRecord client (recorder.capture) that sees every device event the server gets, the motion
 during a drag and the wheel buttons included."""
 
-import json
 import queue
 
 from recorder.capture import InputCapture
-from tests.commands import deskreel
+from tests.commands import deskreel, imported
 from tests.test_replay import held_state
 
 
@@ -56,10 +55,7 @@ def test_every_gesture_sends_what_it_says(sample_app, xvfb, tmp_path):
     ]
     for i, step in enumerate(steps):
         step["t"] = float(i)  # a second apart; at --speed 10, 0.1 s
-    script = tmp_path / "gestures.json"
-    script.write_text(json.dumps(steps))
-    db = tmp_path / "gestures.db"
-    assert deskreel("import", script, db).returncode == 0
+    db = imported(tmp_path, "gestures", steps)
     with Observer(xvfb.display) as observer:
         # gestures keep their own timing: a multi-click stays one at any --speed
         done = deskreel("replay", db, "--speed", "10", "--no-anchor", env=xvfb.env())

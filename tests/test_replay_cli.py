@@ -1,22 +1,13 @@
 """`deskreel replay` as a person runs it on a real display: --from, --to and --speed, and
 the progress it prints, a line per step or one updating line on a terminal."""
 
-import json
 import os
 import pty
 import subprocess
 import sys
 
 from storage import open_store
-from tests.commands import deskreel
-
-
-def imported(tmp_path, name, steps):
-    script = tmp_path / f"{name}.json"
-    script.write_text(json.dumps(steps))
-    db = tmp_path / f"{name}.db"
-    assert deskreel("import", script, db).returncode == 0
-    return db
+from tests.commands import deskreel, imported
 
 
 def test_from_to_and_speed(sample_app, xvfb, tmp_path):

@@ -2,12 +2,11 @@
 for steps without recorded frames, and --mask, `mask --step` and --tolerance changing
 verdicts on a real Xvfb with the sample app."""
 
-import json
 
 import pytest
 
 from storage import open_store
-from tests.commands import deskreel
+from tests.commands import deskreel, imported
 from tests.test_replay import one_wait_step, runs_in
 from tests.test_verify import recorded
 
@@ -24,10 +23,7 @@ def test_verify_options_without_verify_are_refused(xvfb, tmp_path, option):
 
 
 def test_steps_without_frames_are_not_compared_and_say_so(xvfb, tmp_path):
-    script = tmp_path / "waits.json"
-    script.write_text(json.dumps([{"action": "wait", "duration": 0.1}] * 2))
-    db = tmp_path / "waits.db"
-    assert deskreel("import", script, db).returncode == 0
+    db = imported(tmp_path, "waits", [{"action": "wait", "duration": 0.1}] * 2)
     report = tmp_path / "report"
     done = deskreel("replay", db, "--verify", "--report", report, env=xvfb.env())
     assert done.returncode == 0, done.stderr
