@@ -42,6 +42,20 @@ def keyboard_mapping(display_name):
         conn.close()
 
 
+def holds_only_shift(display_name, steady=0.2):
+    """True when Shift_L alone is down, and still is `steady` seconds later: a type step's
+    own key presses (shifted letters, a re-bound keycode) come and go within milliseconds."""
+    conn = connect(display_name)
+    try:
+        shift = conn.keysym_to_keycode(0xFFE1)  # XK_Shift_L
+    finally:
+        conn.close()
+    if held_state(display_name)[0] != [shift]:
+        return False
+    time.sleep(steady)
+    return held_state(display_name)[0] == [shift]
+
+
 def stored_run(db):
     with open_store(db, create=False) as store:
         [run] = store.runs()
@@ -54,7 +68,8 @@ def test_abort_after_a_keycode_was_bound_restores_the_keymap_and_stores_the_run(
     with VirtualDisplay() as display:  # its own server: a keymap left changed stays here
         before = keyboard_mapping(display.display)
         proc = start(display, db, tmp_path)
-        wait_until(lambda: held_state(display.display)[0], proc, "held shift")
+        # not any key down: the type step's own presses would abort step 1 instead
+        wait_until(lambda: holds_only_shift(display.display), proc, "held shift")
         proc.send_signal(signal.SIGINT)
         assert proc.wait(10) == 130, (tmp_path / "replay.stderr").read_text()
         assert held_state(display.display) == ([], 0)
@@ -132,7 +147,7 @@ def test_release_all_restores_the_keycodes_a_killed_replay_bound(tmp_path):
     with VirtualDisplay() as display:
         before = keyboard_mapping(display.display)
         proc = start(display, db, tmp_path)
-        wait_until(lambda: held_state(display.display)[0], proc, "held shift")
+        wait_until(lambda: holds_only_shift(display.display), proc, "held shift")
         proc.kill()
         proc.wait()
         assert keyboard_mapping(display.display) != before, "SIGKILL should leave bindings"
