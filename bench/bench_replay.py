@@ -6,7 +6,13 @@ in turn: half of them pointer steps) is replayed on a private Xvfb and observed 
 XRecord client, which timestamps the first event of every step as it arrives: a key's press,
 a move's or a click's motion (each pointer step goes somewhere new).
 
-    .venv/bin/python bench/bench_replay.py [--steps 320]
+Each run also prints the CPU time the hypervisor took from this VM while it ran ("steal",
+from /proc/stat): a millisecond-scale benchmark means little on a machine whose virtual CPUs
+stop for milliseconds, and "on an idle machine" means steal 0. For replay() it prints the
+lateness its own clock measured (each step's `late_ms`: from the deadline to the step's
+start), which the observer's process and the X server do not blur.
+
+    .venv/bin/python bench/bench_replay.py [--steps 320] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -77,24 +83,37 @@ def script(steps: int) -> tuple[list[Action], list[float]]:
     return actions, times
 
 
-def run(display: str, replayer) -> list[float]:
-    """Onsets seen by the observer while `replayer()` runs."""
+def steal_ms() -> float:
+    """CPU time stolen from this VM by its hypervisor so far, summed over its CPUs."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = stat.readline().split()
+        return int(fields[8]) * 1000 / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return math.nan  # not Linux, or no steal column: unknown
+
+
+def run(display: str, replayer) -> tuple[list[float], float]:
+    """Onsets seen by the observer while `replayer()` runs, and the ms stolen meanwhile."""
     ctx = multiprocessing.get_context("spawn")
     ready, stop, out = ctx.Event(), ctx.Event(), ctx.Queue()
     observer = ctx.Process(target=observe, args=(display, ready, stop, out))
     observer.start()
     ready.wait(20)
+    stolen = steal_ms()
     replayer()
+    stolen = steal_ms() - stolen
     time.sleep(0.5)
     stop.set()
     seen = out.get(timeout=30)
     observer.join()
-    return seen
+    return seen, stolen
 
 
-def with_replay(display: str, actions: list[Action], times: list[float]):
+def with_replay(display: str, actions: list[Action], times: list[float], late: list[float]):
     """`replay()` of the script stored in a fresh database, as `deskreel replay` runs it
-    (progress lines formatted, results stored; written to /dev/null and a temporary file)."""
+    (progress lines formatted, results stored; written to /dev/null and a temporary file).
+    Each step's lateness by the replay's own clock goes into `late` (ms)."""
     def replayer() -> None:
         with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as sink, \
                 open_store(os.path.join(tmp, "bench.db")) as store:
@@ -104,10 +123,11 @@ def with_replay(display: str, actions: list[Action], times: list[float]):
             outcome = replay(store, store.recording(rec_id), options=ReplayOptions(),
                              display=display, progress=Progress(total=len(times), stream=sink))
             assert outcome.status == "passed", outcome.message
+            late.extend(r.details["late_ms"] for r in outcome.results)
     return replayer
 
 
-def with_naive_sleeps(display: str, actions: list[Action], times: list[float]):
+def with_naive_sleeps(display: str, actions: list[Action], times: list[float], late=None):
     """The same actions through an Injector of its own, sleeping each relative gap."""
     def replayer() -> None:
         conn = connect(display, extensions=("XTEST",))
@@ -129,30 +149,42 @@ def errors(times: list[float], seen: list[float]) -> dict[str, float]:
     intervals = [abs((b - a) - (tb - ta)) * 1000
                  for a, b, ta, tb in zip(seen, seen[1:], times, times[1:])]
     drift = ((seen[-1] - seen[0]) - (times[-1] - times[0])) * 1000
-    ordered = sorted(intervals)
-    p99 = ordered[math.ceil(len(ordered) * 0.99) - 1]  # nearest rank
-    return {"median_ms": statistics.median(intervals), "p99_ms": p99, "drift_ms": drift}
+    return {"median_ms": statistics.median(intervals), "p99_ms": p99(intervals),
+            "drift_ms": drift}
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[math.ceil(len(ordered) * 0.99) - 1]  # nearest rank
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=320)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run both schedulers this many times, one line per run")
     args = parser.parse_args()
     actions, times = script(args.steps)
-    results = {}
-    with VirtualDisplay() as vd:
-        for name, replayer in (("replay()", with_replay), ("naive sleep", with_naive_sleeps)):
-            results[name] = errors(times, run(vd.display, replayer(vd.display, actions, times)))
     pointer = sum(a.action != "key" for a in actions)
     print(f"script: {len(times)} steps ({pointer} pointer steps) over {times[-1]:.1f} s, "
           f"observed by XRecord")
-    print(f"{'scheduler':<12} {'interval err median':>20} {'p99':>10} {'drift':>10}")
-    for name, r in results.items():
-        print(f"{name:<12} {r['median_ms']:>17.3f} ms {r['p99_ms']:>7.3f} ms "
-              f"{r['drift_ms']:>7.2f} ms")
-    d, n = results["replay()"], results["naive sleep"]
-    print(f"drift ratio naive/replay(): "
-          f"{abs(n['drift_ms']) / max(abs(d['drift_ms']), 1e-3):.1f}x")
+    print(f"{'round':<6}{'scheduler':<12} {'interval err median':>20} {'p99':>10} "
+          f"{'drift':>10} {'steal':>9}   own lateness median / p99")
+    with VirtualDisplay() as vd:
+        for round_ in range(1, args.rounds + 1):
+            results = {}
+            for name, replayer in (("replay()", with_replay),
+                                   ("naive sleep", with_naive_sleeps)):
+                late: list[float] = []
+                seen, stolen = run(vd.display, replayer(vd.display, actions, times, late))
+                r = results[name] = errors(times, seen)
+                own = (f"   {statistics.median(late):.3f} / {p99(late):.3f} ms"
+                       if late else "")
+                print(f"{round_:<6}{name:<12} {r['median_ms']:>17.3f} ms {r['p99_ms']:>7.3f} "
+                      f"ms {r['drift_ms']:>7.2f} ms {stolen:>6.0f} ms{own}", flush=True)
+            d, n = results["replay()"], results["naive sleep"]
+            print(f"{'':<6}drift ratio naive/replay(): "
+                  f"{abs(n['drift_ms']) / max(abs(d['drift_ms']), 1e-3):.1f}x")
 
 
 if __name__ == "__main__":
