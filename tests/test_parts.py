@@ -59,3 +59,24 @@ def test_a_part_level_with_a_far_target_must_agree_with_its_placement(
                                              abs(verdict.point[1] - expected[1])) <= 1
     assert verdict.reach > 96  # placed from afar: no part near the target
     assert verdict.pinned is pinned, verdict
+
+
+def test_each_keeps_the_order_and_runs_nested_calls_inline():
+    import threading
+
+    from deskreel.matching import search
+
+    def inner(i: int) -> tuple[int, str]:
+        # a nested _each on a worker must not wait on the pool it runs in (it would hang)
+        return sum(search._each(lambda j: j * i, range(4))), threading.current_thread().name
+
+    got: list = []
+    runner = threading.Thread(target=lambda: got.extend(search._each(inner, range(16))),
+                              daemon=True)
+    runner.start()
+    runner.join(30)
+    assert not runner.is_alive(), "a nested _each waited on the pool it ran in"
+    results = got
+    assert [total for total, _ in results] == [6 * i for i in range(16)]
+    if search._WORKERS > 1:  # more than one CPU: the items ran on the pool
+        assert all(name.startswith(search._WORKER_NAME) for _, name in results)

@@ -21,6 +21,7 @@ from .search import (
     Point,
     _add,
     _colour_score,
+    _each,
     _factor,
     _gray,
     _Hit,
@@ -460,7 +461,6 @@ def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
     today = Parts.of(seen.gray, (x, y, sw, sh), found.point, **(_wide_hood(scale) if wide else {}))
     back = 1 / scale
     recorded_target = _add(recording.guess, recording.offset)
-    own = today.verify(screen.gray, recorded_target, back)
     patch = seen.gray[y:y + sh, x:x + sw]
     if patch.shape != (sh, sw):
         return ""  # runs off the screen: the parts' own verdict stands
@@ -470,9 +470,10 @@ def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
     zone = (recording.guess, _radius(tw, th))
     likeliest = sorted((hit for hit in islice(_scan(screen, patch, keep_out=zone), 2 * _PER_SCALE)
                         if not _near(hit, *zone)), reverse=True)[:_PER_SCALE]
-    for hit in likeliest:
-        there = _add((hit.x, hit.y), recording.offset)
-        other = today.verify(screen.gray, there, back)
+    places = [_add((hit.x, hit.y), recording.offset) for hit in likeliest]
+    own, *others = _each(lambda place: today.verify(screen.gray, place, back),
+                         [recorded_target, *places])
+    for there, other in zip(places, others):
         if other.score > own.score:
             return (f"doubtful: the parts fit {found.score:.2f} but what was found looks more "
                     f"like {there} on the recorded screen ({other.score:.2f} of its parts) "
@@ -528,7 +529,8 @@ def _settle(screen: _Screen, sized: Image, hits: list[_Hit], *, threshold: float
     best, runner = _rank(hits, sized.shape)
     if best.score < threshold or _accepted(best, runner, threshold, margin) or sized.ndim != 3:
         return best, runner, False
-    colour = [_Hit(_colour_score(screen.rgb, sized, (x, y)), x, y) for _, x, y in hits]
+    colour = _each(lambda hit: _Hit(_colour_score(screen.rgb, sized, (hit.x, hit.y)),
+                                    hit.x, hit.y), hits)
     c_best, c_runner = _rank(colour, sized.shape)
     if c_best.score - c_runner.score >= margin and \
             _score_at(hits, c_best) >= threshold:
@@ -583,8 +585,8 @@ def _search_scales(screen: _Screen, tmpl: Image, scales: Sequence[float],
                    steps: Sequence[float]) -> tuple[float, list[_Hit], dict[float, list[_Hit]]]:
     """The best scale, coarse to fine, and the candidates at that scale, best first; and the
     candidates at each of `scales`, best first."""
-    scanned = {s: hits for s in scales
-               if (hits := sorted(_scan(screen, _resized(tmpl, s)), reverse=True))}
+    scans = _each(lambda s: sorted(_scan(screen, _resized(tmpl, s)), reverse=True), scales)
+    scanned = {s: hits for s, hits in zip(scales, scans) if hits}
     if not scanned:
         return 1.0, [], scanned
     best, coarse = max((hits[0], s) for s, hits in scanned.items())
@@ -600,13 +602,15 @@ def _fit_scale(gray: Image, tmpl: Image, hit: _Hit, scale: float,
     best, and its match."""
     th, tw = _resized(tmpl, scale).shape
     centre = (hit.x + tw // 2, hit.y + th // 2)
-    fits = [(hit, scale)]
-    for s in (round(scale + step, 3) for step in steps):
+
+    def fit(s: float) -> tuple[_Hit | None, float]:
         sized = _resized(tmpl, s)
-        probed = _probe(gray, sized, _sub(centre, (sized.shape[1] // 2, sized.shape[0] // 2)),
-                        pad=3)
-        if probed is not None:
-            fits.append((probed, s))
+        return _probe(gray, sized, _sub(centre, (sized.shape[1] // 2, sized.shape[0] // 2)),
+                      pad=3), s
+
+    fits = [(hit, scale)] + [(probed, s) for probed, s in
+                             _each(fit, [round(scale + step, 3) for step in steps])
+                             if probed is not None]
     best, fitted = max(fits)
     return best, fitted
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .search import Box, Image, Point, _correlate
+from .search import Box, Image, Point, _correlate, _each
 
 _PART = 24  # px: the side of a part on the recorded screen
 _TEXTURE = 8.0  # grayscale std a part needs to say anything
@@ -263,14 +263,19 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
     parts fit position only: a target far from every part is then placed without the
     error of a scale estimated from them."""
     judged = {} if judged is None else judged
-    for _, point, scale in places:
-        if (point, scale) not in judged:
-            verdict = parts.verify(gray, point, scale)
-            if scale == known and verdict.point is not None \
-                    and abs(verdict.scale - known) <= _AGREE:
-                # The parts agree with the known scale: let them place the target at it.
-                verdict = parts.verify(gray, point, scale, fixed=True)
-            judged[point, scale] = _held(verdict, known)
+
+    def judge(place: tuple[Point, float]) -> Verdict:
+        point, scale = place
+        verdict = parts.verify(gray, point, scale)
+        if scale == known and verdict.point is not None \
+                and abs(verdict.scale - known) <= _AGREE:
+            # The parts agree with the known scale: let them place the target at it.
+            verdict = parts.verify(gray, point, scale, fixed=True)
+        return _held(verdict, known)
+
+    new = list(dict.fromkeys((point, scale) for _, point, scale in places
+                             if (point, scale) not in judged))
+    judged.update(zip(new, _each(judge, new)))
     verdicts = [judged[point, scale] for _, point, scale in places]
     found = sorted((v for v in verdicts if v.point is not None), key=lambda v: -v.score)
     # The two best again at the scale their parts fit (a coarse scale is up to 4% off).

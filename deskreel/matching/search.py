@@ -7,9 +7,13 @@ and locating.py use these, so the names keep their underscore.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +28,11 @@ _PEAK_POOL = 400  # local maxima considered when spreading those candidates out
 _FLOOR = 0.25  # correlation below which a place is not worth a closer look
 _SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
 _EDGE = 2  # grayscale step that a screen's busy part has somewhere in every 3x3 square
+_WORKERS = min(4, os.cpu_count() or 1)  # threads that judge independent places at once
+_WORKER_NAME = "deskreel-match"
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class _Hit(NamedTuple):
@@ -33,6 +42,23 @@ class _Hit(NamedTuple):
 
 
 _NOWHERE = _Hit(0.0, -1, -1)
+
+
+def _each(fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+    """`fn` of each item, in order: on worker threads when this machine has more than one
+    CPU. Correlating is most of a search's time, and OpenCV lets go of the interpreter lock
+    for it, but small correlations keep only one core busy. Run inline on a worker itself
+    (no waiting on the pool from inside it)."""
+    items = list(items)
+    if _WORKERS < 2 or len(items) < 2 or \
+            threading.current_thread().name.startswith(_WORKER_NAME):
+        return [fn(item) for item in items]
+    return list(_pool().map(fn, items))
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(_WORKERS, thread_name_prefix=_WORKER_NAME)
 
 
 @dataclass(frozen=True, slots=True)
