@@ -80,3 +80,22 @@ def test_each_keeps_the_order_and_runs_nested_calls_inline():
     assert [total for total, _ in results] == [6 * i for i in range(16)]
     if search._WORKERS > 1:  # more than one CPU: the items ran on the pool
         assert all(name.startswith(search._WORKER_NAME) for _, name in results)
+
+
+@pytest.mark.parametrize(("held_at", "pinned"), [
+    ((101, 100), True),  # held to the known scale, the parts put the target where they did
+    ((106, 100), False),  # holding the scale moves it 6 px: they disagree with the scale
+])
+def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_at, pinned):
+    from deskreel.matching.parts import Verdict, decide
+
+    class Judged:  # the parts' verdicts, as verify() would give them at a place
+        def verify(self, gray, target, scale, *, fixed=False):
+            if fixed:
+                return Verdict(0.6, held_at, scale, scale, 32.0, 0.2, True)
+            return Verdict(0.55, (100, 100), 1.259, scale, 149.0, 0.3, True)
+
+    best, _ = decide(Judged(), np.zeros((10, 10), np.uint8), [(0.9, (100, 100), 1.276)],
+                     known=1.276)
+
+    assert best.point == held_at and best.pinned is pinned

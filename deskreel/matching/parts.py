@@ -269,8 +269,16 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
         verdict = parts.verify(gray, point, scale)
         if scale == known and verdict.point is not None \
                 and abs(verdict.scale - known) <= _AGREE:
-            # The parts agree with the known scale: let them place the target at it.
-            verdict = parts.verify(gray, point, scale, fixed=True)
+            # The parts agree with the known scale: let them place the target at it. Held
+            # to it, they must still put the target where they put it freely, within
+            # _FAR_OFF px and the free fit's own doubt (three sigmas); when holding the scale
+            # moves it further, the parts near the target disagree with the known scale (a
+            # list's rows keep to the font while its box scales), and the place is not sure.
+            held = parts.verify(gray, point, scale, fixed=True)
+            if held.point is not None and \
+                    math.dist(held.point, verdict.point) > _FAR_OFF + 3 * verdict.spread:
+                held = replace(held, pinned=False)
+            verdict = held
         return _held(verdict, known)
 
     new = list(dict.fromkeys((point, scale) for _, point, scale in places
