@@ -105,6 +105,9 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
             run.steps_through(injector)
     except Interrupted as err:
         run.status, run.message = "aborted", str(err)
+    except KeyboardInterrupt:  # Ctrl-C before the switch took over SIGINT: still an abort
+        run.status, run.message = "aborted", "replay aborted: SIGINT"
+        raise
     except BaseException as err:  # a damaged store, a full disk: the run did not pass
         run.status, run.message = "failed", str(err) or type(err).__name__
         raise

@@ -182,3 +182,25 @@ def test_a_failing_close_still_stores_the_run(xvfb, tmp_path, monkeypatch):
         [run] = store.runs()
         assert run.status == "passed" and [r.status for r in store.step_results(run.id)] == \
             ["passed"]
+
+
+def test_ctrl_c_before_the_switch_takes_over_is_stored_as_an_abort(xvfb, tmp_path,
+                                                                    monkeypatch):
+    import pytest
+
+    replay_module = importlib.import_module("replayer.replay")
+    from replayer import Progress, ReplayOptions
+
+    db = one_wait_step(tmp_path, "early")
+
+    def interrupted(*args, **kwargs):  # Ctrl-C while the replay still sets itself up
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(replay_module, "AbortWatcher", interrupted)
+    with open_store(db, create=False) as store:
+        with pytest.raises(KeyboardInterrupt):
+            replay_module.replay(store, store.recording(None), options=ReplayOptions(),
+                                 display=xvfb.display, progress=Progress(total=1, quiet=True))
+        [run] = store.runs()
+        assert run.status == "aborted"
+    assert held_state(xvfb.display) == ([], 0)
