@@ -99,3 +99,20 @@ def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_a
                      known=1.276)
 
     assert best.point == held_at and best.pinned is pinned
+
+
+def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
+    from deskreel.matching.parts import _TEXTURE, _steps, _textured
+
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        h, w = (int(v) for v in rng.integers(5, 400, 2))
+        gray = rng.integers(0, 256, (h, w), dtype=np.uint8)
+        gray[: h // 2, : w // 3] = 200  # flat: no part there
+        gray[h // 2:, w // 3:] = gray[h // 2:, w // 3:] // 40 + 100  # faint, near _TEXTURE
+        side = int(rng.integers(8, 40))
+        stride = max(side // 2, int(rng.integers(4, 30)))
+        xs, ys = _steps(w, side, stride), _steps(h, side, stride)  # parts cut short at edges
+        expected = tuple((x, y) for y in ys for x in xs
+                         if float(gray[y:y + side, x:x + side].std()) >= _TEXTURE)
+        assert _textured(gray, xs, ys, side) == expected
