@@ -106,7 +106,8 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
     except Interrupted as err:
         run.status, run.message = "aborted", str(err)
     except KeyboardInterrupt:  # Ctrl-C before the switch took over SIGINT: still an abort
-        run.status, run.message = "aborted", "replay aborted: SIGINT"
+        run.switch.trip("SIGINT")
+        run.status, run.message = "aborted", run.switch.message
         raise
     except BaseException as err:  # a damaged store, a full disk: the run did not pass
         run.status, run.message = "failed", str(err) or type(err).__name__

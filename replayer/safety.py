@@ -18,7 +18,7 @@ from deskreel.replay_defaults import DEFAULT_ABORT_KEY
 from deskreel.x11 import connect
 from storage.keys import parse_chord
 
-__all__ = ["DEFAULT_ABORT_KEY", "AbortSwitch", "AbortWatcher", "on_signals"]
+__all__ = ["DEFAULT_ABORT_KEY", "AbortSwitch", "AbortWatcher", "on_signals", "prompt_switches"]
 
 CORNER_MARGIN = 2  # px from the screen edge that count as "in the corner"
 SPIN = 0.002  # s before a deadline when a replay stops sleeping and spins
@@ -46,10 +46,15 @@ class AbortSwitch:
     def tripped(self) -> bool:
         return self._event.is_set()
 
+    @property
+    def message(self) -> str:
+        """What an aborted replay says, and stores as its run's message."""
+        return f"replay aborted: {self.reason}"
+
     def pause(self, seconds: float) -> None:
         """Sleep `seconds`, raising Interrupted at once if the switch is (or gets) tripped."""
         if self._event.wait(max(0.0, seconds)) if seconds > 0 else self._event.is_set():
-            raise Interrupted(f"replay aborted: {self.reason}")
+            raise Interrupted(self.message)
 
     def pause_until(self, deadline: float, clock: Callable[[], float]) -> None:
         """Sleep until `deadline` on `clock`: a timed wait, then a short spin for the last

@@ -11,6 +11,7 @@ import time
 from deskreel.x11 import connect
 from deskreel.xvfb import VirtualDisplay
 from storage import open_store
+from storage.keys import keysym_of
 from tests.commands import deskreel, imported
 from tests.test_replay import held_state, one_wait_step
 
@@ -42,18 +43,22 @@ def keyboard_mapping(display_name):
         conn.close()
 
 
-def holds_only_shift(display_name, steady=0.2):
-    """True when Shift_L alone is down, and still is `steady` seconds later: a type step's
-    own key presses (shifted letters, a re-bound keycode) come and go within milliseconds."""
+def holding_only_shift(display_name, steady=0.2):
+    """A check that Shift_L alone is down, and still is `steady` seconds later: a type
+    step's own key presses (shifted letters, a re-bound keycode) come and go within
+    milliseconds. Shift's keycode is looked up once, not on every poll."""
     conn = connect(display_name)
     try:
-        shift = conn.keysym_to_keycode(0xFFE1)  # XK_Shift_L
+        shift = [conn.keysym_to_keycode(keysym_of("Shift_L"))]
     finally:
         conn.close()
-    if held_state(display_name)[0] != [shift]:
-        return False
-    time.sleep(steady)
-    return held_state(display_name)[0] == [shift]
+
+    def holds() -> bool:
+        if held_state(display_name)[0] != shift:
+            return False
+        time.sleep(steady)
+        return held_state(display_name)[0] == shift
+    return holds
 
 
 def stored_run(db):
@@ -69,7 +74,7 @@ def test_abort_after_a_keycode_was_bound_restores_the_keymap_and_stores_the_run(
         before = keyboard_mapping(display.display)
         proc = start(display, db, tmp_path)
         # not any key down: the type step's own presses would abort step 1 instead
-        wait_until(lambda: holds_only_shift(display.display), proc, "held shift")
+        wait_until(holding_only_shift(display.display), proc, "held shift")
         proc.send_signal(signal.SIGINT)
         assert proc.wait(10) == 130, (tmp_path / "replay.stderr").read_text()
         assert held_state(display.display) == ([], 0)
@@ -147,7 +152,7 @@ def test_release_all_restores_the_keycodes_a_killed_replay_bound(tmp_path):
     with VirtualDisplay() as display:
         before = keyboard_mapping(display.display)
         proc = start(display, db, tmp_path)
-        wait_until(lambda: holds_only_shift(display.display), proc, "held shift")
+        wait_until(holding_only_shift(display.display), proc, "held shift")
         proc.kill()
         proc.wait()
         assert keyboard_mapping(display.display) != before, "SIGKILL should leave bindings"
