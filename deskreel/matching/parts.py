@@ -256,13 +256,16 @@ def _textured(gray: Image, xs: list[int], ys: list[int], side: int) -> tuple[Poi
     x1, y1 = np.minimum(x0 + side, width), np.minimum(y0 + side, height)
 
     def total(table: np.ndarray) -> np.ndarray:
-        table = table.astype(np.int64)  # the squares' sums are whole numbers below 2**53
-        return table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]
+        # only the corners are taken, then made int64: the squares' sums are whole numbers
+        # below 2**53, so exact
+        a, b, c, d = (table[y, x].astype(np.int64)
+                      for y, x in ((y1, x1), (y0, x1), (y1, x0), (y0, x0)))
+        return a - b - c + d
 
     n = (x1 - x0) * (y1 - y0)
     s1, s2 = total(sums), total(squares)
-    # std >= T  <=>  n * sum(v^2) - sum(v)^2 >= T^2 * n^2
-    rows, cols = np.nonzero(n * s2 - s1 * s1 >= round(_TEXTURE ** 2) * n * n)
+    # std >= T  <=>  n * sum(v^2) - sum(v)^2 >= T^2 * n^2 (both sides exact below 2**53)
+    rows, cols = np.nonzero(n * s2 - s1 * s1 >= _TEXTURE ** 2 * n * n)
     return tuple((xs[c], ys[r]) for r, c in zip(rows.tolist(), cols.tolist()))
 
 

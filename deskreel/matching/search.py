@@ -31,8 +31,8 @@ _EDGE = 2  # grayscale step that a screen's busy part has somewhere in every 3x3
 _WORKERS = min(4, os.cpu_count() or 1)  # threads that judge independent places at once
 _WORKER_NAME = "deskreel-match"
 
-T = TypeVar("T")
-R = TypeVar("R")
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 class _Hit(NamedTuple):
@@ -44,7 +44,7 @@ class _Hit(NamedTuple):
 _NOWHERE = _Hit(0.0, -1, -1)
 
 
-def _each(fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+def _each(fn: Callable[[_T], _R], items: Iterable[_T]) -> list[_R]:
     """`fn` of each item, in order: on worker threads when this machine has more than one
     CPU. Correlating is most of a search's time, and OpenCV lets go of the interpreter lock
     for it, but small correlations keep only one core busy. Run inline on a worker itself
