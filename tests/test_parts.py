@@ -116,3 +116,45 @@ def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
         expected = tuple((x, y) for y in ys for x in xs
                          if float(gray[y:y + side, x:x + side].std()) >= _TEXTURE)
         assert _textured(gray, xs, ys, side) == expected
+
+
+def framed(scale: float, *, drift: bool, width: float = 1.0) -> np.ndarray:
+    """A frame drawn at `scale` (its width stretched by `width` more) around a flat stretch
+    holding TARGET, and marks beside it (other widgets), with `drift` a few px off where
+    `scale` puts them, as whole-pixel padding leaves them."""
+    def at(v: float, by: float = 1.0) -> int:
+        return round(v * scale * by)
+
+    image = np.full((800, 1100), 255, np.uint8)
+    cv2.rectangle(image, (at(100), at(100)), (at(100) + at(600, width), at(500)), 80, 1)
+    for seed, ((x, y), off) in enumerate(zip(
+            [(150, 40), (450, 40), (720, 200), (720, 420), (300, 540)], [5, 3, 5, 4, 2])):
+        mark = texture(seed, (30, 30), scale)
+        top, left = at(y) + off * drift, at(x) + off * drift
+        image[top:top + mark.shape[0], left:left + mark.shape[1]] = mark
+    return image
+
+
+@pytest.mark.parametrize(("width", "placed"), [
+    (1.0, True),  # the frame scaled with the marks: its stretch places the target
+    (1.1, False),  # the frame is 10% wider than the marks' scale: its width has no say
+])
+def test_a_target_in_a_flat_stretch_is_placed_by_the_stretch_s_ends(width, placed):
+    recorded, today = framed(1.0, drift=False), framed(1.2, drift=True, width=width)
+    box = (560, 260, 80, 80)
+    expected = (round(TARGET[0] * 1.2), round(TARGET[1] * 1.2))  # in the frame scaled by 1.2
+    near = (expected[0] + 4, expected[1] - 3)  # where a search put it, a few px off
+
+    spanned = Parts.of(recorded, box, TARGET, least=(640, 480), most=128, spans=True)
+    verdict = spanned.verify(today, near, 1.2)
+    alone = Parts.of(recorded, box, TARGET, least=(640, 480), most=128).verify(today, near, 1.2)
+
+    assert verdict.reach > 96 and alone.point is not None and verdict.point is not None
+    assert not alone.pinned and max(abs(alone.point[0] - expected[0]),
+                                    abs(alone.point[1] - expected[1])) >= 4
+    if placed:
+        assert verdict.pinned and max(abs(verdict.point[0] - expected[0]),
+                                      abs(verdict.point[1] - expected[1])) <= 1, verdict
+    else:  # the height is still the stretch's; the width is not: x stays where parts put it
+        assert abs(verdict.point[1] - expected[1]) <= 1, verdict
+        assert verdict.point[0] == alone.point[0], (verdict, alone)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
 
-from .parts import _PIN_REACH, _PIN_SPREAD, Parts, Verdict, decide
+from .parts import _PIN_REACH, _PIN_SPREAD, Parts, Verdict, apart, decide
 from .search import (
     _NOWHERE,
     _SAME_PLACE,
@@ -366,7 +366,7 @@ class _Recording:
     def parts(self, tmpl: Image, *, wide: bool = False) -> Parts:
         """The parts of the recorded screen around the anchor (`wide`: of the wide
         neighbourhood), or of the anchor alone."""
-        screen, hood = self.screen, _wide_hood(1.0) if wide else {}
+        screen, hood = self.screen, {**_wide_hood(1.0), "spans": True} if wide else {}
         if screen is None or self.guess is None:
             return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset, **hood)
         return Parts.of(screen.gray, (*self.guess, tmpl.shape[1], tmpl.shape[0]),
@@ -474,7 +474,8 @@ def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
     own, *others = _each(lambda place: today.verify(screen.gray, place, back),
                          [recorded_target, *places])
     for there, other in zip(places, others):
-        if other.score > own.score:
+        # (parts that fit best back at the recorded target itself are no other place)
+        if other.score > own.score and apart(other, recorded_target):
             return (f"doubtful: the parts fit {found.score:.2f} but what was found looks more "
                     f"like {there} on the recorded screen ({other.score:.2f} of its parts) "
                     f"than like the recorded target ({own.score:.2f})")

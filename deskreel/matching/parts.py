@@ -42,6 +42,13 @@ _EVEN, _SHADE = 3.0, 24.0  # a border line: grayscale std along it at most, and 
 _AGREE = 0.02  # how close the parts' own scale must be to the known one to be held to it
 _APART = 8  # px between two targets that count as two places
 _SANE = (0.5, 2.0)  # scales a fit may come to: outside, a few stray parts fitted nonsense
+# A target in a flat stretch (an empty canvas, a blank end of a row) is placed along an axis
+# by the stretch's own ends: the run of its shade through it, at least _SPAN px long on the
+# recorded screen and off the screen's edges, found again today through the parts' point
+# with a length that the parts' scale explains to within _SPAN_AGREE.
+_SPAN = 48
+_SPAN_SHADE = 2  # grayscale levels a pixel of the stretch may differ from the target's
+_SPAN_AGREE = 0.03
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +61,17 @@ class Parts:
     target: Point  # the target, in `gray`
     places: tuple[Point, ...]  # top-left of each part in `gray`
     level: np.ndarray  # per part, x and y: level with the target there, in its widget
+    # along x and along y: the flat stretch through the target (its first pixel and the
+    # one past its last, on the screen), or None when it is short or runs off the screen
+    spans: tuple[tuple[int, int] | None, tuple[int, int] | None] = (None, None)
+    shade: int = 0  # the target's grayscale there
 
     @classmethod
     def of(cls, gray: Image, box: Box, target: Point, *, least: tuple[int, int] = _LEAST,
-           most: int = _MOST) -> Parts:
+           most: int = _MOST, spans: bool = False) -> Parts:
         """Parts of `gray` (a screen, or an anchor alone) in `box` widened by _REACH, and to
-        at least `least`; `most` of them at most."""
+        at least `least`; `most` of them at most. With `spans`, the flat stretches through
+        the target too, to place it by when the parts are far from it."""
         x, y, w, h = box
         height, width = gray.shape
         # A small crop's parts reach further: the look-alikes it was told apart from may
@@ -77,7 +89,11 @@ class Parts:
         level = np.array([[abs(p[axis] + side / 2 - inside[axis]) <= _LEVEL
                            and not _fenced(hood, inside, p[1 - axis] + side // 2, axis)
                            for axis in (0, 1)] for p in places], dtype=bool).reshape(-1, 2)
-        return cls(hood, (x0, y0), inside, places, level)
+        if not spans or not _inside(gray, target):
+            return cls(hood, (x0, y0), inside, places, level)
+        x_span, y_span = (_span(gray, target, axis) for axis in (0, 1))
+        return cls(hood, (x0, y0), inside, places, level,
+                   (_long(x_span), _long(y_span)), int(gray[target[1], target[0]]))
 
     @property
     def side(self) -> int:
@@ -145,6 +161,7 @@ class Parts:
         says_all = table[:, 1:3] + (np.array([tx, ty]) - table[:, 3:5]) * fitted_scale
         says = says_all[good]
         point = (says * weight).sum(axis=0) / weight.sum(axis=0)
+        spanned = self._by_spans(gray, point, float(fitted_scale))
         # Along each axis: how far the target is from the nearest part that pins it down,
         # how surely the fit of all of them places it (one standard deviation, px), and
         # whether that is sure enough: a part near it, or a tight fit that no part level
@@ -161,10 +178,33 @@ class Parts:
             level = self.level[:, axis] & (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
             off = float(np.abs(says_all[level, axis] - point[axis]).max()) \
                 if level.any() and reach[axis] > _NEAR else 0.0
-            sure.append((reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD)
-                        and off <= _FAR_OFF)
+            sure.append((reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD
+                         or spanned[axis]) and off <= _FAR_OFF)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
                        max(reach), max(spread), all(sure))
+
+    def _by_spans(self, gray: Image, point: np.ndarray, scale: float) -> list[bool]:
+        """Along each axis, whether the flat stretch through the target placed it: then
+        `point` (where the parts put it) is moved there, in place. An axis placed moves the
+        line the other is looked along, so the other is tried again once."""
+        placed = [False, False]
+        for _ in range(2):
+            for axis in (0, 1):
+                recorded = self.spans[axis]
+                if placed[axis] or recorded is None:
+                    continue
+                at = (round(point[0]), round(point[1]))
+                today = _span(gray, at, axis) if _inside(gray, at) and \
+                    abs(int(gray[at[1], at[0]]) - self.shade) <= _SPAN_SHADE else None
+                if today is None:
+                    continue
+                ratio = (today[1] - today[0]) / (recorded[1] - recorded[0])
+                if abs(ratio / scale - 1) <= _SPAN_AGREE:
+                    # the target's share of the stretch is the same today
+                    point[axis] = today[0] + (self.target[axis] + self.origin[axis]
+                                              - recorded[0]) * ratio
+                    placed[axis] = True
+        return placed
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +216,27 @@ class Verdict:
     reach: float = math.inf  # px from the target to the nearest part placing it (worse axis)
     spread: float = math.inf  # px: the fit's uncertainty about the target (worse axis)
     pinned: bool = False  # whether the target is placed surely enough along both axes
+
+
+def _inside(gray: Image, point: Point) -> bool:
+    return 0 <= point[0] < gray.shape[1] and 0 <= point[1] < gray.shape[0]
+
+
+def _span(gray: Image, point: Point, axis: int) -> tuple[int, int] | None:
+    """The run of pixels of `point`'s shade (within _SPAN_SHADE) through it along `axis` (0:
+    its row, 1: its column): its first pixel and the one past its last; None when it runs to
+    the edge of `gray` (where it ends is not known)."""
+    line = gray[point[1], :] if axis == 0 else gray[:, point[0]]
+    at = point[axis]
+    apart = np.flatnonzero(np.abs(line.astype(np.int16) - int(line[at])) > _SPAN_SHADE)
+    i = int(np.searchsorted(apart, at))
+    if i == 0 or i == len(apart):
+        return None
+    return int(apart[i - 1]) + 1, int(apart[i])
+
+
+def _long(span: tuple[int, int] | None) -> tuple[int, int] | None:
+    return span if span is not None and span[1] - span[0] >= _SPAN else None
 
 
 def _fenced(gray: Image, target: Point, end: float, axis: int) -> bool:
@@ -323,12 +384,16 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
         return _NONE, _NONE
     best = found[0]
     assert best.point is not None
-    # Another place is one whose target is further from the best's than _APART px and than
-    # its own placement is unsure by (three sigmas): one flat stretch, fitted at two scales,
-    # puts its target at two places that are one.
-    runner = next((v for v in found[1:] if v.point is not None
-                   and math.dist(v.point, best.point) > _APART + 3 * v.spread), _NONE)
+    # One flat stretch, fitted at two scales, puts its target at two places that are one.
+    runner = next((v for v in found[1:] if apart(v, best.point)), _NONE)
     return best, runner
+
+
+def apart(verdict: Verdict, point: Point) -> bool:
+    """Whether `verdict` puts its target at another place than `point`: further than _APART
+    px and than its own placement is unsure by (three sigmas)."""
+    return verdict.point is not None and \
+        math.dist(verdict.point, point) > _APART + 3 * verdict.spread
 
 
 def _held(verdict: Verdict, known: float | None) -> Verdict:
