@@ -209,7 +209,7 @@ def locate(
             verdict, other = decide(wide, seen.gray, _likeliest(judged, candidates), {}, known)
             if verdict.point is not None:
                 decided = _by_parts(started, verdict, other, offset, tmpl.shape, stages, reason,
-                                    need)
+                                    float(__import__("os").environ.get("WIDE_NEED", need)))
                 outcome, widened = (decided, True) if decided.found else (outcome, False)
         if outcome.found:
             break
@@ -366,7 +366,7 @@ class _Recording:
     def parts(self, tmpl: Image, *, wide: bool = False) -> Parts:
         """The parts of the recorded screen around the anchor (`wide`: of the wide
         neighbourhood), or of the anchor alone."""
-        screen, hood = self.screen, {**_wide_hood(1.0), "spans": True} if wide else {}
+        screen, hood = self.screen, {**_wide_hood(1.0), "spans": True} if wide else {"spans": True}
         if screen is None or self.guess is None:
             return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset, **hood)
         return Parts.of(screen.gray, (*self.guess, tmpl.shape[1], tmpl.shape[0]),

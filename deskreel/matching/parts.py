@@ -178,33 +178,52 @@ class Parts:
             level = self.level[:, axis] & (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
             off = float(np.abs(says_all[level, axis] - point[axis]).max()) \
                 if level.any() and reach[axis] > _NEAR else 0.0
-            sure.append((reach[axis] <= _PIN_REACH or spread[axis] <= _PIN_SPREAD
-                         or spanned[axis]) and off <= _FAR_OFF)
+            # A tight fit of far parts does not place it where the stretch through it
+            # today is not the recorded one (its own row may be a pixel off).
+            sure.append((reach[axis] <= _PIN_REACH or spanned[axis] is True or
+                         (spread[axis] <= _PIN_SPREAD and spanned[axis] is None))
+                        and off <= _FAR_OFF)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
                        max(reach), max(spread), all(sure))
 
-    def _by_spans(self, gray: Image, point: np.ndarray, scale: float) -> list[bool]:
-        """Along each axis, whether the flat stretch through the target placed it: then
-        `point` (where the parts put it) is moved there, in place. An axis placed moves the
-        line the other is looked along, so the other is tried again once."""
-        placed = [False, False]
-        for _ in range(2):
+    def _by_spans(self, gray: Image, point: np.ndarray, scale: float) -> list[bool | None]:
+        """Along each axis, whether the flat stretch through the target placed it (then
+        `point`, where the parts put it, is moved there, in place), or None when there is no
+        such stretch on the recorded screen. Placing one axis moves the line the other is
+        looked along (a stretch that ends on text ends a little differently on each row), so
+        both are placed again until neither moves."""
+        start = point.copy()
+        for _ in range(3):
+            placed, moved = [False, False], False
             for axis in (0, 1):
-                recorded = self.spans[axis]
-                if placed[axis] or recorded is None:
-                    continue
-                at = (round(point[0]), round(point[1]))
-                today = _span(gray, at, axis) if _inside(gray, at) and \
-                    abs(int(gray[at[1], at[0]]) - self.shade) <= _SPAN_SHADE else None
-                if today is None:
-                    continue
-                ratio = (today[1] - today[0]) / (recorded[1] - recorded[0])
-                if abs(ratio / scale - 1) <= _SPAN_AGREE:
-                    # the target's share of the stretch is the same today
-                    point[axis] = today[0] + (self.target[axis] + self.origin[axis]
-                                              - recorded[0]) * ratio
-                    placed[axis] = True
-        return placed
+                along = self._along(gray, point, axis, scale)
+                if along is not None:
+                    moved |= abs(along - point[axis]) > 0.5
+                    point[axis], placed[axis] = along, True
+            if not moved:
+                point[:] = [point[axis] if placed[axis] else start[axis] for axis in (0, 1)]
+                break
+        else:
+            point[:] = start  # the stretches disagree with each other: they place nothing
+            placed = [False, False]
+        return [placed[axis] if self.spans[axis] is not None else None for axis in (0, 1)]
+
+    def _along(self, gray: Image, point: np.ndarray, axis: int, scale: float) -> float | None:
+        """Where the flat stretch through `point` along `axis` puts the target today: at the
+        same share of it as on the recorded screen, when its length is what `scale` makes
+        the recorded one's."""
+        recorded = self.spans[axis]
+        at = (round(point[0]), round(point[1]))
+        if recorded is None or not _inside(gray, at) or \
+                abs(int(gray[at[1], at[0]]) - self.shade) > _SPAN_SHADE:
+            return None
+        today = _span(gray, at, axis)
+        if today is None:
+            return None
+        ratio = (today[1] - today[0]) / (recorded[1] - recorded[0])
+        if abs(ratio / scale - 1) > _SPAN_AGREE:
+            return None
+        return today[0] + (self.target[axis] + self.origin[axis] - recorded[0]) * ratio
 
 
 @dataclass(frozen=True, slots=True)
