@@ -49,6 +49,7 @@ _SANE = (0.5, 2.0)  # scales a fit may come to: outside, a few stray parts fitte
 _SPAN = 48
 _SPAN_SHADE = 2  # grayscale levels a pixel of the stretch may differ from the target's
 _SPAN_AGREE = 0.03
+_ACROSS = (0, -1, 1)  # px across the way: the lines a stretch is looked for along
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,14 +193,15 @@ class Parts:
         such stretch on the recorded screen. Placing one axis moves the line the other is
         looked along (a stretch that ends on text ends a little differently on each row), so
         both are placed again until neither moves."""
-        start = point.copy()
+        start, placed = point.copy(), [False, False]
         for _ in range(3):
-            placed, moved = [False, False], False
+            moved = False
             for axis in (0, 1):
-                along = self._along(gray, point, axis, scale)
+                along = self._along(gray, point, axis, scale, placed[1 - axis])
+                placed[axis] = along is not None
                 if along is not None:
                     moved |= abs(along - point[axis]) > 0.5
-                    point[axis], placed[axis] = along, True
+                    point[axis] = along
             if not moved:
                 point[:] = [point[axis] if placed[axis] else start[axis] for axis in (0, 1)]
                 break
@@ -208,22 +210,27 @@ class Parts:
             placed = [False, False]
         return [placed[axis] if self.spans[axis] is not None else None for axis in (0, 1)]
 
-    def _along(self, gray: Image, point: np.ndarray, axis: int, scale: float) -> float | None:
+    def _along(self, gray: Image, point: np.ndarray, axis: int, scale: float,
+               across_known: bool) -> float | None:
         """Where the flat stretch through `point` along `axis` puts the target today: at the
         same share of it as on the recorded screen, when its length is what `scale` makes
-        the recorded one's."""
+        the recorded one's. When `point` was placed across the way by a stretch too, the
+        line is known to a pixel (a height rounds one way at one scale and the other way at
+        another), so the lines either side are tried too."""
         recorded = self.spans[axis]
-        at = (round(point[0]), round(point[1]))
-        if recorded is None or not _inside(gray, at) or \
-                abs(int(gray[at[1], at[0]]) - self.shade) > _SPAN_SHADE:
+        if recorded is None:
             return None
-        today = _span(gray, at, axis)
-        if today is None:
-            return None
-        ratio = (today[1] - today[0]) / (recorded[1] - recorded[0])
-        if abs(ratio / scale - 1) > _SPAN_AGREE:
-            return None
-        return today[0] + (self.target[axis] + self.origin[axis] - recorded[0]) * ratio
+        for across in _ACROSS if across_known else _ACROSS[:1]:
+            at = (round(point[0]) + across * axis, round(point[1]) + across * (1 - axis))
+            if not _inside(gray, at) or abs(int(gray[at[1], at[0]]) - self.shade) > _SPAN_SHADE:
+                continue
+            today = _span(gray, at, axis)
+            if today is None:
+                continue
+            ratio = (today[1] - today[0]) / (recorded[1] - recorded[0])
+            if abs(ratio / scale - 1) <= _SPAN_AGREE:
+                return today[0] + (self.target[axis] + self.origin[axis] - recorded[0]) * ratio
+        return None
 
 
 @dataclass(frozen=True, slots=True)
