@@ -192,17 +192,17 @@ class Parts:
         `point`, where the parts put it, is moved there, in place), or None when there is no
         such stretch on the recorded screen. Placing one axis moves the line the other is
         looked along (a stretch that ends on text ends a little differently on each row), so
-        both are placed again until neither moves."""
+        both are placed again until neither moves nor changes whether it is placed."""
         start, placed = point.copy(), [False, False]
-        for _ in range(3):
-            moved = False
+        for _ in range(4):
+            moved, before = False, list(placed)
             for axis in (0, 1):
                 along = self._along(gray, point, axis, scale, placed[1 - axis])
                 placed[axis] = along is not None
                 if along is not None:
                     moved |= abs(along - point[axis]) > 0.5
                     point[axis] = along
-            if not moved:
+            if not moved and placed == before:
                 point[:] = [point[axis] if placed[axis] else start[axis] for axis in (0, 1)]
                 break
         else:
