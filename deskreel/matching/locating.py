@@ -6,6 +6,7 @@ other scales, places are judged part by part (parts.py).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -60,6 +61,10 @@ _PARTS_SCORE = 0.55
 _ALONE_SCORE = 0.75  # the same, for parts cut from the anchor alone (no recorded screen)
 _PARTS_MARGIN = 0.1
 _PER_SCALE = 3  # the best places at each scale that the parts judge
+# ... when the whole crop scores there within this of its best place: a place it fits that
+# much worse is not where it is (judging one costs a few ms), and the look back still
+# weighs the recorded screen's look-alikes.
+_WORTH = 0.2
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
 _CANDIDATES = 8  # places judged at most
 _PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
@@ -194,7 +199,7 @@ def locate(
         s_scale, s_hits, scanned = _search_scales(seen, tmpl, scales, steps)
         candidates += [(hit.score, _add((hit.x, hit.y), _scaled(offset, tmpl.shape, scale)), scale)
                        for scale, found in scanned.items() for hit in found[:_PER_SCALE]]
-        verdict, other = decide(parts, seen.gray, _distinct(candidates), judged,
+        verdict, other = decide(parts, seen.gray, _distinct(candidates, _WORTH), judged,
                                 known=scale_hint if scale_hint != 1.0 else None)
         outcome = _by_parts(started, verdict, other, offset, tmpl.shape, stages + ["parts"],
                             reason, need) if verdict.point is not None else \
@@ -280,10 +285,13 @@ def _unpinned(verdict: Verdict) -> str:
             f"{verdict.spread:.1f} px ({_PIN_SPREAD} px needed)")
 
 
-def _distinct(candidates: list[tuple[float, Point, float]]) -> list[tuple[float, Point, float]]:
-    """The likeliest candidates, one per place, at most _CANDIDATES."""
+def _distinct(candidates: list[tuple[float, Point, float]], within: float = math.inf
+              ) -> list[tuple[float, Point, float]]:
+    """The likeliest candidates, one per place, at most _CANDIDATES; only those scoring
+    `within` of the best."""
     kept: list[tuple[float, Point, float]] = []
-    for candidate in sorted(candidates, reverse=True):
+    ranked = sorted(candidates, reverse=True)
+    for candidate in (c for c in ranked if c[0] >= ranked[0][0] - within):
         if all(max(abs(candidate[1][0] - k[1][0]), abs(candidate[1][1] - k[1][1])) > _SAME_PLACE
                for k in kept):
             kept.append(candidate)
