@@ -290,3 +290,13 @@ def test_only_a_label_inside_borders_widens_the_anchor(monkeypatch: pytest.Monke
     plain = {target: choose_anchor(screen, target).box for target in (heading, corner)}
     assert chosen[heading] == plain[heading]
     assert chosen[corner] != plain[corner] and chosen[corner][2] > plain[corner][2]
+
+
+def test_the_parts_judge_only_places_the_whole_crop_fits_nearly_as_well_as_its_best():
+    candidates = [(0.62, (200, 0), 1.1), (0.9, (0, 0), 1.0), (0.72, (100, 0), 0.9),
+                  (0.89, (3, 2), 1.0)]  # the last is the best's place again
+
+    kept = locating._distinct(candidates, within=locating._WORTH)
+
+    assert kept == [(0.9, (0, 0), 1.0), (0.72, (100, 0), 0.9)]
+    assert len(locating._distinct(candidates)) == 3 and locating._distinct([]) == []

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from deskreel.matching import parts as parts_module
 from deskreel.matching.parts import Parts
 
 TARGET = (600, 300)  # in a flat stretch of a framed panel, 200 px from its marks
@@ -150,14 +151,16 @@ def test_a_target_in_a_flat_stretch_is_placed_by_the_stretch_s_ends(width, place
     alone = Parts.of(recorded, box, TARGET, least=(640, 480), most=128).verify(today, near, 1.2)
 
     assert verdict.reach > 96 and alone.point is not None and verdict.point is not None
+    # the marks alone: a few px off, and too loose to place it
     assert not alone.pinned and max(abs(alone.point[0] - expected[0]),
-                                    abs(alone.point[1] - expected[1])) >= 4
+                                    abs(alone.point[1] - expected[1])) >= 4, alone
     if placed:
         assert verdict.pinned and max(abs(verdict.point[0] - expected[0]),
                                       abs(verdict.point[1] - expected[1])) <= 1, verdict
     else:  # the height is still the stretch's; the width is not: x stays where parts put it
         assert abs(verdict.point[1] - expected[1]) <= 1, verdict
         assert verdict.point[0] == alone.point[0], (verdict, alone)
+        assert not verdict.pinned and verdict.unspanned, verdict
 
 
 def status_bar(scale: float, text_drop: int) -> np.ndarray:
@@ -169,28 +172,34 @@ def status_bar(scale: float, text_drop: int) -> np.ndarray:
     image = np.zeros((400, 1000), np.uint8)
     image[at(100):at(300), at(100):at(900)] = 217
     image[at(200) + text_drop:at(212) + text_drop, at(110):at(150)] = 20
-    for seed, (x, y) in enumerate([(120, 110), (120, 250), (800, 110), (300, 250)]):
+    for seed, ((x, y), off) in enumerate(zip([(120, 110), (120, 250), (800, 110), (300, 250)],
+                                             [3, 5, 4, 4])):
         mark = texture(seed, (30, 30), scale)
-        image[at(y):at(y) + mark.shape[0], at(x):at(x) + mark.shape[1]] = mark
+        left = at(x) + (off if scale != 1.0 else 0)  # other widgets' padding, in whole px
+        image[at(y):at(y) + mark.shape[0], left:left + mark.shape[1]] = mark
     return image
 
 
 @pytest.mark.parametrize(("across", "pinned"), [((0, -1, 1), True), ((0,), False)])
 def test_a_stretch_ending_on_text_is_looked_for_on_the_lines_beside_the_target_s(
         monkeypatch, across, pinned):
-    from deskreel.matching import parts as module
-
     target = (600, 201)  # level with the top row of the text: its stretch starts there
     recorded, today = status_bar(1.0, 0), status_bar(0.8, 2)  # the font's text sits lower
     parts = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128,
                      spans=True)
-    monkeypatch.setattr(module, "_ACROSS", across)
+    alone = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128
+                     ).verify(today, (476, 160), 0.8)
+    monkeypatch.setattr(parts_module, "_ACROSS", across)
 
     verdict = parts.verify(today, (476, 160), 0.8)
 
-    # The bar's height places the target on row 161: the text starts on row 162 today, so
-    # the stretch the recording had is found on the row below.
+    # The marks alone put it 4 px off along x. The bar's height places the target on row
+    # 161: the text starts on row 162 today, so the stretch the recording had is found on
+    # the row below, and places it along x.
+    assert alone.point is not None and abs(alone.point[0] - 480) >= 3, alone
     assert verdict.reach > 96 and verdict.point is not None
     assert verdict.pinned is pinned, verdict
     if pinned:
         assert abs(verdict.point[0] - 480) <= 1 and abs(verdict.point[1] - 161) <= 1, verdict
+    else:
+        assert verdict.unspanned, verdict

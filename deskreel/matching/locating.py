@@ -61,9 +61,9 @@ _PARTS_SCORE = 0.55
 _ALONE_SCORE = 0.75  # the same, for parts cut from the anchor alone (no recorded screen)
 _PARTS_MARGIN = 0.1
 _PER_SCALE = 3  # the best places at each scale that the parts judge
-# ... when the whole crop scores there within this of its best place: a place it fits that
-# much worse is not where it is (judging one costs a few ms), and the look back still
-# weighs the recorded screen's look-alikes.
+# The parts judge only places where the whole crop scores within _WORTH of its best place:
+# a place it fits that much worse is not where it is (judging one costs a few ms), and the
+# look back still weighs the recorded screen's look-alikes.
 _WORTH = 0.2
 _HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
 _CANDIDATES = 8  # places judged at most
@@ -199,7 +199,7 @@ def locate(
         s_scale, s_hits, scanned = _search_scales(seen, tmpl, scales, steps)
         candidates += [(hit.score, _add((hit.x, hit.y), _scaled(offset, tmpl.shape, scale)), scale)
                        for scale, found in scanned.items() for hit in found[:_PER_SCALE]]
-        verdict, other = decide(parts, seen.gray, _distinct(candidates, _WORTH), judged,
+        verdict, other = decide(parts, seen.gray, _distinct(candidates, within=_WORTH), judged,
                                 known=scale_hint if scale_hint != 1.0 else None)
         outcome = _by_parts(started, verdict, other, offset, tmpl.shape, stages + ["parts"],
                             reason, need) if verdict.point is not None else \
@@ -214,7 +214,7 @@ def locate(
             verdict, other = decide(wide, seen.gray, _likeliest(judged, candidates), {}, known)
             if verdict.point is not None:
                 decided = _by_parts(started, verdict, other, offset, tmpl.shape, stages, reason,
-                                    float(__import__("os").environ.get("WIDE_NEED", need)))
+                                    need)
                 outcome, widened = (decided, True) if decided.found else (outcome, False)
         if outcome.found:
             break
@@ -279,19 +279,23 @@ def _doubt_unscaled(found: Located, refused: str) -> str:
 
 
 def _unpinned(verdict: Verdict) -> str:
-    return ("no part places the target along both axes" if verdict.reach == float("inf") else
-            f"the nearest part placing the target is {verdict.reach:.0f} px from it "
-            f"({_PIN_REACH} px at most), and the parts place it to within "
-            f"{verdict.spread:.1f} px ({_PIN_SPREAD} px needed)")
+    why = ("no part places the target along both axes" if verdict.reach == float("inf") else
+           f"the nearest part placing the target is {verdict.reach:.0f} px from it "
+           f"({_PIN_REACH} px at most), and the parts place it to within "
+           f"{verdict.spread:.1f} px ({_PIN_SPREAD} px needed)")
+    if verdict.unspanned:
+        why += ", and the flat stretch it was in is not found there"
+    return why
 
 
-def _distinct(candidates: list[tuple[float, Point, float]], within: float = math.inf
+def _distinct(candidates: list[tuple[float, Point, float]], *, within: float = math.inf
               ) -> list[tuple[float, Point, float]]:
     """The likeliest candidates, one per place, at most _CANDIDATES; only those scoring
     `within` of the best."""
     kept: list[tuple[float, Point, float]] = []
     ranked = sorted(candidates, reverse=True)
-    for candidate in (c for c in ranked if c[0] >= ranked[0][0] - within):
+    floor = ranked[0][0] - within if ranked else 0.0
+    for candidate in (c for c in ranked if c[0] >= floor):
         if all(max(abs(candidate[1][0] - k[1][0]), abs(candidate[1][1] - k[1][1])) > _SAME_PLACE
                for k in kept):
             kept.append(candidate)
@@ -374,11 +378,12 @@ class _Recording:
     def parts(self, tmpl: Image, *, wide: bool = False) -> Parts:
         """The parts of the recorded screen around the anchor (`wide`: of the wide
         neighbourhood), or of the anchor alone."""
-        screen, hood = self.screen, {**_wide_hood(1.0), "spans": True} if wide else {"spans": True}
+        screen, hood = self.screen, _wide_hood(1.0) if wide else {}
         if screen is None or self.guess is None:
             return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset, **hood)
+        # (a stretch is only known on a screen: the anchor alone cuts it at its edges)
         return Parts.of(screen.gray, (*self.guess, tmpl.shape[1], tmpl.shape[0]),
-                        _add(self.guess, self.offset), **hood)
+                        _add(self.guess, self.offset), spans=True, **hood)
 
 
 def _wide_hood(scale: float) -> dict[str, Any]:

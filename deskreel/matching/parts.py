@@ -30,7 +30,8 @@ _NEAR = 24.0  # px: parts this close to the target weigh e times more than the n
 _NEAR_SCORE = 48.0  # px: how fast a part's say in the score falls off with distance
 _FLOOR = 0.25  # the least say of a part
 # A target is placed surely enough along an axis when a part within _PIN_REACH px places it,
-# or the fit's one-sigma error there is at most _PIN_SPREAD px.
+# or the flat stretch it was in does (below), or the fit's one-sigma error there is at most
+# _PIN_SPREAD px and the target was in no flat stretch along it, or in one found again.
 _PIN_REACH = 96
 _PIN_SPREAD = 0.5
 # px a target placed from afar may be put off: by a part found level with it (within _LEVEL
@@ -71,8 +72,9 @@ class Parts:
     def of(cls, gray: Image, box: Box, target: Point, *, least: tuple[int, int] = _LEAST,
            most: int = _MOST, spans: bool = False) -> Parts:
         """Parts of `gray` (a screen, or an anchor alone) in `box` widened by _REACH, and to
-        at least `least`; `most` of them at most. With `spans`, the flat stretches through
-        the target too, to place it by when the parts are far from it."""
+        at least `least`; `most` of them at most. With `spans` (`gray` being a screen), the
+        flat stretches through the target too, which verify() places it by whenever they are
+        found again."""
         x, y, w, h = box
         height, width = gray.shape
         # A small crop's parts reach further: the look-alikes it was told apart from may
@@ -165,8 +167,8 @@ class Parts:
         spanned = self._by_spans(gray, point, float(fitted_scale))
         # Along each axis: how far the target is from the nearest part that pins it down,
         # how surely the fit of all of them places it (one standard deviation, px), and
-        # whether that is sure enough: a part near it, or a tight fit that no part level
-        # with the target contradicts.
+        # whether that is sure enough: a part near it, the flat stretch it was in, or a
+        # tight fit; and no part level with the target contradicts it.
         _, covariance = _solve(kept, scale if fixed else None)
         reach, spread, sure = [], [], []
         for axis, v in enumerate(((1.0, 0.0, tx), (0.0, 1.0, ty))):
@@ -179,31 +181,29 @@ class Parts:
             level = self.level[:, axis] & (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
             off = float(np.abs(says_all[level, axis] - point[axis]).max()) \
                 if level.any() and reach[axis] > _NEAR else 0.0
-            # A tight fit of far parts does not place it where the stretch through it
-            # today is not the recorded one (its own row may be a pixel off).
+            # A tight fit of far parts does not place it where the stretch it was in is not
+            # found today (the fit may be a row off, or the stretch gone).
             sure.append((reach[axis] <= _PIN_REACH or spanned[axis] is True or
                          (spread[axis] <= _PIN_SPREAD and spanned[axis] is None))
                         and off <= _FAR_OFF)
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
-                       max(reach), max(spread), all(sure))
+                       max(reach), max(spread), all(sure), False in spanned)
 
     def _by_spans(self, gray: Image, point: np.ndarray, scale: float) -> list[bool | None]:
         """Along each axis, whether the flat stretch through the target placed it (then
         `point`, where the parts put it, is moved there, in place), or None when there is no
         such stretch on the recorded screen. Placing one axis moves the line the other is
         looked along (a stretch that ends on text ends a little differently on each row), so
-        both are placed again until neither moves nor changes whether it is placed."""
+        both are placed again until the lines they are looked along, and which of them
+        placed it, stay the same."""
         start, placed = point.copy(), [False, False]
         for _ in range(4):
-            moved, before = False, list(placed)
+            lines, before = [round(point[0]), round(point[1])], list(placed)
             for axis in (0, 1):
                 along = self._along(gray, point, axis, scale, placed[1 - axis])
                 placed[axis] = along is not None
-                if along is not None:
-                    moved |= abs(along - point[axis]) > 0.5
-                    point[axis] = along
-            if not moved and placed == before:
-                point[:] = [point[axis] if placed[axis] else start[axis] for axis in (0, 1)]
+                point[axis] = start[axis] if along is None else along
+            if [round(point[0]), round(point[1])] == lines and placed == before:
                 break
         else:
             point[:] = start  # the stretches disagree with each other: they place nothing
@@ -242,6 +242,7 @@ class Verdict:
     reach: float = math.inf  # px from the target to the nearest part placing it (worse axis)
     spread: float = math.inf  # px: the fit's uncertainty about the target (worse axis)
     pinned: bool = False  # whether the target is placed surely enough along both axes
+    unspanned: bool = False  # whether a flat stretch it was in is not found where it is put
 
 
 def _inside(gray: Image, point: Point) -> bool:
@@ -254,11 +255,11 @@ def _span(gray: Image, point: Point, axis: int) -> tuple[int, int] | None:
     the edge of `gray` (where it ends is not known)."""
     line = gray[point[1], :] if axis == 0 else gray[:, point[0]]
     at = point[axis]
-    apart = np.flatnonzero(np.abs(line.astype(np.int16) - int(line[at])) > _SPAN_SHADE)
-    i = int(np.searchsorted(apart, at))
-    if i == 0 or i == len(apart):
+    breaks = np.flatnonzero(np.abs(line.astype(np.int16) - int(line[at])) > _SPAN_SHADE)
+    i = int(np.searchsorted(breaks, at))
+    if i == 0 or i == len(breaks):
         return None
-    return int(apart[i - 1]) + 1, int(apart[i])
+    return int(breaks[i - 1]) + 1, int(breaks[i])
 
 
 def _long(span: tuple[int, int] | None) -> tuple[int, int] | None:
