@@ -398,14 +398,17 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
     judged.update(zip(new, _each(judge, new)))
     verdicts = [judged[point, scale] for _, point, scale in places]
     found = sorted((v for v in verdicts if v.point is not None), key=lambda v: -v.score)
-    # The two best again at the scale their parts fit (a coarse scale is up to 4% off).
-    for rank, verdict in enumerate(found[:2]):
-        if verdict.point is not None and abs(verdict.scale - verdict.asked) > 0.01:
-            again = judged.get((verdict.point, round(verdict.scale, 3))) or \
-                _held(parts.verify(gray, verdict.point, round(verdict.scale, 3)), known)
-            judged[verdict.point, round(verdict.scale, 3)] = again
-            if again.score >= verdict.score:
-                found[rank] = again
+    # The two best again at the scale their parts fit (a coarse scale is up to 4% off), at
+    # once: neither depends on the other.
+    redo = [(rank, (verdict.point, round(verdict.scale, 3)))
+            for rank, verdict in enumerate(found[:2])
+            if verdict.point is not None and abs(verdict.scale - verdict.asked) > 0.01]
+    agains = _each(lambda place: judged.get(place) or
+                   _held(parts.verify(gray, place[0], place[1]), known), [p for _, p in redo])
+    for (rank, place), again in zip(redo, agains):
+        judged[place] = again
+        if again.score >= found[rank].score:
+            found[rank] = again
     found.sort(key=lambda v: -v.score)
     if not found:
         return _NONE, _NONE
