@@ -300,3 +300,22 @@ def test_the_parts_judge_only_places_the_whole_crop_fits_nearly_as_well_as_its_b
 
     assert kept == [(0.9, (0, 0), 1.0), (0.72, (100, 0), 0.9)]
     assert len(locating._distinct(candidates)) == 3 and locating._distinct([]) == []
+
+
+def test_the_colour_score_is_match_template_s_at_one_place():
+    from deskreel.matching.search import _colour_score
+
+    rng = np.random.default_rng(7)
+    for case in range(200):
+        h, w = (int(v) for v in rng.integers(8, 160, 2))
+        tmpl = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        screen = rng.integers(0, 256, (h + 12, w + 12, 3), dtype=np.uint8)
+        if case % 4 == 1:
+            screen[:] = 200  # a flat window: matchTemplate's own rule
+        elif case % 4 == 2:
+            screen[5:5 + h, 7:7 + w] = tmpl  # the template itself
+        elif case % 4 == 3:
+            tmpl[:] = tmpl[0, 0]  # a flat template
+        expected = float(cv2.matchTemplate(screen[5:5 + h, 7:7 + w], tmpl,
+                                           cv2.TM_CCOEFF_NORMED)[0, 0])
+        assert _colour_score(screen, tmpl, (7, 5)) == pytest.approx(expected, abs=1e-5), case

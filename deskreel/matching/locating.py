@@ -606,7 +606,9 @@ def _search_scales(screen: _Screen, tmpl: Image, scales: Sequence[float],
     best, coarse = max((hits[0], s) for s, hits in scanned.items())
     best, scale = _fit_scale(screen.gray, tmpl, best, coarse, steps)
     sized = _resized(tmpl, scale)
-    others = [_probe(screen.gray, sized, (hit.x, hit.y), pad=2) for hit in scanned[coarse][1:]]
+    # (a full-resolution probe of a big crop costs a few ms: at once, on the pool)
+    others = _each(lambda hit: _probe(screen.gray, sized, (hit.x, hit.y), pad=2),
+                   scanned[coarse][1:])
     return scale, [best, *(hit for hit in others if hit is not None)], scanned
 
 
