@@ -336,7 +336,6 @@ class SampleApp:
             widgets[self._late_name] = [root.winfo_rootx() + x, root.winfo_rooty() + y,
                                         width, height]
             late["late"] = self._late
-            root.after(round(self._late * 1000), self._appear)
         # The list's rows on screen (None for a row scrolled out of view): its font does not
         # scale like the widgets, so a benchmark at another scale needs them to know which
         # row a point falls on.
@@ -348,6 +347,10 @@ class SampleApp:
         size = f"{root.winfo_width()}x{root.winfo_height()}"
         self.log.write("ready", geometry=f"{size}+{root.winfo_rootx()}+{root.winfo_rooty()}",
                        title=root.title(), widgets=widgets, rows=rows, **late)
+        if late:
+            # Started once "ready" is written, so that the button appears `late` seconds
+            # after the time "ready" gives, never a few ms before it.
+            root.after(round(late["late"] * 1000), self._appear)
 
     def _appear(self) -> None:
         assert self._late_name is not None
