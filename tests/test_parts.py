@@ -163,14 +163,15 @@ def test_a_target_in_a_flat_stretch_is_placed_by_the_stretch_s_ends(width, place
         assert not verdict.pinned and verdict.unspanned, verdict
 
 
-def status_bar(scale: float, text_drop: int) -> np.ndarray:
-    """A flat bar drawn at `scale`, with text at its left whose top is `text_drop` px lower
-    than `scale` puts it (the font's own size), and marks far from the target."""
+def status_bar(scale: float, text_drop: int, rows: tuple[int, int] = (100, 300)) -> np.ndarray:
+    """A flat bar over `rows` drawn at `scale`, with text at its left whose top is
+    `text_drop` px lower than `scale` puts it (the font's own size), and marks far from the
+    target."""
     def at(v: float) -> int:
         return round(v * scale)
 
     image = np.zeros((400, 1000), np.uint8)
-    image[at(100):at(300), at(100):at(900)] = 217
+    image[at(rows[0]):at(rows[1]), at(100):at(900)] = 217
     image[at(200) + text_drop:at(212) + text_drop, at(110):at(150)] = 20
     for seed, ((x, y), off) in enumerate(zip([(120, 110), (120, 250), (800, 110), (300, 250)],
                                              [3, 5, 4, 4])):
@@ -203,3 +204,19 @@ def test_a_stretch_ending_on_text_is_looked_for_on_the_lines_beside_the_target_s
         assert abs(verdict.point[0] - 480) <= 1 and abs(verdict.point[1] - 161) <= 1, verdict
     else:
         assert verdict.unspanned, verdict
+
+
+def test_the_lines_beside_the_target_s_are_not_tried_when_its_row_is_only_the_parts_guess():
+    # A bar too low (40 px) for its height to place the target: the row comes from the far
+    # marks alone. The text starts on the row below it today, as above, but the stretch found
+    # there is another row's, which could be anything: it does not place the target along x.
+    target = (600, 201)
+    recorded, today = status_bar(1.0, 0, rows=(180, 220)), status_bar(0.8, 2, rows=(180, 220))
+    parts = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128,
+                     spans=True)
+    assert parts.spans[1] is None and parts.spans[0] is not None
+
+    verdict = parts.verify(today, (476, 160), 0.8)
+
+    assert verdict.point is not None and abs(verdict.point[0] - 480) >= 3, verdict
+    assert verdict.unspanned and not verdict.pinned, verdict

@@ -64,7 +64,8 @@ class Parts:
     places: tuple[Point, ...]  # top-left of each part in `gray`
     level: np.ndarray  # per part, x and y: level with the target there, in its widget
     # along x and along y: the flat stretch through the target (its first pixel and the
-    # one past its last, on the screen), or None when it is short or runs off the screen
+    # one past its last, in `gray`'s frame as `target` is), or None when it is short or runs
+    # off the screen
     spans: tuple[tuple[int, int] | None, tuple[int, int] | None] = (None, None)
     shade: int = 0  # the target's grayscale there
 
@@ -94,9 +95,9 @@ class Parts:
                            for axis in (0, 1)] for p in places], dtype=bool).reshape(-1, 2)
         if not spans or not _inside(gray, target):
             return cls(hood, (x0, y0), inside, places, level)
-        x_span, y_span = (_span(gray, target, axis) for axis in (0, 1))
-        return cls(hood, (x0, y0), inside, places, level,
-                   (_long(x_span), _long(y_span)), int(gray[target[1], target[0]]))
+        x_span, y_span = (_long(_span(gray, target, axis), (x0, y0)[axis]) for axis in (0, 1))
+        return cls(hood, (x0, y0), inside, places, level, (x_span, y_span),
+                   int(gray[target[1], target[0]]))
 
     @property
     def side(self) -> int:
@@ -163,8 +164,8 @@ class Parts:
         fitted_scale = fit[2]
         says_all = table[:, 1:3] + (np.array([tx, ty]) - table[:, 3:5]) * fitted_scale
         says = says_all[good]
-        point = (says * weight).sum(axis=0) / weight.sum(axis=0)
-        spanned = self._by_spans(gray, point, float(fitted_scale))
+        point, spanned = self._by_spans(gray, (says * weight).sum(axis=0) / weight.sum(axis=0),
+                                        float(fitted_scale))
         # Along each axis: how far the target is from the nearest part that pins it down,
         # how surely the fit of all of them places it (one standard deviation, px), and
         # whether that is sure enough: a part near it, the flat stretch it was in, or a
@@ -189,14 +190,15 @@ class Parts:
         return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
                        max(reach), max(spread), all(sure), False in spanned)
 
-    def _by_spans(self, gray: Image, point: np.ndarray, scale: float) -> list[bool | None]:
-        """Along each axis, whether the flat stretch through the target placed it (then
-        `point`, where the parts put it, is moved there, in place), or None when there is no
-        such stretch on the recorded screen. Placing one axis moves the line the other is
-        looked along (a stretch that ends on text ends a little differently on each row), so
-        both are placed again until the lines they are looked along, and which of them
+    def _by_spans(self, gray: Image, start: np.ndarray, scale: float
+                  ) -> tuple[np.ndarray, list[bool | None]]:
+        """The target placed by the flat stretches through it, from `start` (where the
+        parts put it), and along each axis whether its stretch placed it, or None when there
+        is no such stretch on the recorded screen. Placing one axis moves the line the other
+        is looked along (a stretch that ends on text ends a little differently on each row),
+        so both are placed again until the lines they are looked along, and which of them
         placed it, stay the same."""
-        start, placed = point.copy(), [False, False]
+        point, placed = start.copy(), [False, False]
         for _ in range(4):
             lines, before = [round(point[0]), round(point[1])], list(placed)
             for axis in (0, 1):
@@ -206,9 +208,9 @@ class Parts:
             if [round(point[0]), round(point[1])] == lines and placed == before:
                 break
         else:
-            point[:] = start  # the stretches disagree with each other: they place nothing
-            placed = [False, False]
-        return [placed[axis] if self.spans[axis] is not None else None for axis in (0, 1)]
+            point, placed = start, [False, False]  # they disagree: they place nothing
+        return point, [placed[axis] if self.spans[axis] is not None else None
+                       for axis in (0, 1)]
 
     def _along(self, gray: Image, point: np.ndarray, axis: int, scale: float,
                across_known: bool) -> float | None:
@@ -229,7 +231,7 @@ class Parts:
                 continue
             ratio = (today[1] - today[0]) / (recorded[1] - recorded[0])
             if abs(ratio / scale - 1) <= _SPAN_AGREE:
-                return today[0] + (self.target[axis] + self.origin[axis] - recorded[0]) * ratio
+                return today[0] + (self.target[axis] - recorded[0]) * ratio
         return None
 
 
@@ -262,8 +264,10 @@ def _span(gray: Image, point: Point, axis: int) -> tuple[int, int] | None:
     return int(breaks[i - 1]) + 1, int(breaks[i])
 
 
-def _long(span: tuple[int, int] | None) -> tuple[int, int] | None:
-    return span if span is not None and span[1] - span[0] >= _SPAN else None
+def _long(span: tuple[int, int] | None, origin: int) -> tuple[int, int] | None:
+    """`span`, moved by -`origin`, when it is at least _SPAN px long."""
+    return None if span is None or span[1] - span[0] < _SPAN else \
+        (span[0] - origin, span[1] - origin)
 
 
 def _fenced(gray: Image, target: Point, end: float, axis: int) -> bool:

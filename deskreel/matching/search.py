@@ -249,12 +249,17 @@ def _colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
 
     x, y = top_left
     window = rgb[y:y + tmpl.shape[0], x:x + tmpl.shape[1]]
+
+    def matched() -> float:  # matchTemplate's own rules: off the screen's edge, or flat
+        return float(cv2.matchTemplate(window, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0])
+
+    if tmpl.ndim != 3 or window.shape != tmpl.shape:
+        return matched()
     seen, wanted = (cv2.subtract(v, cv2.mean(v)).ravel()
                     for v in (window.astype(np.float32), tmpl.astype(np.float32)))
-    wanted_norm = float(np.sqrt(wanted.dot(wanted))) if window.shape == tmpl.shape else 0.0
-    if tmpl.ndim != 3 or wanted_norm < _FLAT_NORM:
-        # (a flat template, or one off the screen's edge: matchTemplate's own rules)
-        return float(cv2.matchTemplate(window, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0])
+    wanted_norm = float(np.sqrt(wanted.dot(wanted)))
+    if wanted_norm < _FLAT_NORM:
+        return matched()
     product, norm = float(seen.dot(wanted)), float(np.sqrt(seen.dot(seen))) * wanted_norm
     # matchTemplate's own rule where the window is (nearly) flat: 0, or +-1 within rounding
     if abs(product) < norm:
