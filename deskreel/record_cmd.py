@@ -17,6 +17,7 @@ from .errors import EXIT_OK, UserError
 from .table import format_bytes, format_duration
 
 from storage import Step
+from storage.grouping import InputSettings, Thresholds
 
 if TYPE_CHECKING:
     from recorder.reduce import Reduced
@@ -102,25 +103,32 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
 @click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
 @click.option("--dry-run", is_flag=True, help="print the actions; change nothing")
 @click.pass_context
-def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **thresholds: float
+def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given: float
            ) -> int:
     """Re-derive a recording's actions from its raw events, with other thresholds.
 
-    Every step keeps the window it was recorded in. A step whose raw events are unchanged
-    keeps its frames and anchor (and its disabled flag); a step made of other events than
-    before (a new hover, a double click now two clicks) has none: record again for those.
+    The keyboard's repeat delay and the double-click time are those the recording stored
+    (X's defaults for a recording made before deskreel stored them); an option overrides
+    one. Every step keeps the window it was recorded in. A step whose raw events are
+    unchanged keeps its frames and anchor (and its disabled flag); a step made of other
+    events than before (a new hover, a double click now two clicks) has none: record
+    again for those.
     """
     from recorder.reduce import Thresholds, reduce_events
 
-    th = Thresholds(**_thresholds(thresholds))
+    chosen = _thresholds(given)
+    th = Thresholds(**{k: v for k, v in chosen.items() if k in _THRESHOLDS})
     with open_db(db) as store:
         rec = store.recording(ref)
+        settings = replace(rec.input_settings,
+                           **{k: v for k, v in chosen.items() if k in _SETTINGS})
         old = store.steps(rec.id)
         if any(st.action.text and "{{secret:" in st.action.text for st in old):
             raise UserError(f"recording {rec.id} {rec.name!r} has redacted typing, whose key "
                             f"events are gone: reducing it would lose those steps; change "
                             f"its steps with 'deskreel edit' instead")
-        steps = _carry_over(reduce_events(store.events(rec.id), thresholds=th), old)
+        steps = _carry_over(reduce_events(store.events(rec.id), settings=settings,
+                                          thresholds=th), old)
         for st in steps:
             click.echo(f"{st.step:4d} {st.t_start:8.3f}  {st.action.to_json()}")
         kept = sum(st.before_frame is not None or st.anchor is not None for st in steps)
@@ -166,13 +174,22 @@ def _carry_over(reduced: list[Reduced], old: list[Step]) -> list[Step]:
     return steps
 
 
-def _add_threshold_options() -> None:
-    from recorder.reduce import Thresholds
+# `deskreel reduce` options: each threshold, and the input settings a person may know
+# better than the recording (an old recording's repeat delay, an application's own
+# double-click time).
+_THRESHOLDS = {f.name: f for f in fields(Thresholds)}
+_SETTINGS = {f.name: f for f in fields(InputSettings) if f.type == "float"}
 
-    for f in fields(Thresholds):
-        option = click.Option([f"--{f.name.replace('_', '-')}"], type=float, default=None,
-                              help=f"threshold {f.name} (default {f.default})")
-        reduce.params.append(option)
+
+def _add_threshold_options() -> None:
+    for f in _THRESHOLDS.values():
+        reduce.params.append(click.Option(
+            [f"--{f.name.replace('_', '-')}"], type=float, default=None,
+            help=f"threshold {f.name} (default {f.default})"))
+    for f in _SETTINGS.values():
+        reduce.params.append(click.Option(
+            [f"--{f.name.replace('_', '-')}"], type=float, default=None,
+            help=f"{f.name} instead of the recording's own (X's default {f.default})"))
 
 
 _add_threshold_options()

@@ -16,7 +16,7 @@ from storage import RawEvent
 from storage.keys import is_modifier
 from storage.vocabulary import Action, secret
 
-from .reduce import Reduced, reduce_events
+from .reduce import DEFAULT_SETTINGS, InputSettings, Reduced, reduce_events
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,7 +73,8 @@ class Redactor:
         return Action(action="type", text=placeholder)
 
 
-def reduce_redacted(events: Sequence[RawEvent], *, first_secret: int = 1) -> list[Reduced]:
+def reduce_redacted(events: Sequence[RawEvent], *, first_secret: int = 1,
+                    settings: InputSettings = DEFAULT_SETTINGS) -> list[Reduced]:
     """Reduce raw events as stored, also by a --redact-typing recorder (`doctor --repair`):
     its key presses lost which keys they were, so each run of them the reducer takes for
     typing types {{secret:N}}, numbered from `first_secret`, as the recorder made it. Which
@@ -90,7 +91,8 @@ def reduce_redacted(events: Sequence[RawEvent], *, first_secret: int = 1) -> lis
             stand_ins.append(replace(e, keycode=-1 - down.popleft()) if down else e)
     redactor = Redactor(enabled=True, first=first_secret)
     return [replace(r, action=redactor.action(r.action)) if r.action.action == "type"
-            and stand_ins[r.first] is not events[r.first] else r for r in reduce_events(stand_ins)]
+            and stand_ins[r.first] is not events[r.first] else r
+            for r in reduce_events(stand_ins, settings=settings)]
 
 
 class TypedOnScreen:

@@ -21,9 +21,16 @@ Decisions the issue left to us:
 - Idle is measured between emitted actions (end of one, start of the next), so motion
   that makes no action counts as idle; hovers are actions. No wait before the first
   action or after the last.
-- Autorepeat: a key_down of a key already down is a repeat, and so is a key_down that
-  follows the same key's key_up within repeat_gap. Repeats lengthen the hold and never
-  add characters.
+- Autorepeat is what the X server does, told by the recording's `InputSettings`: a
+  key_down of a key still down is a repeat (XI2 servers send repeats so, and RECORD sees
+  them so); a key_down at the very timestamp of the same key's key_up is one too (the
+  pair older servers send), but only for a key whose repeat bit is set, held at least
+  the repeat delay (less one repeat interval, for our clock's mapping of server times):
+  no server repeats sooner, while xdotool and fast typists re-press a key within a
+  millisecond of its release. Repeats lengthen the hold and never add characters.
+- A key held at least the repeat delay is `key` with `duration`: held that long it
+  repeated (or would have), so the application saw more than one press. A shorter hold
+  is a tap: a printable character joins the typing.
 - Cut short by the recording's edges: a key never released counts as tapped, a left
   button never released is left_mouse_down; releases of earlier presses are ignored.
 - Chords and with_key spell modifiers in one fixed order (ctrl, alt, shift, super, ...),
@@ -38,32 +45,16 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from storage.grouping import (DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, SERVER_TICK, InputSettings,
+                              Thresholds)
 from storage.keys import is_modifier, parse_chord
 from storage.values import RawEvent
 from storage.vocabulary import MAX_KEY_HOLD, MAX_SCROLL, MAX_WAIT, Action, ActionError
 
-__all__ = ["DEFAULT_THRESHOLDS", "Carry", "Reduced", "Thresholds", "reduce_events",
-           "reduce_piece"]
+__all__ = ["DEFAULT_SETTINGS", "DEFAULT_THRESHOLDS", "Carry", "InputSettings", "Reduced",
+           "Thresholds", "reduce_events", "reduce_piece"]
 
 
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    """The distances (pixels) and times (seconds) that decide how raw events group."""
-
-    drag_distance: float = 5  # px: a press and release further apart than this is a drag
-    multi_click_time: float = 0.5  # s: press to press within this is a multi-click (X/Tk)
-    multi_click_distance: float = 5  # px: how far a multi-click's presses may stray
-    key_hold: float = 0.5  # s: a key held longer than this is `key` with `duration`
-    type_pause: float = 1.5  # s: a pause longer than this ends a typing burst
-    hover_time: float = 1.0  # s: the pointer at rest this long (not clicked) is `mouse_move`
-    scroll_gap: float = 0.5  # s: wheel ticks at most this far apart merge into one scroll
-    scroll_distance: float = 10  # px: how far a scroll's ticks may stray from its first
-    idle: float = 2.0  # s: a gap at least this long between actions becomes `wait`
-    long_press: float = 1.0  # s: left button held still this long is mouse down + up
-    repeat_gap: float = 0.02  # s: a key's release and re-press closer than this is autorepeat
-
-
-DEFAULT_THRESHOLDS = Thresholds()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,17 +68,20 @@ class Reduced:
     last: int  # index of its last raw event (-1 for wait)
 
 
-def reduce_events(events: Sequence[RawEvent], *, thresholds: Thresholds = DEFAULT_THRESHOLDS,
+def reduce_events(events: Sequence[RawEvent], *, settings: InputSettings = DEFAULT_SETTINGS,
+                  thresholds: Thresholds = DEFAULT_THRESHOLDS,
                   pointer_at: tuple[int, int] | None = None, until: float | None = None
                   ) -> list[Reduced]:
     """Reduce one recording's raw events to vocabulary actions, sorted by start time.
 
-    For a piece of a recording: `pointer_at` is where the pointer was left before it (by
-    the last pointer action or hover), `until` the time of the first event after it.
+    `settings` are those the recording stored (the X server's defaults for one made before
+    deskreel stored them). For a piece of a recording: `pointer_at` is where the pointer was
+    left before it (by the last pointer action or hover), `until` the time of the first
+    event after it.
     """
     held = _modifiers_held(events)
-    actions = [*_keyboard_actions(events, held, thresholds),
-               *_pointer_actions(events, held, thresholds),
+    actions = [*_keyboard_actions(events, held, settings, thresholds),
+               *_pointer_actions(events, held, settings, thresholds),
                *_hovers(events, thresholds, pointer_at, until)]
     actions.sort(key=lambda r: (r.t_start, r.first))
     return _with_waits(actions, thresholds.idle)
@@ -102,15 +96,15 @@ class Carry:
 
 
 def reduce_piece(events: Sequence[RawEvent], *, carry: Carry = Carry(),
-                 until: float | None = None, thresholds: Thresholds = DEFAULT_THRESHOLDS
-                 ) -> tuple[list[Reduced], Carry]:
+                 until: float | None = None, settings: InputSettings = DEFAULT_SETTINGS,
+                 thresholds: Thresholds = DEFAULT_THRESHOLDS) -> tuple[list[Reduced], Carry]:
     """Reduce a piece of a recording cut at a quiet moment, and what it leaves for the next.
 
     `until` is the time of the first event after the piece (None for the last piece). The
     pieces' actions together are those of the whole recording; indices are the piece's.
     """
-    reduced = reduce_events(events, thresholds=thresholds, pointer_at=carry.pointer_at,
-                            until=until)
+    reduced = reduce_events(events, settings=settings, thresholds=thresholds,
+                            pointer_at=carry.pointer_at, until=until)
     if reduced and carry.end is not None and reduced[0].t_start - carry.end >= thresholds.idle:
         reduced.insert(0, _wait(carry.end, reduced[0].t_start))
     ends = [r.t_end for r in reduced] + ([carry.end] if carry.end is not None else [])
@@ -157,15 +151,15 @@ class _KeyPress:
 
 
 def _keyboard_actions(events: Sequence[RawEvent], held: list[tuple[str, ...]],
-                      th: Thresholds) -> list[Reduced]:
-    presses = _key_presses(events, th.repeat_gap)
+                      settings: InputSettings, th: Thresholds) -> list[Reduced]:
+    presses = _key_presses(events, settings)
     buttons = [i for i, e in enumerate(events) if e.kind == "button_down"]
     starts = sorted([p.down for p in presses] + buttons)  # what makes a modifier not alone
     out: list[Reduced] = []
     burst: list[_KeyPress] = []
     for press in presses:
-        typed = _is_typed(press, events, held, th)
-        action = None if typed else _key_action(press, events, held, th, starts=starts)
+        typed = _is_typed(press, events, held, settings)
+        action = None if typed else _key_action(press, events, held, settings, starts=starts)
         if burst and (action or typed and _ends_burst(burst[-1], press, events, buttons, th)):
             out.append(_typed(burst, events))
             burst = []
@@ -178,8 +172,9 @@ def _keyboard_actions(events: Sequence[RawEvent], held: list[tuple[str, ...]],
     return out
 
 
-def _key_presses(events: Sequence[RawEvent], repeat_gap: float) -> list[_KeyPress]:
-    """Every key press in order of its key_down; unmatched key_ups are dropped."""
+def _key_presses(events: Sequence[RawEvent], settings: InputSettings) -> list[_KeyPress]:
+    """Every key press in order of its key_down, autorepeat folded in; unmatched key_ups
+    are dropped."""
     presses: list[_KeyPress] = []
     latest: dict[object, int] = {}  # key -> position of its latest press in `presses`
     for i, e in enumerate(events):
@@ -189,8 +184,7 @@ def _key_presses(events: Sequence[RawEvent], repeat_gap: float) -> list[_KeyPres
         if e.kind == "key_up":
             if n is not None:
                 presses[n] = replace(presses[n], up=i)
-        elif n is not None and (presses[n].up is None
-                                or e.t - events[presses[n].up].t <= repeat_gap):
+        elif n is not None and _repeats(presses[n], e, events, settings):
             presses[n] = replace(presses[n], up=None)  # autorepeat: the same hold goes on
         else:
             latest[_key_id(e)] = len(presses)
@@ -198,11 +192,21 @@ def _key_presses(events: Sequence[RawEvent], repeat_gap: float) -> list[_KeyPres
     return presses
 
 
+def _repeats(press: _KeyPress, down: RawEvent, events: Sequence[RawEvent],
+             settings: InputSettings) -> bool:
+    """Whether `down`, a key_down of the key `press` pressed, is the server repeating it."""
+    if press.up is None:
+        return True  # still down: only autorepeat presses a key that is down
+    released, began = events[press.up].t, events[press.down].t
+    return (settings.repeats(down.keycode) and abs(down.t - released) < SERVER_TICK
+            and down.t - began >= settings.repeat_delay - settings.repeat_interval)
+
+
 def _is_typed(press: _KeyPress, events: Sequence[RawEvent], held: list[tuple[str, ...]],
-              th: Thresholds) -> bool:
+              settings: InputSettings) -> bool:
     return (press.char.isprintable() and press.char != ""
             and set(held[press.down]) <= _TYPING_MODIFIERS
-            and _hold(press, events) <= th.key_hold)
+            and _hold(press, events) < settings.repeat_delay)
 
 
 def _ends_burst(previous: _KeyPress, press: _KeyPress, events: Sequence[RawEvent],
@@ -218,16 +222,17 @@ def _typed(burst: list[_KeyPress], events: Sequence[RawEvent]) -> Reduced:
 
 
 def _key_action(press: _KeyPress, events: Sequence[RawEvent], held: list[tuple[str, ...]],
-                th: Thresholds, *, starts: list[int]) -> Action | None:
-    """The `key` action of a non-typing press; a modifier gets one only when pressed alone."""
+                settings: InputSettings, *, starts: list[int]) -> Action | None:
+    """The `key` action of a non-typing press; a modifier gets one only when pressed alone.
+    A hold of at least the repeat delay is its `duration`; a shorter one is a tap."""
     if press.keysym is None:
         return None
     if is_modifier(press.keysym):
         end = press.up if press.up is not None else len(events)
-        alone = not _any_between(starts, press.down, end)
-        return _key(held[press.down], press.keysym) if alone else None
+        if _any_between(starts, press.down, end):
+            return None
     hold = _hold(press, events)
-    duration = round(min(hold, MAX_KEY_HOLD), 3) if hold > th.key_hold else None
+    duration = round(min(hold, MAX_KEY_HOLD), 3) if hold >= settings.repeat_delay else None
     return _key(held[press.down], press.keysym, duration)
 
 
@@ -269,10 +274,10 @@ class _ButtonPress:
 
 
 def _pointer_actions(events: Sequence[RawEvent], held: list[tuple[str, ...]],
-                     th: Thresholds) -> list[Reduced]:
+                     settings: InputSettings, th: Thresholds) -> list[Reduced]:
     runs: list[list[_ButtonPress]] = []  # presses that make one gesture: a multi-click, a scroll
     for press in _button_presses(events):
-        if runs and _joins(runs[-1], press, events, held, th):
+        if runs and _joins(runs[-1], press, events, held, settings, th):
             runs[-1].append(press)
         else:
             runs.append([press])
@@ -294,7 +299,7 @@ def _button_presses(events: Sequence[RawEvent]) -> list[_ButtonPress]:
 
 
 def _joins(run: list[_ButtonPress], press: _ButtonPress, events: Sequence[RawEvent],
-           held: list[tuple[str, ...]], th: Thresholds) -> bool:
+           held: list[tuple[str, ...]], settings: InputSettings, th: Thresholds) -> bool:
     """Whether `press` continues the multi-click or scroll that `run` began."""
     first, previous = run[0], run[-1]
     if press.button != first.button or held[press.down] != held[first.down]:
@@ -303,8 +308,8 @@ def _joins(run: list[_ButtonPress], press: _ButtonPress, events: Sequence[RawEve
     stray = _distance(events[first.down], events[press.down])
     if press.button in _WHEEL:
         return gap <= th.scroll_gap and stray <= th.scroll_distance and len(run) < MAX_SCROLL
-    return (press.button == 1 and len(run) < 3 and gap <= th.multi_click_time
-            and stray <= th.multi_click_distance
+    return (press.button == 1 and len(run) < 3 and gap <= settings.multi_click_time
+            and stray <= settings.multi_click_distance
             and _is_click(previous, events, th) and _is_click(press, events, th))
 
 

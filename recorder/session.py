@@ -22,10 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from deskreel.desktop import read_input_settings
 from deskreel.errors import UserError
 from deskreel.images import encode_png, encode_webp, pixel_hash
 from deskreel.x11 import display_name
 from storage import Anchor, RawEvent, Step, StorageError, Store
+from storage.values import INPUT_SETTINGS
 
 from .capture import InputCapture
 from .chords import ChordFilter
@@ -115,6 +117,8 @@ class Recorder:
         self._display = display_name(display)
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self.capture = InputCapture(self._display, self._queue, clock=clock)
+        # how keys repeat and what a double click is here: the reduction decides by them
+        self.settings = read_input_settings(self.capture._control)
         self.timeline = FrameTimeline()
         self.screen = ScreenCapture(self._display, self.timeline, fps=options.fps,
                                     frames=options.frames, clock=clock,
@@ -149,7 +153,7 @@ class Recorder:
             screen=(screen.width_in_pixels, screen.height_in_pixels),
             dpi=_dpi(screen), keyboard_layout=_xkb_layout(conn),
             extra={"fps": self.options.fps, "frames": self.options.frames,
-                   "display": self._display})
+                   "display": self._display, INPUT_SETTINGS: self.settings.to_json()})
         self.t0 = self._clock()
         self.screen.start()
         self._finisher.start()
@@ -337,8 +341,8 @@ class Recorder:
     def _quiet(self, now: float) -> bool:
         th = self.options.thresholds
         # longer than every rule looks ahead, so the cut changes no action (see reduce_piece)
-        wait_for = max(th.type_pause, th.hover_time, th.multi_click_time, th.scroll_gap,
-                       th.long_press, th.idle, self.options.settle_cap) + 0.1
+        wait_for = max(th.type_pause, th.hover_time, self.settings.multi_click_time,
+                       th.scroll_gap, th.long_press, th.idle, self.options.settle_cap) + 0.1
         return not self._chunk.held and now - (self.t0 + self._chunk.events[-1].t) >= wait_for
 
     def _drain(self) -> None:
@@ -382,7 +386,8 @@ class Recorder:
             return
         until = self._chunk.events[0].t if self._chunk.events else None
         reduced, self._carry = reduce_piece(piece.chunk.events, carry=self._carry,
-                                            until=until, thresholds=self.options.thresholds)
+                                            until=until, settings=self.settings,
+                                            thresholds=self.options.thresholds)
         numbered = list(enumerate(reduced, start=self._numbered + 1))
         self._numbered += len(reduced)
         if numbered:

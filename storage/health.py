@@ -26,6 +26,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.exc import DatabaseError
 
 from . import schema as s
+from .grouping import InputSettings
 from .store import Store, chunks, delete_unused_frames, details_frames, numbered_events, utc
 from .values import RawEvent, Step
 from .vocabulary import SECRET
@@ -185,7 +186,8 @@ def remove_orphans(store: Store, health: Health, *, keep_frames: bool = False
 class Reduce(Protocol):
     """The recorder's reducer, as `recover_tail` calls it."""
 
-    def __call__(self, events: Sequence[RawEvent], *, first_secret: int) -> Sequence[Any]: ...
+    def __call__(self, events: Sequence[RawEvent], *, first_secret: int,
+                 settings: InputSettings) -> Sequence[Any]: ...
 
 
 def recover_tail(store: Store, tail: Tail, *, reduce: Reduce) -> int:
@@ -203,7 +205,9 @@ def recover_tail(store: Store, tail: Tail, *, reduce: Reduce) -> int:
         secrets = [int(n) for body in conn.scalars(select(a.body).where(
             a.recording_id == tail.recording_id)) for n in SECRET.findall(body)]
     seqs = [seq for seq, _ in numbered]
-    reduced = reduce([event for _, event in numbered], first_secret=max(secrets, default=0) + 1)
+    settings = store.recording(tail.recording_id).input_settings
+    reduced = reduce([event for _, event in numbered], first_secret=max(secrets, default=0) + 1,
+                     settings=settings)
     number = last or 0
     store.add_steps(tail.recording_id, [
         Step(step=number + i, action=r.action, t_start=r.t_start, t_end=r.t_end,

@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from .grouping import InputSettings
 from .vocabulary import Action
 
-__all__ = ["RawEvent", "EVENT_KINDS", "Recording", "Step", "Anchor", "Run", "StepResult"]
+__all__ = ["RawEvent", "EVENT_KINDS", "INPUT_SETTINGS", "Recording", "Step", "Anchor", "Run",
+           "StepResult"]
 
 EVENT_KINDS = ("key_down", "key_up", "button_down", "button_up", "motion")
+INPUT_SETTINGS = "input"  # the key of a recording's `InputSettings` in its `extra`
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,12 @@ class Recording:
     size: int = 0  # bytes of events, actions, frames and anchors it owns
     extra: dict = field(default_factory=dict)
     uid: str | None = None  # the same in every store it is pushed to or pulled from
+
+    @property
+    def input_settings(self) -> InputSettings:
+        """What X said about input when it was recorded (its defaults where it said nothing:
+        an imported script, a recording older than the stored settings)."""
+        return InputSettings.from_json(self.extra.get(INPUT_SETTINGS))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from recorder.reduce import DEFAULT_THRESHOLDS, Thresholds, reduce_events
+from storage.grouping import DEFAULT_SETTINGS, InputSettings
 from storage.keys import char_keysym, keysym_name, keysym_of
 from storage.values import RawEvent
 from storage.vocabulary import Action
@@ -44,7 +45,8 @@ def chord(t: float, *keysyms: str, char: str = "") -> list[RawEvent]:
     return downs + tapped + ups
 
 
-def typing(t: float, text: str, *, gap: float = 0.15) -> list[RawEvent]:
+def typing(t: float, text: str, *, gap: float = 0.15, hold: float = HOLD,
+           shift_lead: float = 0.03) -> list[RawEvent]:
     """`text` typed on a US layout, Shift_L held around each shifted character."""
     out: list[RawEvent] = []
     for n, char in enumerate(text):
@@ -52,10 +54,10 @@ def typing(t: float, text: str, *, gap: float = 0.15) -> list[RawEvent]:
         base = US_SHIFTED.get(char, char.lower())
         name = keysym_name(char_keysym(base)) or base
         if char in US_SHIFTED or char != char.lower():
-            out += key_down(at - 0.03, "Shift_L") + tap(at, name, char) + key_up(at + 0.09,
-                                                                                "Shift_L")
+            out += (key_down(at - shift_lead, "Shift_L") + tap(at, name, char, hold=hold)
+                    + key_up(at + hold + shift_lead / 3, "Shift_L"))
         else:
-            out += tap(at, name, char)
+            out += tap(at, name, char, hold=hold)
     return out
 
 
@@ -87,8 +89,10 @@ def spans(evs: list[RawEvent]) -> list[tuple[Action, float, float, int, int]]:
             for r in reduce_events(evs)]
 
 
-def actions(evs: list[RawEvent], **thresholds: float) -> list[Action]:
-    return [r.action for r in reduce_events(evs, thresholds=Thresholds(**thresholds))]
+def actions(evs: list[RawEvent], settings: InputSettings = DEFAULT_SETTINGS,
+            **thresholds: float) -> list[Action]:
+    return [r.action for r in reduce_events(evs, settings=settings,
+                                            thresholds=Thresholds(**thresholds))]
 
 
 def key(text: str, duration: float | None = None) -> Action:
@@ -310,7 +314,7 @@ def test_chords(evs: list[RawEvent], expected: list[Action]) -> None:
 @pytest.mark.parametrize(("evs", "expected"), [
     (tap(0, "Super_L"), [key("Super_L")]),
     (tap(0, "Control_R"), [key("Control_R")]),
-    (tap(0, "Shift_L", hold=1.5), [key("Shift_L")]),
+    (tap(0, "Shift_L", hold=1.5), [key("Shift_L", 1.5)]),
     (events(key_down(0, "Control_L"), tap(0.1, "Shift_L"), key_up(0.3, "Control_L")),
      [key("ctrl+Shift_L")]),
     (events(key_down(0, "Control_L"), move(0.1, 50, 50), key_up(0.3, "Control_L")),
@@ -320,18 +324,22 @@ def test_a_modifier_pressed_alone_is_a_key(evs: list[RawEvent], expected: list[A
     assert actions(evs) == expected
 
 
+# A keyboard that repeats after 500 ms, every 30 ms (the X server's own are 660 and 40).
+REPEAT = InputSettings(repeat_delay=0.5, repeat_interval=0.03)
+
+
 def repeat_down_only(keysym: str, char: str, hold: float) -> list[RawEvent]:
-    """Autorepeat as repeated key_downs, every 30 ms after a 500 ms delay."""
+    """Autorepeat as XI2 servers send it (and RECORD sees it): key_downs alone, every
+    30 ms after the 500 ms delay."""
     repeats = [e for n in range(int((hold - 0.5) / 0.03))
                for e in key_down(0.5 + 0.03 * n, keysym, char)]
     return key_down(0, keysym, char) + repeats + key_up(hold, keysym)
 
 
 def repeat_up_down(keysym: str, char: str, hold: float) -> list[RawEvent]:
-    """Autorepeat as key_up + key_down pairs with near-identical times."""
+    """Autorepeat as older servers send it: a key_up and a key_down with one timestamp."""
     repeats = [e for n in range(int((hold - 0.5) / 0.03))
-               for e in key_up(0.5 + 0.03 * n, keysym) + key_down(0.5 + 0.03 * n + 0.001,
-                                                                    keysym, char)]
+               for e in key_up(0.5 + 0.03 * n, keysym) + key_down(0.5 + 0.03 * n, keysym, char)]
     return key_down(0, keysym, char) + repeats + key_up(hold, keysym)
 
 
@@ -347,17 +355,101 @@ def test_a_held_key_is_one_key_with_duration(autorepeat: Autorepeat, keysym: str
                                              expected: Action) -> None:
     evs = autorepeat(keysym, char, 1.2)
     assert len([e for e in evs if e.kind == "key_down"]) > 10  # the test does repeat
-    assert actions(events(evs, typing(1.5, "b"))) == [expected, typed("b")]
+    assert actions(events(evs, typing(1.5, "b")), REPEAT) == [expected, typed("b")]
 
 
 def test_a_held_chord_keeps_its_modifiers() -> None:
     evs = events(key_down(0, "Control_L"), repeat_down_only("z", "z", 0.9),
                  key_up(1.0, "Control_L"))
-    assert actions(evs) == [key("ctrl+z", 0.9)]
+    assert actions(evs, REPEAT) == [key("ctrl+z", 0.9)]
 
 
 def test_a_fast_double_letter_is_not_autorepeat() -> None:
     assert actions(typing(0, "ll", gap=0.1)) == [typed("ll")]
+
+
+def xdotool_type(t: float, text: str, *, delay: float) -> list[RawEvent]:
+    """`xdotool type --delay`: each key held half the delay, the next pressed the other
+    half later (shifted characters inside Shift_L)."""
+    return typing(t, text, gap=delay, hold=delay / 2, shift_lead=0.0)
+
+
+@pytest.mark.parametrize("delay", [0.012, 0.001, 0.0])
+@pytest.mark.parametrize("text", ["Hello balloon 1000: aa bb ccc!",
+                                  "Mississippi  committee 7788", "aaaa    zz"])
+def test_fast_typing_keeps_every_doubled_letter(text: str, delay: float) -> None:
+    # xdotool --delay 1 re-presses a key within a millisecond of releasing it, at the very
+    # timestamp with --delay 0: held far shorter than any repeat delay, each is a press.
+    assert actions(xdotool_type(0, text, delay=delay)) == [typed(text)]
+
+
+def test_a_release_and_press_at_one_timestamp_is_a_repeat_only_after_the_delay() -> None:
+    early = tap(0, "a", "a", hold=0.3) + key_down(0.3, "a", "a") + key_up(0.35, "a")
+    assert actions(early, REPEAT) == [typed("aa")]
+    late = key_down(0, "a", "a") + key_up(0.5, "a") + key_down(0.5, "a", "a") + key_up(0.6, "a")
+    assert actions(late, REPEAT) == [key("a", 0.6)]
+    apart = key_down(0, "a", "a") + key_up(0.5, "a") + key_down(0.502, "a", "a") \
+        + key_up(0.6, "a")  # two ticks apart: a release and a new press
+    assert actions(apart, REPEAT) == [key("a", 0.5), typed("a")]
+
+
+@pytest.mark.parametrize("settings", [
+    InputSettings(repeat_delay=0.5, repeat_interval=0.03, repeat=False),
+    InputSettings(repeat_delay=0.5, repeat_interval=0.03, repeating=frozenset({1, 2, 3})),
+], ids=["repeat-off", "no-repeat-bit"])
+def test_a_key_that_does_not_repeat_is_pressed_again(settings: InputSettings) -> None:
+    # the same timestamp after a long hold, but the server never repeats this key
+    evs = key_down(0, "a", "a") + key_up(0.5, "a") + key_down(0.5, "a", "a") + key_up(0.6, "a")
+    assert actions(evs, settings) == [key("a", 0.5), typed("a")]
+
+
+@pytest.mark.parametrize(("delay", "expected"), [
+    (0.66, [typed("a")]),  # X's default: held 0.6 s, one character
+    (0.25, [key("a", 0.6)]),  # a quick keyboard: held 0.6 s it repeated
+])
+def test_a_hold_is_a_duration_from_the_repeat_delay_on(delay: float,
+                                                      expected: list[Action]) -> None:
+    settings = InputSettings(repeat_delay=delay)
+    assert actions(tap(0, "a", "a", hold=0.6), settings) == expected
+    assert actions(tap(0, "Return", hold=0.6), settings) == [
+        key("Return", 0.6 if delay < 0.6 else None)]
+
+
+def test_rolled_keys_type_in_the_order_they_went_down() -> None:
+    # t-down, h-down, t-up, h-up; then Shift rolled over into the next letters
+    evs = events(key_down(0, "t", "t"), key_down(0.03, "h", "h"), key_up(0.05, "t"),
+                 key_up(0.08, "h"), key_down(0.2, "Shift_L"), key_down(0.22, "i", "I"),
+                 key_down(0.25, "s", "S"), key_up(0.26, "Shift_L"), key_up(0.27, "i"),
+                 key_down(0.28, "t", "t"), key_up(0.29, "s"), key_up(0.3, "t"))
+    assert actions(evs) == [typed("thISt")]
+
+
+def test_a_chord_pressed_within_one_millisecond() -> None:
+    evs = events(key_down(0, "Control_L"), tap(0, "s", "s", hold=0),
+                 key_up(0, "Control_L"), key_down(0, "Control_L"), tap(0, "s", "s", hold=0),
+                 key_up(0, "Control_L"))
+    assert actions(evs) == [key("ctrl+s"), key("ctrl+s")]
+
+
+@pytest.mark.parametrize(("multi_click_time", "expected"), [
+    (0.5, [at("double_click", 10, 20)]),
+    (0.4, [at("left_click", 10, 20), at("left_click", 10, 20)]),
+])
+def test_the_desktops_multi_click_time_decides(multi_click_time: float,
+                                              expected: list[Action]) -> None:
+    evs = events(click(0, 10, 20), click(0.45, 10, 20))
+    settings = InputSettings(multi_click_time=multi_click_time)
+    assert actions(evs, settings) == expected
+
+
+def test_input_settings_survive_json() -> None:
+    settings = InputSettings(repeat_delay=0.25, repeat_interval=0.03, repeat=False,
+                             repeating=frozenset({9, 38, 255}), multi_click_time=0.4,
+                             multi_click_distance=3, sources=("xkb", "xsettings"))
+    assert InputSettings.from_json(settings.to_json()) == settings
+    assert InputSettings.from_json(None) == DEFAULT_SETTINGS
+    assert InputSettings.from_json({"repeat_delay": -1, "repeating": "zz",
+                                    "multi_click_time": "x"}) == DEFAULT_SETTINGS
 
 
 # --- waits, edges, thresholds --------------------------------------------------------------
@@ -451,9 +543,10 @@ def test_output_is_sorted_and_spans_are_consistent() -> None:
 
 def test_defaults() -> None:
     assert Thresholds(
-        drag_distance=5, multi_click_time=0.5, multi_click_distance=5, key_hold=0.5,
-        type_pause=1.5, hover_time=1.0, scroll_gap=0.5, scroll_distance=10, idle=2.0,
-        long_press=1.0, repeat_gap=0.02) == DEFAULT_THRESHOLDS
+        drag_distance=5, type_pause=1.5, hover_time=1.0, scroll_gap=0.5, scroll_distance=10,
+        idle=2.0, long_press=1.0) == DEFAULT_THRESHOLDS
+    assert InputSettings(repeat_delay=0.66, repeat_interval=0.04, repeat=True, repeating=None,
+                         multi_click_time=0.5, multi_click_distance=5) == DEFAULT_SETTINGS
 
 
 # --- piece by piece, as the live recorder reduces -------------------------------------------
