@@ -3,11 +3,19 @@
 RECORD hands us the server's own device events with the server's millisecond timestamps,
 keycodes and positions; pynput would add a translation layer and its own clock. The
 callback only translates and enqueues: everything else happens on other threads.
+
+The same context records every client's ChangeKeyboardMapping request, in order with the
+events: a replayer or xdotool binds a spare keycode to a character the layout lacks just
+before pressing it, and the key must be read through that binding, not the map we read
+at the start.
 """
 
 from __future__ import annotations
 
+import math
 import queue
+import struct
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -16,9 +24,10 @@ from typing import Any
 from deskreel.x11 import connect
 from storage.keys import keysym_char, keysym_name
 
-__all__ = ["InputCapture", "Keymap", "ClockSync"]
+__all__ = ["InputCapture", "Keymap", "ClockSync", "keymap_changes"]
 
 _KINDS = {2: "key_down", 3: "key_up", 4: "button_down", 5: "button_up", 6: "motion"}
+_CHANGE_KEYBOARD_MAPPING = 100  # the core request's opcode
 _SHIFTS = ("Shift_L", "Shift_R")
 _LEVEL3 = ("ISO_Level3_Shift", "Mode_switch")
 
@@ -30,9 +39,13 @@ class ClockSync:
         self._clock = clock
         self._offset: float | None = None
         self._last_ms: int | None = None
+        self._last = -math.inf  # the latest local time given
         self._wraps = 0
 
     def local(self, server_ms: int) -> float:
+        """The local time of a server timestamp. Never earlier than the one before: events
+        keep their order, and those sharing a timestamp share a time (the reducer tells
+        autorepeat by that), when a quicker arrival lowers the offset meanwhile."""
         if self._last_ms is not None and server_ms < self._last_ms - 2**31:
             self._wraps += 1  # the 32-bit server clock wrapped (every 49.7 days)
         self._last_ms = server_ms
@@ -40,14 +53,15 @@ class ClockSync:
         offset = self._clock() - server
         if self._offset is None or offset < self._offset:
             self._offset = offset
-        return server + self._offset
+        self._last = max(server + self._offset, self._last)
+        return self._last
 
 
 class Keymap:
     """Keycode -> base keysym name and typed character, following shift, CapsLock and AltGr."""
 
     def __init__(self, rows: dict[int, list[int]]):
-        self.rows = rows
+        self.rows = dict(rows)
         self.held: set[str] = set()
         self.caps = False
 
@@ -57,6 +71,11 @@ class Keymap:
         count = display.display.info.max_keycode - first + 1
         rows = display.get_keyboard_mapping(first, count)
         return cls({first + i: list(row) for i, row in enumerate(rows)})
+
+    def remap(self, first: int, rows: list[list[int]]) -> None:
+        """A client changed the keysyms of keycodes `first`, `first + 1`, ..."""
+        for n, row in enumerate(rows):
+            self.rows[first + n] = list(row)
 
     def translate(self, keycode: int, down: bool) -> tuple[str | None, str]:
         """The key's base keysym name and the text it types now (\"\" for none)."""
@@ -109,7 +128,8 @@ class InputCapture:
 
         self._data = connect(self._name)
         self._context = self._control.record_create_context(0, [record.AllClients], [{
-            "core_requests": (0, 0), "core_replies": (0, 0),
+            "core_requests": (_CHANGE_KEYBOARD_MAPPING, _CHANGE_KEYBOARD_MAPPING),
+            "core_replies": (0, 0),
             "ext_requests": (0, 0, 0, 0), "ext_replies": (0, 0, 0, 0),
             "delivered_events": (0, 0), "device_events": (X.KeyPress, X.MotionNotify),
             "errors": (0, 0), "client_started": False, "client_died": False}])
@@ -162,6 +182,10 @@ class InputCapture:
         if reply.category == record.StartOfData:
             self.ready.set()
             return
+        if reply.category == record.FromClient and reply.data:
+            for first, rows in keymap_changes(reply.data, swapped=reply.client_swapped):
+                self.keymap.remap(first, rows)
+            return
         if reply.category != record.FromServer or reply.client_swapped or not reply.data:
             return
         data = reply.data
@@ -182,3 +206,23 @@ class InputCapture:
         if kind == "motion":
             return (t, kind, x, y, None, None, None, None)
         return (t, kind, x, y, event.detail, None, None, None)
+
+
+def keymap_changes(data: bytes, *, swapped: bool) -> list[tuple[int, list[list[int]]]]:
+    """The ChangeKeyboardMapping requests in RECORD data from a client: for each, its first
+    keycode and the keysyms of each keycode from there (in the client's byte order)."""
+    little = (sys.byteorder == "little") != swapped
+    order = "<" if little else ">"
+    out = []
+    at = 0
+    while at + 8 <= len(data):
+        opcode, count = data[at], data[at + 1]
+        (length,) = struct.unpack_from(order + "H", data, at + 2)
+        if length == 0 or at + 4 * length > len(data):
+            break  # a BIG-REQUESTS length, which this request never needs, or a cut one
+        if opcode == _CHANGE_KEYBOARD_MAPPING:
+            first, per = data[at + 4], data[at + 5]
+            syms = struct.unpack_from(f"{order}{count * per}I", data, at + 8)
+            out.append((first, [list(syms[n * per:(n + 1) * per]) for n in range(count)]))
+        at += 4 * length
+    return out
