@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deskreel.desktop import read_input_settings
 from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted, UserError
 from deskreel.grab import Grabber
 from deskreel.images import decode_image, encode_webp, pixel_hash
@@ -30,6 +31,7 @@ from .execute import Gestures, execute, missing_env
 from .progress import Progress
 from .verify import VerifyOptions, checks_for, diff_image, settled_screen
 from .safety import DEFAULT_ABORT_KEY, AbortSwitch, AbortWatcher, on_signals, prompt_switches
+from .spacing import Spacing
 from .timing import deadlines
 from .xinput import Injector, release_held
 
@@ -89,6 +91,7 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
     mode = "verify" if options.verify else "replay"
     run_id = writer.start_run(recording.id, mode=mode, options=_options_json(options))
     run = _Run(steps, options, progress, clock)
+    run.spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
     run.frames = _Frames(store, writer, name)
     run.masks = masks
     injector: Injector | None = None
@@ -137,6 +140,7 @@ class _Run:
         self.status, self.message = "passed", ""
         self.delay = 0.0  # s the schedule moved because targets took time to appear
         self.frames: _Frames
+        self.spacing: Spacing
         self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
         self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
         self.stopped = False  # a person answered "abort" (--on-missing ask)
@@ -169,6 +173,8 @@ class _Run:
             return self._missing(step, finding, began, timing)
         target = finding.located.point if finding else None
         scale = finding.located.scale if finding else 1.0
+        point = target or step.action.target
+        self._keep_apart(step, point)
         verify = self.options.verify
         before = None
         if verify is not None:
@@ -184,6 +190,7 @@ class _Run:
         except Exception as err:  # an X error: this step failed (stop unless --keep-going)
             return self._result(step, "failed", f"step {step.step} ({step.action.action}) "
                                 f"failed: {err}", began, finding, timing)
+        self.spacing.done(step.action, point, self.clock())
         if finding is not None and target is not None:
             # where the recorded screen's origin is now: a recorded place p is at it + p * scale
             origin = (round(target[0] - finding.recorded[0] * scale),
@@ -192,6 +199,14 @@ class _Run:
         if verify is not None:
             return self._verified(step, verify, before, note, began, finding, timing)
         return self._result(step, "passed", note, began, finding, timing)
+
+    def _keep_apart(self, step: Step, point: tuple[int, int] | None) -> None:
+        """Wait while starting `step` now would change what the steps before it meant (a
+        click becoming a double click, a hover cut short); the schedule waits with it."""
+        wait = self.spacing.not_before(step.action, point) - self.clock()
+        if wait > 0:
+            self.delay += wait
+            self.switch.pause(wait)
 
     def _verified(self, step: Step, verify: VerifyOptions, before: Any, note: str,
                   began: float, finding: Finding | None, timing: dict) -> StepResult:

@@ -99,3 +99,30 @@ def test_every_gesture_sends_what_it_says(sample_app, xvfb, tmp_path):
     quick = app.wait_for({"event": "key_release", "keysym": "b"})["t"] - \
         app.wait_for({"event": "key", "keysym": "b"})["t"]
     assert quick < 0.1
+
+
+def test_separate_clicks_and_hovers_keep_their_meaning_at_any_speed(sample_app, xvfb,
+                                                                    tmp_path):
+    # every step due at once: the fastest the replayer goes. Two separate clicks on one
+    # label must not become the double click nobody made, and the hover must rest long
+    # enough to be one.
+    app = sample_app
+    label, entry = app.center("label:double"), app.center("entry")
+    steps = [{"action": "left_click", "coordinate": label},
+             {"action": "left_click", "coordinate": label},
+             {"action": "mouse_move", "coordinate": app.center("button:Open")},
+             {"action": "left_click", "coordinate": entry}]
+    db = imported(tmp_path, "spaced", steps)
+    with Observer(xvfb.display) as observer:
+        done = deskreel("replay", db, "--no-anchor", env=xvfb.env())
+        assert done.returncode == 0, done.stderr
+        app.wait_for({"event": "button_release", "widget": "entry"})
+    seen = observer.events()
+    presses = [e for e in app.events("button_press") if e["widget"] == "label:double"]
+    assert len(presses) == 2 and app.events("double_click") == []
+    downs = [t for t, kind, *_ in seen if kind == "button_down"]
+    assert downs[1] - downs[0] > 0.5  # Tk's (and the default) multi-click time
+    hover = next(t for t, kind, x, y, *_ in seen if (kind, (x, y)) ==
+                 ("motion", app.center("button:Open")))
+    after = next(t for t, kind, *_ in seen if t > hover and kind == "motion")
+    assert after - hover >= 1.0  # the reducer's hover time
