@@ -36,21 +36,37 @@ def read_input_settings(conn: Any) -> InputSettings:
 
 def _keyboard(conn: Any) -> InputSettings:
     """XKB's repeat delay, interval, RepeatKeys and per-key mask; without XKB, the core
-    protocol's global switch and per-key mask (the delay and interval keep X's defaults)."""
+    protocol's global switch and per-key mask (the delay and interval keep X's defaults).
+    And how repeats arrive: presses alone on a server with XInput 2, else each after a
+    release of its own."""
     from Xlib import error as xerror
 
+    base = replace(DEFAULT_SETTINGS, repeat_releases=not _has_xinput2(conn))
     try:
         controls = _xkb_controls(conn)
     except xerror.XError:
         controls = None
     if controls is not None:
-        return replace(DEFAULT_SETTINGS, repeat_delay=controls.repeat_delay / 1000,
+        return replace(base, repeat_delay=controls.repeat_delay / 1000,
                        repeat_interval=controls.repeat_interval / 1000,
                        repeat=bool(controls.enabled_controls & _REPEAT_KEYS),
                        sources=("xkb",)).with_mask(bytes(controls.per_key_repeat))
     core = conn.get_keyboard_control()
-    return replace(DEFAULT_SETTINGS, repeat=bool(core.global_auto_repeat),
+    return replace(base, repeat=bool(core.global_auto_repeat),
                    sources=("core",)).with_mask(bytes(core.auto_repeats))
+
+
+def _has_xinput2(conn: Any) -> bool:
+    """Whether the server speaks XInput 2: X.Org's input rework that came with it (1.7,
+    2009) sends a held key's repeats as presses alone, with no release between."""
+    from Xlib import error as xerror
+
+    if not conn.has_extension("XInputExtension"):
+        return False
+    try:
+        return conn.xinput_query_version().major_version >= 2
+    except (xerror.XError, AttributeError):  # an XI 1 server: no XIQueryVersion
+        return False
 
 
 def _xkb_controls(conn: Any) -> Any:

@@ -22,12 +22,13 @@ Decisions the issue left to us:
   that makes no action counts as idle; hovers are actions. No wait before the first
   action or after the last.
 - Autorepeat is what the X server does, told by the recording's `InputSettings`: a
-  key_down of a key still down is a repeat (XI2 servers send repeats so, and RECORD sees
-  them so); a key_down at the very timestamp of the same key's key_up is one too (the
-  pair older servers send), but only for a key whose repeat bit is set, held at least
-  the repeat delay (less one repeat interval, for our clock's mapping of server times):
-  no server repeats sooner, while xdotool and fast typists re-press a key within a
-  millisecond of its release. Repeats lengthen the hold and never add characters.
+  key_down of a key still down is a repeat (servers with XInput 2 send repeats so, and
+  RECORD sees them so, and then a release always ends a press). Where the server sends
+  the release-and-press pairs of older servers, a key_down at the very timestamp of the
+  same key's key_up is a repeat too, but only for a key whose repeat bit is set, held at
+  least the repeat delay (less one repeat interval, for our clock's mapping of server
+  times): no server repeats sooner, while xdotool and fast typists re-press a key within
+  a millisecond of its release. Repeats lengthen the hold and never add characters.
 - A key held at least the repeat delay is `key` with `duration`: held that long it
   repeated (or would have), so the application saw more than one press. A shorter hold
   is a tap: a printable character joins the typing.
@@ -197,6 +198,8 @@ def _repeats(press: _KeyPress, down: RawEvent, events: Sequence[RawEvent],
     """Whether `down`, a key_down of the key `press` pressed, is the server repeating it."""
     if press.up is None:
         return True  # still down: only autorepeat presses a key that is down
+    if not settings.repeat_releases:
+        return False  # this server's repeats are presses alone: a release ended the press
     released, began = events[press.up].t, events[press.down].t
     return (settings.repeats(down.keycode) and abs(down.t - released) < SERVER_TICK
             and down.t - began >= settings.repeat_delay - settings.repeat_interval)

@@ -152,6 +152,7 @@ class _Run:
                         speed=self.options.speed, max_idle=self.options.max_idle)
         for index, (step, deadline) in enumerate(zip(self.steps, due)):
             self.switch.pause_until(deadline + self.delay, self.clock)
+            self._keep_apart(step)
             self.progress.step(index + 1, step, "running")
             result = self._one(step, deadline + self.delay)
             self.results.append(result)
@@ -173,8 +174,6 @@ class _Run:
             return self._missing(step, finding, began, timing)
         target = finding.located.point if finding else None
         scale = finding.located.scale if finding else 1.0
-        point = target or step.action.target
-        self._keep_apart(step, point)
         verify = self.options.verify
         before = None
         if verify is not None:
@@ -190,7 +189,7 @@ class _Run:
         except Exception as err:  # an X error: this step failed (stop unless --keep-going)
             return self._result(step, "failed", f"step {step.step} ({step.action.action}) "
                                 f"failed: {err}", began, finding, timing)
-        self.spacing.done(step.action, point, self.clock())
+        self.spacing.done(step.action, step.action.target, self.clock())
         if finding is not None and target is not None:
             # where the recorded screen's origin is now: a recorded place p is at it + p * scale
             origin = (round(target[0] - finding.recorded[0] * scale),
@@ -200,10 +199,11 @@ class _Run:
             return self._verified(step, verify, before, note, began, finding, timing)
         return self._result(step, "passed", note, began, finding, timing)
 
-    def _keep_apart(self, step: Step, point: tuple[int, int] | None) -> None:
+    def _keep_apart(self, step: Step) -> None:
         """Wait while starting `step` now would change what the steps before it meant (a
-        click becoming a double click, a hover cut short); the schedule waits with it."""
-        wait = self.spacing.not_before(step.action, point) - self.clock()
+        click becoming a double click, a hover cut short); the schedule waits with it.
+        Places are compared as recorded: re-anchoring moves two clicks on one place alike."""
+        wait = self.spacing.not_before(step.action, step.action.target) - self.clock()
         if wait > 0:
             self.delay += wait
             self.switch.pause(wait)

@@ -31,6 +31,9 @@ class InputSettings:
     repeat_interval: float = 0.04  # s between two repeats (the rate's inverse)
     repeat: bool = True  # XKB's RepeatKeys control (`xset r off` turns it off)
     repeating: frozenset[int] | None = None  # keycodes whose repeat bit is set; None: all
+    # The server sends a release before each repeated press (X servers before XInput 2,
+    # 2009); since then a repeat is a press alone, and a release is always a release.
+    repeat_releases: bool = False
     multi_click_time: float = 0.5  # s press to press for a double click (Net/DoubleClickTime)
     multi_click_distance: float = 5.0  # px a double click's presses may stray
     sources: tuple[str, ...] = ()  # what told us: "xkb", "core", "xsettings"; () defaults
@@ -60,8 +63,9 @@ class InputSettings:
             if isinstance(value, (int, float)) and not isinstance(value, bool) \
                     and math.isfinite(value) and value >= 0:
                 settings = replace(settings, **{name: float(value)})
-        if isinstance(data.get("repeat"), bool):
-            settings = replace(settings, repeat=data["repeat"])
+        for name in ("repeat", "repeat_releases"):
+            if isinstance(data.get(name), bool):
+                settings = replace(settings, **{name: data[name]})
         repeating = _hex_keys(data.get("repeating"))
         sources = data.get("sources")
         return replace(settings, repeating=repeating,

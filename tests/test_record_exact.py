@@ -108,6 +108,7 @@ def test_the_servers_repeat_controls_are_stored_and_decide(quick_keyboard, xvfb,
         steps, settings = recorded(db)
         assert (settings.repeat_delay, settings.repeat_interval) == (delay, interval)
         assert settings.sources == ("xkb",)
+        assert not settings.repeat_releases  # Xvfb speaks XInput 2: repeats are presses
         assert settings.repeats(_keycode(display, "a"))
         assert not settings.repeats(_keycode(display, "Shift_L"))  # modifiers never repeat
         assert settings.repeating == _xset_repeating(display)
