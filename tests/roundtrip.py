@@ -36,13 +36,13 @@ from typing import Any
 from hypothesis import strategies as st
 
 from samples.app import NORMAL_LAYOUT
-from storage import Action, Step, parse_chord, parse_script
+from storage import Action, RawEvent, Step, parse_chord, parse_script
 from storage.grouping import DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, InputSettings
 from storage.keys import is_modifier, keysym_char, keysym_name, keysym_of
 from storage.vocabulary import MAX_SCROLL
 
-__all__ = ["FASTEST", "SPEEDS", "Outcome", "canonical", "round_trip", "same", "scripts",
-           "speed_label"]
+__all__ = ["FASTEST", "SPEEDS", "Outcome", "canonical", "mismatches", "round_trip", "same",
+           "scripts", "speed_label"]
 
 FASTEST = math.inf  # every step due at once: the smallest gaps the replayer allows
 SPEEDS = (1.0, 4.0, 20.0, FASTEST)
@@ -268,6 +268,8 @@ class Outcome:
     expected: list[dict[str, Any]]
     recorded: list[dict[str, Any]]
     mismatches: Counter[str] = field(default_factory=Counter)  # by action kind
+    events: list[RawEvent] = field(default_factory=list)  # what the recorder stored
+    settings: InputSettings = DEFAULT_SETTINGS  # and the settings it read
 
     @property
     def exact(self) -> bool:
@@ -314,11 +316,11 @@ def round_trip(script: list[dict[str, Any]], *, speed: float, display: str, fold
             raise RuntimeError(f"the replay {outcome.status}: {outcome.message}")
         rec = store.recording("recorded")
         recorded = [s.action for s in store.steps(rec.id)]
-        settings = rec.input_settings
+        settings, events = rec.input_settings, store.events(rec.id)
     got = canonical(recorded, settings=settings)
     expected = min(_expected(steps, outcome.results, settings),
-                   key=lambda choice: sum(_mismatches(choice, got).values()))
-    return Outcome(script, speed, expected, got, _mismatches(expected, got))
+                   key=lambda choice: sum(mismatches(choice, got).values()))
+    return Outcome(script, speed, expected, got, mismatches(expected, got), events, settings)
 
 
 def _expected(steps: Sequence[Any], results: Sequence[Any], settings: InputSettings
@@ -345,7 +347,7 @@ def _expected(steps: Sequence[Any], results: Sequence[Any], settings: InputSetti
             for kept in choices]
 
 
-def _mismatches(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> Counter[str]:
+def mismatches(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> Counter[str]:
     """Actions of each kind that are missing, extra or different."""
     a = [json.dumps(_key(e), sort_keys=True) for e in expected]
     b = [json.dumps(_key(g), sort_keys=True) for g in got]
