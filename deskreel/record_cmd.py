@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -130,7 +131,8 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given:
         steps = _carry_over(reduce_events(store.events(rec.id), settings=settings,
                                           thresholds=th), old)
         for st in steps:
-            click.echo(f"{st.step:4d} {st.t_start:8.3f}  {st.action.to_json()}")
+            click.echo(f"{st.step:4d} {st.t_start:8.3f}  "
+                       f"{json.dumps(st.action.to_json(), ensure_ascii=False)}")
         kept = sum(st.before_frame is not None or st.anchor is not None for st in steps)
         if not dry_run:
             store.replace_steps(rec.id, steps)

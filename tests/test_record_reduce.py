@@ -4,7 +4,7 @@ anchors and windows kept where they still belong."""
 import pytest
 
 from recorder.reduce import reduce_events
-from storage import Anchor, Step, open_store
+from storage import Action, Anchor, Step, open_store
 from tests.commands import deskreel
 from tests.test_reduce import click, events, move, typing
 
@@ -106,3 +106,35 @@ def test_reduce_refuses_a_recording_with_redacted_typing(tmp_path):
                                    "events are gone: reducing it would lose those steps; "
                                    "change its steps with 'deskreel edit' instead")
     assert [s.action.text for s in stored(db)] == ["{{secret:1}}"]
+
+
+def test_reduce_gives_an_old_recording_its_doubled_letters(tmp_path):
+    # A recording from before the settings were stored: xdotool's `type --delay 12` raw
+    # events intact, its steps as the old 20 ms re-press rule reduced them.
+    from tests.test_reduce import xdotool_type
+
+    db = tmp_path / "old.db"
+    evs = xdotool_type(0, "Hello balloon 1000: aa bb ccc!", delay=0.012)
+    with open_store(db) as store:
+        rec = store.create_recording("old", source="recorder", extra={"fps": 10.0})
+        store.add_events(rec, evs, first_seq=0)
+        store.add_steps(rec, [Step(step=1, action=Action("type", text="Helo balon 10: abc!"),
+                                   t_start=0.0, t_end=evs[-1].t, events=(0, len(evs) - 1))])
+    done = deskreel("reduce", db, "-r", "old")
+    assert done.returncode == 0, done.stderr
+    with open_store(db, create=False) as store:
+        steps = store.steps(store.recording("old").id)
+    assert [s.action for s in steps] == [Action("type", text="Hello balloon 1000: aa bb ccc!")]
+
+
+def test_reduce_takes_a_repeat_delay_for_a_recording_that_has_none(tmp_path):
+    from tests.test_reduce import tap
+
+    db = tmp_path / "old.db"
+    with open_store(db) as store:
+        rec = store.create_recording("old", source="recorder")
+        store.add_events(rec, tap(0, "Return", hold=0.4), first_seq=0)
+    plain = deskreel("reduce", db, "--dry-run")  # X's 660 ms: a tap
+    quick = deskreel("reduce", db, "--dry-run", "--repeat-delay", "0.25")  # held 0.4 s
+    assert '{"action": "key", "text": "Return"}' in plain.stdout, plain.stderr
+    assert '"duration": 0.4' in quick.stdout and "duration" not in plain.stdout, quick.stderr
