@@ -8,7 +8,6 @@ and every keycode it re-bound is restored before it returns.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
@@ -17,8 +16,6 @@ from typing import Any
 
 from deskreel.desktop import read_input_settings
 from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted, UserError
-from deskreel.grab import Grabber
-from deskreel.images import decode_image, encode_webp, pixel_hash
 from deskreel.replay_defaults import ON_MISSING
 from deskreel.report.outcome import BEST_MATCH, CROPS
 from deskreel.x11 import connect, display_name
@@ -28,6 +25,7 @@ from storage import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Recording, Storag
 from .anchoring import AnchorOptions, Finding, Locator
 from .ask import ask
 from .execute import Gestures, execute, missing_env
+from .frames import Frames
 from .progress import Progress
 from .verify import VerifyOptions, checks_for, diff_image, settled_screen
 from .safety import DEFAULT_ABORT_KEY, AbortSwitch, AbortWatcher, on_signals, prompt_switches
@@ -92,7 +90,7 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
     run_id = writer.start_run(recording.id, mode=mode, options=_options_json(options))
     run = _Run(steps, options, progress, clock)
     run.spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
-    run.frames = _Frames(store, writer, name)
+    run.frames = Frames(store, writer, name)
     run.masks = masks
     injector: Injector | None = None
     try:
@@ -139,7 +137,7 @@ class _Run:
         self.results: list[StepResult] = []
         self.status, self.message = "passed", ""
         self.delay = 0.0  # s the schedule moved because targets took time to appear
-        self.frames: _Frames
+        self.frames: Frames
         self.spacing: Spacing
         self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
         self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
@@ -315,54 +313,6 @@ class _Run:
                           score=loc.score if loc else None, margin=loc.margin if loc else None,
                           scale=loc.scale if loc else None,
                           shift=finding.shift if finding else None, details=extra)
-
-
-class _Frames:
-    """Recorded frames (the last few decoded) and today's screens (grabbed, stored once by
-    content: step N's after-screen is usually step N+1's before-screen)."""
-
-    DECODED = 4  # recorded frames kept decoded (about 6 MB each at 1080p)
-
-    def __init__(self, store: Store, writer: Store, display: str):
-        self.store, self.writer = store, writer
-        self.grabber = Grabber(display)
-        self._decoded: OrderedDict[str, Any] = OrderedDict()
-        self._saved: set[str] = set()  # pixel hashes already in `writer`, the frames' keys
-
-    def grab(self) -> Any:
-        return self.grabber.rgb()
-
-    def recorded(self, key: str | None) -> Any:
-        """The pixels of a stored frame; StorageError when it is missing or damaged."""
-        if key is None:
-            return None
-        if key in self._decoded:
-            self._decoded.move_to_end(key)
-            return self._decoded[key]
-        data, fmt = self.store.frame(key)
-        try:
-            image = decode_image(data)
-        except ValueError:
-            raise StorageError(f"{self.store.label}: frame {key[:12]} ({fmt}) is damaged and "
-                               f"cannot be decoded: run 'deskreel doctor'") from None
-        self._decoded[key] = image
-        if len(self._decoded) > self.DECODED:
-            self._decoded.popitem(last=False)
-        return image
-
-    def save(self, rgb: Any) -> str | None:
-        """The key of `rgb` in the results store, encoding it only the first time."""
-        if rgb is None:
-            return None
-        key = pixel_hash(rgb)
-        if key not in self._saved:
-            key = self.writer.put_frame(encode_webp(rgb), width=rgb.shape[1],
-                                        height=rgb.shape[0], fmt="webp", pixel_hash=key)
-            self._saved.add(key)
-        return key
-
-    def close(self) -> None:
-        self.grabber.close()
 
 
 def _close_all(*things: Any) -> None:

@@ -276,17 +276,17 @@ def test_frames_are_encoded_once_and_decoded_frames_are_bounded(monkeypatch):
     import numpy as np
 
     from deskreel.images import encode_webp
-    replay_module = importlib.import_module("replayer.replay")
+    frames_module = importlib.import_module("replayer.frames")
     from storage import StorageError
 
     encoded = []
-    monkeypatch.setattr(replay_module, "encode_webp",
+    monkeypatch.setattr(frames_module, "encode_webp",
                         lambda rgb: encoded.append(1) or encode_webp(rgb))
     screens = [np.full((20, 30, 3), v, np.uint8) for v in range(8)]
     reader = _Reader({f"k{i}": encode_webp(s) for i, s in enumerate(screens)})
     reader.data["bad"] = b"\x00not an image"
     writer = _Writer()
-    frames = replay_module._Frames(reader, writer, ":0")  # grabs nothing: no X needed
+    frames = frames_module.Frames(reader, writer, ":0")  # grabs nothing: no X needed
     first = frames.save(screens[0])
     assert frames.save(screens[0].copy()) == first and frames.save(screens[1]) != first
     assert len(encoded) == 2 and sum(writer.frames.values()) == 2
