@@ -81,8 +81,9 @@ def reduce_events(events: Sequence[RawEvent], *, settings: InputSettings = DEFAU
     event after it.
     """
     held = _modifiers_held(events)
-    actions = [*_keyboard_actions(events, held, settings, thresholds),
-               *_pointer_actions(events, held, settings, thresholds),
+    keys = _key_presses(events, settings)
+    actions = [*_keyboard_actions(events, keys, held, settings, thresholds),
+               *_pointer_actions(events, [p.down for p in keys], held, settings, thresholds),
                *_hovers(events, thresholds, pointer_at, until)]
     actions.sort(key=lambda r: (r.t_start, r.first))
     return _with_waits(actions, thresholds.idle)
@@ -151,9 +152,9 @@ class _KeyPress:
     char: str
 
 
-def _keyboard_actions(events: Sequence[RawEvent], held: list[tuple[str, ...]],
-                      settings: InputSettings, th: Thresholds) -> list[Reduced]:
-    presses = _key_presses(events, settings)
+def _keyboard_actions(events: Sequence[RawEvent], presses: list[_KeyPress],
+                      held: list[tuple[str, ...]], settings: InputSettings,
+                      th: Thresholds) -> list[Reduced]:
     buttons = [i for i, e in enumerate(events) if e.kind == "button_down"]
     starts = sorted([p.down for p in presses] + buttons)  # what makes a modifier not alone
     out: list[Reduced] = []
@@ -276,11 +277,14 @@ class _ButtonPress:
     up: int | None
 
 
-def _pointer_actions(events: Sequence[RawEvent], held: list[tuple[str, ...]],
+def _pointer_actions(events: Sequence[RawEvent], keys: list[int], held: list[tuple[str, ...]],
                      settings: InputSettings, th: Thresholds) -> list[Reduced]:
+    """Clicks, multi-clicks, drags, long presses and scrolls; `keys` are the positions of
+    the key presses, in order: a key pressed between two button presses parts them."""
     runs: list[list[_ButtonPress]] = []  # presses that make one gesture: a multi-click, a scroll
     for press in _button_presses(events):
-        if runs and _joins(runs[-1], press, events, held, settings, th):
+        if runs and not _any_between(keys, runs[-1][-1].down, press.down) \
+                and _joins(runs[-1], press, events, held, settings, th):
             runs[-1].append(press)
         else:
             runs.append([press])

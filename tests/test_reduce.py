@@ -621,3 +621,20 @@ def test_a_piece_alone_loses_the_hover_at_its_end() -> None:
     carried_on = [r.action for r in reduce_piece(piece, until=4.0)[0]]
     assert alone == [at("left_click", 100, 100)]
     assert carried_on == [at("left_click", 100, 100), at("mouse_move", 400, 300)]
+
+
+@pytest.mark.parametrize(("between", "expected"), [
+    (typing(0.15, "hi", gap=0.05), [typed("hi")]),
+    (tap(0.15, "Shift_L"), [key("Shift_L")]),
+], ids=["typing", "a-modifier-alone"])
+def test_a_key_pressed_between_two_button_presses_parts_them(between: list[RawEvent],
+                                                             expected: list[Action]) -> None:
+    # the second scroll or click came after the keys: one gesture across them would put
+    # it before them
+    scrolls = events(wheel(0, 10, 20, ticks=2), between, wheel(0.3, 10, 20, ticks=2))
+    assert actions(scrolls) == [at("scroll", 10, 20, scroll_direction="down",
+                                   scroll_amount=2), *expected,
+                                at("scroll", 10, 20, scroll_direction="down",
+                                   scroll_amount=2)]
+    clicks = events(click(0, 10, 20), between, click(0.3, 10, 20))
+    assert actions(clicks) == [at("left_click", 10, 20), *expected, at("left_click", 10, 20)]
