@@ -8,7 +8,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-APT_PACKAGES := xvfb xdotool x11-xkb-utils x11-utils xauth python3-tk python3-venv chromium
+APT_PACKAGES := xvfb xdotool x11-xkb-utils x11-utils xauth libxkbcommon0 python3-tk python3-venv chromium
 OUT ?= out
 PG_URL_FILE := $(VENV)/pg-test-url
 

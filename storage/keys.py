@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 __all__ = ["Chord", "KeyNameError", "parse_chord", "keysym_of", "keysym_name", "char_keysym",
            "keysym_char", "MODIFIER_ALIASES", "is_modifier"]
@@ -121,12 +122,46 @@ def char_keysym(char: str) -> int:
 
 
 def keysym_char(keysym: int) -> str:
-    """The character a keysym types (`0x2b` -> `+`, `0x10020ac` -> `€`), "" for other keys."""
+    """The character a keysym types (`0x2b` -> `+`, `0x10020ac` -> `€`, `Cyrillic_pe` ->
+    `п`), "" for other keys."""
     if 0x20 <= keysym <= 0x7E or 0xA0 <= keysym <= 0xFF:
         return chr(keysym)
     if keysym & 0xFF000000 == 0x01000000:
         return chr(keysym & 0xFFFFFF)
+    if 0x100 <= keysym <= _LEGACY_LAST:
+        return _legacy_char(keysym)
     return ""
+
+
+# The character keysyms X had before Unicode keysyms (Latin 2-4, Cyrillic, Greek, Arabic,
+# Hebrew, Thai, Korean, Kana, technical, publishing, currency): layouts other than the
+# Latin-1 ones still produce them. Above this come function, keypad and dead keys, which
+# are keys, not characters.
+_LEGACY_LAST = 0x20FF
+
+
+@cache
+def _legacy_char(keysym: int) -> str:
+    """The character of a legacy keysym, as libxkbcommon (which every X desktop has) maps
+    it; "" without the library or for a keysym that is no character."""
+    convert = _xkbcommon_to_utf32()
+    code = convert(keysym) if convert is not None else 0
+    char = chr(code) if 0 < code <= 0x10FFFF else ""
+    return char if char.isprintable() else ""
+
+
+@cache
+def _xkbcommon_to_utf32() -> Any:
+    import ctypes
+    import ctypes.util
+
+    try:
+        library = ctypes.CDLL(ctypes.util.find_library("xkbcommon") or "libxkbcommon.so.0")
+    except OSError:
+        return None
+    convert = library.xkb_keysym_to_utf32
+    convert.argtypes, convert.restype = [ctypes.c_uint32], ctypes.c_uint32
+    return convert
 
 
 def _resolve(part: str) -> str:

@@ -65,6 +65,11 @@ def test_keysym_char_is_the_character_a_keysym_types():
     for key in ("Return", "Shift_L", "XF86AudioMute", "nosuchkey"):
         assert keysym_char(keysym_of(key)) == "", key
     assert keysym_char(0x1F) == "" and keysym_char(0x7F) == ""
+    # the legacy keysyms that Cyrillic, Greek, Arabic... layouts still produce
+    assert [keysym_char(keysym_of(k)) for k in ("Cyrillic_pe", "Greek_OMEGA", "EuroSign",
+                                                 "abreve", "Arabic_alef")] == list("пΩ€ăا")
+    for key in ("KP_1", "KP_Enter", "dead_acute", "Escape", "emspace"):
+        assert keysym_char(keysym_of(key)) == "", key  # keys, not characters typed
 
 
 @given(st.characters())

@@ -205,3 +205,24 @@ def test_keymap_changes_are_read_from_recorded_requests(swapped):
     other = struct.pack(f"{order}BBH", 43, 0, 1)
     assert keymap_changes(other + change, swapped=swapped) == [
         (200, [[0xfc, 0xfc], [0x1006771, 0x1006771]])]
+
+
+@pytest.fixture
+def russian_keyboard() -> Iterator[VirtualDisplay]:
+    from deskreel.xvfb import set_keyboard_layout
+
+    with VirtualDisplay() as display:
+        set_keyboard_layout(display.display, "ru")
+        yield display
+
+
+def test_a_non_latin_layouts_keys_type_their_characters(russian_keyboard, tmp_path):
+    # a person on a Russian layout: each key's keysym is a legacy one (Cyrillic_pe), not a
+    # Unicode keysym; xdotool presses the layout's own keys for them, binding nothing
+    display = russian_keyboard.display
+    db = tmp_path / "r.db"
+    with recording(display, db):
+        xdotool(display, "key", "--delay", "20", "Cyrillic_pe", "Cyrillic_er", "Cyrillic_i",
+                "space", "shift+Cyrillic_ze", "Cyrillic_zhe")
+    steps, _ = recorded(db)
+    assert steps == [{"action": "type", "text": "при Зж"}]
