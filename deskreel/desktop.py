@@ -13,7 +13,7 @@ import struct
 from dataclasses import replace
 from typing import Any
 
-from storage.grouping import DEFAULT_SETTINGS, InputSettings
+from storage.grouping import DEFAULT_SETTINGS, InputSettings, fits
 
 __all__ = ["read_input_settings", "parse_xsettings"]
 
@@ -28,9 +28,10 @@ def read_input_settings(conn: Any) -> InputSettings:
     settings = _keyboard(conn)
     desktop = _xsettings(conn)
     values = {name: value * unit for key, (name, unit) in _XSETTINGS.items()
-              if isinstance(value := desktop.get(key), int) and value > 0}
+              if isinstance(value := desktop.get(key), int) and fits(name, value * unit)}
     if values:
-        settings = replace(settings, sources=(*settings.sources, "xsettings"), **values)
+        settings = replace(settings.with_values(**values),
+                           sources=(*settings.sources, "xsettings"))
     return settings
 
 
@@ -47,10 +48,11 @@ def _keyboard(conn: Any) -> InputSettings:
     except xerror.XError:
         controls = None
     if controls is not None:
-        return replace(base, repeat_delay=controls.repeat_delay / 1000,
-                       repeat_interval=controls.repeat_interval / 1000,
-                       repeat=bool(controls.enabled_controls & _REPEAT_KEYS),
-                       sources=("xkb",)).with_mask(bytes(controls.per_key_repeat))
+        return replace(base, repeat=bool(controls.enabled_controls & _REPEAT_KEYS),
+                       sources=("xkb",)).with_values(
+            repeat_delay=controls.repeat_delay / 1000,
+            repeat_interval=controls.repeat_interval / 1000,
+        ).with_mask(bytes(controls.per_key_repeat))
     core = conn.get_keyboard_control()
     return replace(base, repeat=bool(core.global_auto_repeat),
                    sources=("core",)).with_mask(bytes(core.auto_repeats))

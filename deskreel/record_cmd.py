@@ -18,7 +18,7 @@ from .errors import EXIT_OK, UserError
 from .table import format_bytes, format_duration
 
 from storage import Step
-from storage.grouping import InputSettings, Thresholds
+from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
 
 if TYPE_CHECKING:
     from recorder.reduce import Reduced
@@ -115,14 +115,14 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given:
     events than before (a new hover, a double click now two clicks) has none: record
     again for those.
     """
-    from recorder.reduce import Thresholds, reduce_events
+    from recorder.reduce import reduce_events
 
     chosen = _thresholds(given)
     th = Thresholds(**{k: v for k, v in chosen.items() if k in _THRESHOLDS})
     with open_db(db) as store:
         rec = store.recording(ref)
-        settings = replace(rec.input_settings,
-                           **{k: v for k, v in chosen.items() if k in _SETTINGS})
+        settings = rec.input_settings.with_values(
+            **{k: v for k, v in chosen.items() if k in _SETTINGS})
         old = store.steps(rec.id)
         if any(st.action.text and "{{secret:" in st.action.text for st in old):
             raise UserError(f"recording {rec.id} {rec.name!r} has redacted typing, whose key "
@@ -142,14 +142,19 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given:
 
 
 def _thresholds(given: dict[str, float | None]) -> dict[str, float]:
-    """The thresholds given on the command line; a negative one ends here with one line."""
+    """The thresholds and settings given on the command line; a value out of its range ends
+    here with one line."""
     out = {}
     for name, value in given.items():
         if value is None:
             continue
+        unit = "pixels" if name.endswith("distance") else "seconds"
+        option = f"--{name.replace('_', '-')}"
+        if name in SETTING_LIMITS and not fits(name, value):
+            low, high = SETTING_LIMITS[name]
+            raise UserError(f"{option} must be {unit} from {low:g} to {high:g}, got {value:g}")
         if not math.isfinite(value) or value < 0:
-            unit = "pixels" if name.endswith("distance") else "seconds"
-            raise UserError(f"--{name.replace('_', '-')} must be {unit} >= 0, got {value:g}")
+            raise UserError(f"{option} must be {unit} >= 0, got {value:g}")
         out[name] = value
     return out
 
@@ -179,19 +184,19 @@ def _carry_over(reduced: list[Reduced], old: list[Step]) -> list[Step]:
 # `deskreel reduce` options: each threshold, and the input settings a person may know
 # better than the recording (an old recording's repeat delay, an application's own
 # double-click time).
-_THRESHOLDS = {f.name: f for f in fields(Thresholds)}
-_SETTINGS = {f.name: f for f in fields(InputSettings) if f.type == "float"}
+_THRESHOLDS = {f.name: f.default for f in fields(Thresholds)}
+_SETTINGS = {name: getattr(DEFAULT_SETTINGS, name) for name in SETTING_LIMITS}
 
 
 def _add_threshold_options() -> None:
-    for f in _THRESHOLDS.values():
+    for name, default in _THRESHOLDS.items():
         reduce.params.append(click.Option(
-            [f"--{f.name.replace('_', '-')}"], type=float, default=None,
-            help=f"threshold {f.name} (default {f.default})"))
-    for f in _SETTINGS.values():
+            [f"--{name.replace('_', '-')}"], type=float, default=None,
+            help=f"threshold {name} (default {default})"))
+    for name, default in _SETTINGS.items():
         reduce.params.append(click.Option(
-            [f"--{f.name.replace('_', '-')}"], type=float, default=None,
-            help=f"{f.name} instead of the recording's own (X's default {f.default})"))
+            [f"--{name.replace('_', '-')}"], type=float, default=None,
+            help=f"{name} instead of the recording's own (without one: {default})"))
 
 
 _add_threshold_options()

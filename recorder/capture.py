@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from deskreel.x11 import connect
+from storage.grouping import SERVER_TICK
 from storage.keys import keysym_char, keysym_name
 
 __all__ = ["InputCapture", "Keymap", "ClockSync", "keymap_changes"]
@@ -43,9 +44,11 @@ class ClockSync:
         self._wraps = 0
 
     def local(self, server_ms: int) -> float:
-        """The local time of a server timestamp. Never earlier than the one before: events
-        keep their order, and those sharing a timestamp share a time (the reducer tells
-        autorepeat by that), when a quicker arrival lowers the offset meanwhile."""
+        """The local time of a server timestamp. Events keep their order and what tells
+        them apart, when a quicker arrival lowers the offset meanwhile: those sharing a
+        timestamp share a time (the reducer tells autorepeat by that), and a later
+        timestamp is at least a tick later."""
+        tie = server_ms == self._last_ms
         if self._last_ms is not None and server_ms < self._last_ms - 2**31:
             self._wraps += 1  # the 32-bit server clock wrapped (every 49.7 days)
         self._last_ms = server_ms
@@ -53,7 +56,8 @@ class ClockSync:
         offset = self._clock() - server
         if self._offset is None or offset < self._offset:
             self._offset = offset
-        self._last = max(server + self._offset, self._last)
+        if not tie:
+            self._last = max(server + self._offset, self._last + SERVER_TICK)
         return self._last
 
 
@@ -70,6 +74,7 @@ class Keymap:
         first = display.display.info.min_keycode
         count = display.display.info.max_keycode - first + 1
         rows = display.get_keyboard_mapping(first, count)
+        keysym_char(0x6C1)  # a legacy keysym: libxkbcommon loads now, not in the callback
         return cls({first + i: list(row) for i, row in enumerate(rows)})
 
     def remap(self, first: int, rows: list[list[int]]) -> None:
@@ -220,7 +225,9 @@ def keymap_changes(data: bytes, *, swapped: bool) -> list[tuple[int, list[list[i
         (length,) = struct.unpack_from(order + "H", data, at + 2)
         if length == 0 or at + 4 * length > len(data):
             break  # a BIG-REQUESTS length, which this request never needs, or a cut one
-        if opcode == _CHANGE_KEYBOARD_MAPPING:
+        # RECORD hands requests over before the server checks them: skip one whose
+        # keysyms would not fit in its length (the server will refuse it too)
+        if opcode == _CHANGE_KEYBOARD_MAPPING and 8 + 4 * count * data[at + 5] <= 4 * length:
             first, per = data[at + 4], data[at + 5]
             syms = struct.unpack_from(f"{order}{count * per}I", data, at + 8)
             out.append((first, [list(syms[n * per:(n + 1) * per]) for n in range(count)]))

@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from storage import RawEvent
+from storage.grouping import DEFAULT_SETTINGS, InputSettings
 from storage.keys import is_modifier
 from storage.vocabulary import Action, secret
 
-from .reduce import DEFAULT_SETTINGS, InputSettings, Reduced, reduce_events
+from .reduce import Reduced, reduce_events
 
 if TYPE_CHECKING:
     import numpy as np

@@ -29,9 +29,10 @@ Decisions the issue left to us:
   least the repeat delay (less one repeat interval, for our clock's mapping of server
   times): no server repeats sooner, while xdotool and fast typists re-press a key within
   a millisecond of its release. Repeats lengthen the hold and never add characters.
-- A key held at least the repeat delay is `key` with `duration`: held that long it
-  repeated (or would have), so the application saw more than one press. A shorter hold
-  is a tap: a printable character joins the typing.
+- A printable key that repeats, held at least the repeat delay, is `key` with `duration`:
+  it repeated, so the application saw more than one press. Held shorter, or a key that
+  does not repeat, it typed its character once, and joins the typing. Any other key (a
+  chord, Return, a modifier alone) held at least the repeat delay keeps its `duration`.
 - Cut short by the recording's edges: a key never released counts as tapped, a left
   button never released is left_mouse_down; releases of earlier presses are ignored.
 - Chords and with_key spell modifiers in one fixed order (ctrl, alt, shift, super, ...),
@@ -54,8 +55,6 @@ from storage.vocabulary import MAX_KEY_HOLD, MAX_SCROLL, MAX_WAIT, Action, Actio
 
 __all__ = ["DEFAULT_SETTINGS", "DEFAULT_THRESHOLDS", "Carry", "InputSettings", "Reduced",
            "Thresholds", "reduce_events", "reduce_piece"]
-
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +149,7 @@ class _KeyPress:
     up: int | None
     keysym: str | None
     char: str
+    keycode: int | None
 
 
 def _keyboard_actions(events: Sequence[RawEvent], presses: list[_KeyPress],
@@ -190,7 +190,7 @@ def _key_presses(events: Sequence[RawEvent], settings: InputSettings) -> list[_K
             presses[n] = replace(presses[n], up=None)  # autorepeat: the same hold goes on
         else:
             latest[_key_id(e)] = len(presses)
-            presses.append(_KeyPress(i, None, e.keysym, e.char or ""))
+            presses.append(_KeyPress(i, None, e.keysym, e.char or "", e.keycode))
     return presses
 
 
@@ -202,15 +202,17 @@ def _repeats(press: _KeyPress, down: RawEvent, events: Sequence[RawEvent],
     if not settings.repeat_releases:
         return False  # this server's repeats are presses alone: a release ended the press
     released, began = events[press.up].t, events[press.down].t
-    return (settings.repeats(down.keycode) and abs(down.t - released) < SERVER_TICK
+    return (settings.repeats(down.keycode) and abs(down.t - released) < SERVER_TICK / 2
             and down.t - began >= settings.repeat_delay - settings.repeat_interval)
 
 
 def _is_typed(press: _KeyPress, events: Sequence[RawEvent], held: list[tuple[str, ...]],
               settings: InputSettings) -> bool:
+    """A character typed once: a held key that repeats typed more, and is a `key`."""
     return (press.char.isprintable() and press.char != ""
             and set(held[press.down]) <= _TYPING_MODIFIERS
-            and _hold(press, events) < settings.repeat_delay)
+            and (_hold(press, events) < settings.repeat_delay
+                 or not settings.repeats(press.keycode)))
 
 
 def _ends_burst(previous: _KeyPress, press: _KeyPress, events: Sequence[RawEvent],

@@ -87,9 +87,10 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
     mode = "verify" if options.verify else "replay"
+    spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
     run_id = writer.start_run(recording.id, mode=mode, options=_options_json(options))
     run = _Run(steps, options, progress, clock)
-    run.spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
+    run.spacing = spacing
     run.frames = Frames(store, writer, name)
     run.masks = masks
     injector: Injector | None = None

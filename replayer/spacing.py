@@ -16,12 +16,15 @@ from dataclasses import dataclass, field
 
 from storage import Action
 from storage.grouping import DEFAULT_THRESHOLDS, InputSettings, Thresholds
-from storage.vocabulary import CLICKS, POINTER_ACTIONS
+from storage.vocabulary import POINTER_ACTIONS
+
+from .execute import BUTTONS
 
 __all__ = ["Spacing"]
 
-_BUTTONS = {"left_click": 1, "double_click": 1, "triple_click": 1, "middle_click": 2,
-            "right_click": 3}
+# the button each action presses first: a click, or a drag's or long press's left button
+# (an application counts a press that starts a drag into a multi-click as well)
+_PRESSES = {**BUTTONS, "left_click_drag": 1, "left_mouse_down": 1}
 # s beyond the multi-click time or the hover's rest: the X server stamps events in whole
 # milliseconds, and the press comes a few ms after the step starts (a move, a settle)
 MARGIN = 0.02
@@ -50,7 +53,7 @@ class Spacing:
         earliest = -math.inf
         if action.action in POINTER_ACTIONS and self.hovered is not None:
             earliest = self.hovered + self.hover_time + MARGIN
-        button = _BUTTONS.get(action.action)
+        button = _PRESSES.get(action.action)
         if button in self.pressed and point is not None:
             when, where = self.pressed[button]
             if math.dist(where, point) <= self.multi_click_distance:
@@ -62,5 +65,5 @@ class Spacing:
         if action.action not in POINTER_ACTIONS:
             return
         self.hovered = now if action.action == "mouse_move" else None
-        if action.action in CLICKS and point is not None:
-            self.pressed[_BUTTONS[action.action]] = (now, point)
+        if action.action in _PRESSES and point is not None:
+            self.pressed[_PRESSES[action.action]] = (now, point)

@@ -14,11 +14,21 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 __all__ = ["DEFAULT_SETTINGS", "DEFAULT_THRESHOLDS", "InputSettings", "SERVER_TICK",
-           "Thresholds"]
+           "SETTING_LIMITS", "Thresholds", "fits"]
 
-# X server timestamps count milliseconds: two events closer than this share a timestamp.
+# X server timestamps count milliseconds: events sharing one have one time (ClockSync), and
+# events a tick apart are at least this far apart.
 SERVER_TICK = 0.001
 _KEYCODES = 256  # the per-key repeat mask: one bit per keycode, 32 bytes
+# The numeric settings and the values they may take: what a desktop, a damaged recording
+# or `deskreel reduce --NAME` gives outside these is not a keyboard or a mouse anyone has
+# (a 20 s double-click time would hold every replay up between two clicks).
+SETTING_LIMITS: dict[str, tuple[float, float]] = {
+    "repeat_delay": (0.01, 10.0),  # s
+    "repeat_interval": (0.001, 10.0),  # s
+    "multi_click_time": (0.01, 5.0),  # s
+    "multi_click_distance": (0.0, 100.0),  # px
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +66,8 @@ class InputSettings:
         (a recording made before they were stored has none)."""
         if not isinstance(data, dict):
             return DEFAULT_SETTINGS
-        settings = DEFAULT_SETTINGS
-        for name in ("repeat_delay", "repeat_interval", "multi_click_time",
-                     "multi_click_distance"):
-            value = data.get(name)
-            if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                    and math.isfinite(value) and value >= 0:
-                settings = replace(settings, **{name: float(value)})
+        settings = DEFAULT_SETTINGS.with_values(**{name: data[name] for name in SETTING_LIMITS
+                                                   if name in data})
         for name in ("repeat", "repeat_releases"):
             if isinstance(data.get(name), bool):
                 settings = replace(settings, **{name: data[name]})
@@ -72,12 +77,26 @@ class InputSettings:
                        sources=tuple(str(s) for s in sources) if isinstance(sources, list)
                        else ())
 
+    def with_values(self, **values: Any) -> InputSettings:
+        """These settings with those of `values` that are numbers within SETTING_LIMITS;
+        any other value keeps the setting as it is."""
+        fit = {name: float(value) for name, value in values.items()
+               if fits(name, value)}
+        return replace(self, **fit)
+
     def with_mask(self, mask: bytes) -> InputSettings:
         """These settings with the per-key repeat bits of a 32-byte mask (XKB and core)."""
         return replace(self, repeating=_mask_keys(mask))
 
 
 DEFAULT_SETTINGS = InputSettings()
+
+
+def fits(name: str, value: Any) -> bool:
+    """Whether `value` may be the setting `name` (a number within its SETTING_LIMITS)."""
+    low, high = SETTING_LIMITS[name]
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value) and low <= value <= high
 
 
 def _mask_hex(keys: frozenset[int]) -> str:

@@ -155,9 +155,13 @@ def _xkbcommon_to_utf32() -> Any:
     import ctypes
     import ctypes.util
 
-    try:
-        library = ctypes.CDLL(ctypes.util.find_library("xkbcommon") or "libxkbcommon.so.0")
-    except OSError:
+    for name in ("libxkbcommon.so.0", ctypes.util.find_library("xkbcommon")):
+        try:
+            library = ctypes.CDLL(name)
+            break
+        except (OSError, TypeError):  # not there; None when find_library found nothing
+            continue
+    else:
         return None
     convert = library.xkb_keysym_to_utf32
     convert.argtypes, convert.restype = [ctypes.c_uint32], ctypes.c_uint32

@@ -86,7 +86,8 @@ class Recording:
     def input_settings(self) -> InputSettings:
         """What X said about input when it was recorded (its defaults where it said nothing:
         an imported script, a recording older than the stored settings)."""
-        return InputSettings.from_json(self.extra.get(INPUT_SETTINGS))
+        extra = self.extra if isinstance(self.extra, dict) else {}  # damaged: defaults
+        return InputSettings.from_json(extra.get(INPUT_SETTINGS))
 
 
 @dataclass(frozen=True, slots=True)

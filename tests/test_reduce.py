@@ -378,13 +378,15 @@ def xdotool_type(t: float, text: str, *, delay: float) -> list[RawEvent]:
     return typing(t, text, gap=delay, hold=delay / 2, shift_lead=0.0)
 
 
+@pytest.mark.parametrize("settings", [REPEAT, REPEAT_PAIRS], ids=["xinput2", "older"])
 @pytest.mark.parametrize("delay", [0.012, 0.001, 0.0])
 @pytest.mark.parametrize("text", ["Hello balloon 1000: aa bb ccc!",
                                   "Mississippi  committee 7788", "aaaa    zz"])
-def test_fast_typing_keeps_every_doubled_letter(text: str, delay: float) -> None:
+def test_fast_typing_keeps_every_doubled_letter(text: str, delay: float,
+                                                settings: InputSettings) -> None:
     # xdotool --delay 1 re-presses a key within a millisecond of releasing it, at the very
     # timestamp with --delay 0: held far shorter than any repeat delay, each is a press.
-    assert actions(xdotool_type(0, text, delay=delay)) == [typed(text)]
+    assert actions(xdotool_type(0, text, delay=delay), settings) == [typed(text)]
 
 
 def test_a_release_and_press_at_one_timestamp_is_a_repeat_only_after_the_delay() -> None:
@@ -411,9 +413,10 @@ def test_on_a_server_whose_repeats_are_presses_a_release_always_ends_a_press() -
                   repeat_releases=True),
 ], ids=["repeat-off", "no-repeat-bit"])
 def test_a_key_that_does_not_repeat_is_pressed_again(settings: InputSettings) -> None:
-    # the same timestamp after a long hold, but the server never repeats this key
+    # the same timestamp after a long hold, but the server never repeats this key: two
+    # presses, each typing its character once
     evs = key_down(0, "a", "a") + key_up(0.5, "a") + key_down(0.5, "a", "a") + key_up(0.6, "a")
-    assert actions(evs, settings) == [key("a", 0.5), typed("a")]
+    assert actions(evs, settings) == [typed("aa")]
 
 
 @pytest.mark.parametrize(("delay", "expected"), [
@@ -638,3 +641,12 @@ def test_a_key_pressed_between_two_button_presses_parts_them(between: list[RawEv
                                    scroll_amount=2)]
     clicks = events(click(0, 10, 20), between, click(0.3, 10, 20))
     assert actions(clicks) == [at("left_click", 10, 20), *expected, at("left_click", 10, 20)]
+
+
+@pytest.mark.parametrize("settings", [InputSettings(repeat=False),
+                                      InputSettings(repeating=frozenset({1, 2}))],
+                         ids=["repeat-off", "no-repeat-bit"])
+def test_a_long_hold_of_a_key_that_does_not_repeat_types_it_once(settings: InputSettings
+                                                                  ) -> None:
+    assert actions(tap(0, "a", "a", hold=0.9), settings) == [typed("a")]
+    assert actions(tap(0, "Return", hold=0.9), settings) == [key("Return", 0.9)]

@@ -23,6 +23,18 @@ def test_a_click_near_the_last_one_of_its_button_waits_out_the_multi_click_time(
     assert spacing.not_before(Action("key", text="a"), None) == -math.inf
 
 
+def test_a_drag_or_long_press_after_a_click_there_waits_too():
+    # an application counts the press that starts a drag into a multi-click as well
+    spacing = Spacing(multi_click_time=0.5, multi_click_distance=5)
+    spacing.done(click(), (100, 100), now=1.0)
+    drag = Action("left_click_drag", start_coordinate=(101, 100), coordinate=(300, 300))
+    assert spacing.not_before(drag, drag.target) == 1.5 + MARGIN
+    spacing.done(drag, drag.target, now=2.0)
+    assert spacing.not_before(click(), (100, 100)) == 2.5 + MARGIN
+    assert spacing.not_before(Action("left_mouse_down", coordinate=(100, 100)),
+                              (100, 100)) == 2.5 + MARGIN
+
+
 def test_pointer_input_after_a_hover_waits_for_the_hover_to_rest():
     spacing = Spacing(multi_click_time=0.5, multi_click_distance=5, hover_time=1.0)
     spacing.done(Action("mouse_move", coordinate=(10, 10)), (10, 10), now=3.0)
