@@ -21,6 +21,7 @@ import pytest
 from deskreel.xvfb import VirtualDisplay
 from storage import open_store
 from storage.grouping import InputSettings
+from tests.commands import deskreel
 
 pytestmark = pytest.mark.skipif(shutil.which("xdotool") is None,
                                 reason="xdotool is not installed (apt-get install xdotool)")
@@ -64,17 +65,24 @@ def recorded(db: Path) -> tuple[list[dict], InputSettings]:
 
 
 @pytest.mark.parametrize("delay", ["12", "1"])
-def test_xdotool_typing_at_any_delay_keeps_every_letter(xvfb, sample_app, tmp_path, delay):
+def test_xdotool_typing_at_any_delay_keeps_every_letter(xvfb, launch_app, tmp_path, delay):
     texts = ["Hello balloon 1000: aa bb ccc!", "Mississippi  committee 7788"]
+    x, y = launch_app().center("entry")
     db = tmp_path / "r.db"
     with recording(xvfb.display, db):
-        for n, text in enumerate(texts):
-            if n:
-                time.sleep(1.7)  # more than type-pause: one `type` per text
+        xdotool(xvfb.display, "mousemove", str(x), str(y), "click", "1")
+        for text in texts:
+            time.sleep(1.7)  # more than type-pause: one `type` per text
             xdotool(xvfb.display, "type", "--delay", delay, text)
     steps, _ = recorded(db)
     assert [s for s in steps if s["action"] == "type"] == [
         {"action": "type", "text": text} for text in texts]
+    # and the recording replays it exactly, into the same app started afresh
+    fresh = launch_app(geometry="+0+0")
+    done = deskreel("replay", db, "--speed", "4", env=xvfb.env())
+    assert done.returncode == 0, done.stderr
+    typed = "".join(texts)
+    fresh.wait_for(lambda e: e.get("widget") == "entry" and e.get("value") == typed)
 
 
 def test_characters_the_layout_lacks_are_read_through_their_binding(xvfb, sample_app,
