@@ -44,7 +44,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import make_anchor_corpus as corpus
 
-from deskreel.matching import hints_after, locate
+from matching import hints_after, locate
 
 THRESHOLD, MARGIN = 0.85, 0.05  # replayer/anchoring.py's defaults
 TOLERANCE = 3  # px from the expected point that still counts as correct

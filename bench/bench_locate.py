@@ -19,7 +19,7 @@ from functools import partial
 import cv2
 import numpy as np
 
-from deskreel.matching import choose_anchor, locate
+from matching import choose_anchor, locate
 
 Image = np.ndarray
 Places = dict[str, tuple[int, int]]

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from deskreel.xvfb import VirtualDisplay  # noqa: E402
+from xsession.xvfb import VirtualDisplay  # noqa: E402
 from storage import open_store  # noqa: E402
 
 
@@ -40,7 +40,7 @@ def blast(display: str, rate: int, seconds: float, out) -> None:
     from Xlib import X
     from Xlib.ext import xtest
 
-    from deskreel.x11 import connect
+    from xsession.display import connect
 
     conn = connect(display, extensions=("XTEST",))
     keycode = conn.keysym_to_keycode(ord("x"))

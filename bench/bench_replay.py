@@ -31,10 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from deskreel.x11 import connect
-from deskreel.xvfb import VirtualDisplay
+from xsession.display import connect
+from xsession.xvfb import VirtualDisplay
 from recorder.capture import InputCapture
-from replayer import Injector, Progress, ReplayOptions, execute, replay
+from replayer import Injector, Progress, ReplayOptions
+from replayer.execute import execute
+from replayer.replay import replay
 from storage import Action, Step, open_store
 
 ONSETS = ("key_down", "motion")  # the first event of a key step and of a pointer step

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 import recorder.reduce as reduction
-from deskreel.xvfb import VirtualDisplay
+from xsession.xvfb import VirtualDisplay
 from storage import RawEvent
 from tests.roundtrip import FASTEST, Outcome, canonical, mismatches
 from tests.roundtrip import round_trip, scripts

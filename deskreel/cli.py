@@ -17,11 +17,17 @@ from storage import (ActionError, KeyNameError, ScriptError, StorageError, Store
                      parse_script)
 
 from . import __version__
-from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError
+from recorder.errors import RecordError
+from replayer.errors import ReplayError
+from xsession.display import DisplayError
+
+from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError, exit_code
 from .table import format_bytes, format_duration, render_table
 
+# Each layer's own errors a user can hit (recorder and replayer: only their light modules)
 USER_ERRORS: tuple[type[Exception], ...] = (UserError, StorageError, ScriptError, ActionError,
-                                            KeyNameError)
+                                            KeyNameError, DisplayError, RecordError,
+                                            ReplayError)
 
 DB_HELP = "a deskreel database file (created if missing) or an SQLAlchemy URL"
 
@@ -44,7 +50,7 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except USER_ERRORS as err:
         click.echo(f"deskreel: {err}", err=True)
-        return getattr(err, "exit_code", EXIT_USAGE)
+        return exit_code(err)
     except SQLAlchemyError as err:  # a database that broke after it opened
         click.echo(f"deskreel: {database_failure(err)}", err=True)
         return EXIT_USAGE

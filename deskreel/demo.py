@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from .xvfb import VirtualDisplay
+from xsession.xvfb import VirtualDisplay
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_APP = ROOT / "samples" / "app.py"

@@ -91,7 +91,7 @@ def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
     """Remove what a step typed: its text becomes {{secret:N}}, its frames and key events go."""
     from storage.redaction import redact_steps
 
-    from .hiding import hide_in_stored_frames
+    from xsession.hiding import hide_in_stored_frames
 
     with open_db(db) as store:
         rec = store.recording(ref)

@@ -1,4 +1,9 @@
-"""Exit codes, and the error a user can hit that ends in one line instead of a traceback."""
+"""Exit codes, and the errors a user can hit that end in one line instead of a traceback.
+
+Only the command line knows exit codes: the layers below raise their own typed errors
+(`StorageError`, `DisplayError`, `RecordError`, `ReplayError`, ...) and return verdicts,
+and `exit_code` maps both.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1  # a replay step or a verification failed
 EXIT_USAGE = 2  # bad input or usage: a file, a script, an option, a missing display
 EXIT_INTERRUPTED = 130  # SIGINT, SIGTERM or the abort chord
+# a replay's verdict (replayer.ReplayOutcome.status) as the process's exit code
+EXIT_FOR_VERDICT = {"passed": EXIT_OK, "failed": EXIT_FAILED, "aborted": EXIT_INTERRUPTED}
 
 
 class UserError(Exception):
@@ -23,7 +30,12 @@ class UserError(Exception):
         self.details = details or {}
 
 
-class Interrupted(UserError):
-    """The person stopped us: SIGINT, SIGTERM, the abort chord, a pointer thrown to a corner."""
 
-    exit_code = EXIT_INTERRUPTED
+def exit_code(err: BaseException) -> int:
+    """The exit code of an error the user can hit: 130 when the person stopped a replay,
+    a UserError's own, else 2 (bad input or usage)."""
+    from replayer.errors import Interrupted
+
+    if isinstance(err, Interrupted):
+        return EXIT_INTERRUPTED
+    return err.exit_code if isinstance(err, UserError) else EXIT_USAGE

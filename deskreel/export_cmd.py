@@ -14,7 +14,7 @@ from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
 from .export import (DIALECTS, FORMATS, ExportOptions, Summary, enabled_actions,
                      off_screen_step, write_dataset)
-from .report.atomic import write_private
+from xsession.files import write_private
 
 
 def _size(ctx: click.Context, param: click.Parameter, value: str | None

@@ -53,7 +53,7 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
     from recorder import Recorder, RecordOptions
     from recorder.privacy import DEFAULT_DENY, DenyList
 
-    from .x11 import connect
+    from xsession.display import connect
 
     try:
         deny_list = DenyList((DEFAULT_DENY if not no_default_deny else ()) + deny)

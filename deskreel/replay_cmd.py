@@ -8,8 +8,9 @@ import click
 from click.core import ParameterSource
 
 from .cli import DB_HELP, cli, open_db
-from .errors import EXIT_OK, UserError
-from .replay_defaults import DEFAULT_ABORT_KEY, DEFAULT_THRESHOLD, DEFAULT_TIMEOUT, ON_MISSING
+from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
+from matching.defaults import DEFAULT_THRESHOLD
+from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
 
 
 @cli.command("replay")
@@ -69,7 +70,7 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
     Exit codes: 0 all steps done, 1 a step failed, 2 bad input, 130 aborted.
     """
     from replayer import AnchorOptions, Progress, ReplayOptions, select_steps
-    from replayer import replay as run_replay
+    from replayer.replay import replay as run_replay
     from replayer.verify import VerifyOptions
     from storage import open_store, parse_chord
 
@@ -112,7 +113,7 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
                              results=writer, progress=Progress(total=len(steps), quiet=quiet))
         if outcome.run_id is not None and (junit or report_dir):
             _write_outputs(writer, recording, outcome.run_id, steps, junit, report_dir)
-    return outcome.exit_code
+    return EXIT_FOR_VERDICT[outcome.status]
 
 
 def _write_outputs(store, recording, run_id: int, steps, junit: Path | None,
@@ -140,7 +141,7 @@ def _write_outputs(store, recording, run_id: int, steps, junit: Path | None,
 def _check_outputs(junit: Path | None, report_dir: Path | None) -> None:
     """Refuse output paths that cannot be written before any input is sent: the checks that
     `deskreel report` makes, naming the option."""
-    from deskreel.report.atomic import check_writable
+    from deskreel.report.writable import check_writable
     from deskreel.report.html import check_report_dir
 
     for option, path, check in (("--junit", junit, check_writable),
@@ -194,7 +195,7 @@ replay.__doc__ = (replay.__doc__ or "") + f"\n    DB is {DB_HELP}."
 def release_all(display: str | None) -> int:
     """Release every key and mouse button the X server reports held down, and put back the
     keycodes a killed replay left re-bound."""
-    from deskreel.x11 import connect
+    from xsession.display import connect
     from replayer import release_held
 
     conn = connect(display, extensions=("XTEST",))

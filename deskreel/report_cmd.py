@@ -32,7 +32,7 @@ def report(db: str, ref: str | None, run_id: int | None, last_run: bool, out: Pa
     recording alone: its steps, frames, anchors and windows.
     """
     from .report import write_junit, write_report
-    from .report.atomic import check_writable
+    from .report.writable import check_writable
 
     if run_id is not None and last_run:
         raise UserError("give --run ID or --last-run, not both")

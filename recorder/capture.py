@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from deskreel.x11 import connect
+from xsession.display import connect
 from storage.grouping import SERVER_TICK
 from storage.keys import keysym_char, keysym_name
 

@@ -108,7 +108,7 @@ class TypedOnScreen:
     def add(self, before: np.ndarray, after: np.ndarray) -> None:
         """A redacted typing step's screens before and after it (RGB, what typed earlier
         already painted out): the part of them that changed is kept."""
-        from deskreel.hiding import typed_regions
+        from xsession.hiding import typed_regions
 
         boxes = typed_regions(before, after) if before.shape == after.shape else []
         if not boxes:
@@ -121,7 +121,7 @@ class TypedOnScreen:
     def hide(self, rgb: np.ndarray) -> np.ndarray:
         """`rgb` with the typing kept painted back to how it was before, where it still shows
         (a copy; `rgb` itself when none shows); typing it no longer shows is forgotten."""
-        from deskreel.hiding import hide_typed_text
+        from xsession.hiding import hide_typed_text
 
         shown, showing = rgb, []
         for typed in self._typed:

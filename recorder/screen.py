@@ -178,8 +178,8 @@ class ScreenCapture:
         self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        from deskreel.grab import Grabber
-        from deskreel.x11 import connect
+        from xsession.grab import Grabber
+        from xsession.display import connect
 
         conn = connect(self._name)
         grabber = Grabber(self._name) if self.frames else None

@@ -22,15 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from deskreel.desktop import read_input_settings
-from deskreel.errors import UserError
-from deskreel.images import encode_png, encode_webp, pixel_hash
-from deskreel.x11 import display_name
+from xsession.settings import read_input_settings
+from xsession.images import encode_png, encode_webp, pixel_hash
+from xsession.display import display_name
 from storage import Anchor, RawEvent, Step, StorageError, Store
 from storage.values import INPUT_SETTINGS
 
 from .capture import InputCapture
 from .chords import ChordFilter
+from .errors import RecordError, WriteFailed
 from .privacy import DenyList, Redactor, TypedOnScreen
 from .reduce import DEFAULT_THRESHOLDS, Carry, Reduced, Thresholds, reduce_piece
 from .screen import WINDOW_POLL, Frame, FrameTimeline, ScreenCapture, WindowInfo
@@ -43,10 +43,6 @@ DEFAULT_PAUSE_KEY = "ctrl+alt+Home"
 BATCH_ROWS = 100
 BATCH_SECONDS = 0.1
 HOLDBACK = 3 * WINDOW_POLL  # s events wait, so a denied window is known before they are kept
-
-
-class WriteFailed(UserError):
-    """The database refused a write (a full disk, a lost server): the recording stops."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +223,7 @@ class Recorder:
                          "captured so far is kept")
                 return "X server gone"
             if self.screen.error is not None:
-                raise UserError(f"screen capture failed: {self.screen.error}")
+                raise RecordError(f"screen capture failed: {self.screen.error}")
 
     def _take(self, *, timeout: float) -> None:
         """Move queued events into the hold-back queue; they stay on the monotonic clock
@@ -482,7 +478,7 @@ class Recorder:
 
 def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
     """Cut from the pixels stored as the step's before-frame."""
-    from deskreel.matching import choose_anchor
+    from matching import choose_anchor
 
     x, y = target
     if not (0 <= x < pixels.shape[1] and 0 <= y < pixels.shape[0]):

@@ -1,6 +1,6 @@
 """Re-anchoring: find a step's target on today's screen before acting on it, or refuse.
 
-Each pointer step that has an anchor is looked for in a fresh grab (deskreel.matching does
+Each pointer step that has an anchor is looked for in a fresh grab (matching does
 the search: a window around the recorded place, a coarse full-screen pass, then scales).
 A target that is not there yet is looked for again until the timeout, so a slow UI needs
 no hand-tuned sleeps and a fast one is not slowed down. Scales (0.8x-1.25x) are searched
@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskreel.grab import Grabber
-from deskreel.images import decode_image, encode_png
-from deskreel.matching import DISTINCT_MARGIN, Located, Recorded, hints_after, locate
-from deskreel.replay_defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD, DEFAULT_TIMEOUT
-from deskreel.report.atomic import write_private
+from xsession.grab import Grabber
+from xsession.images import decode_image, encode_png
+from matching import DISTINCT_MARGIN, Located, Recorded, hints_after, locate
+from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
+from xsession.files import write_private
+
+from .defaults import DEFAULT_TIMEOUT
 from storage import StorageError, Step
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_THRESHOLD", "DEFAULT_TIMEOUT"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from deskreel.grab import Grabber
-from deskreel.images import decode_image, encode_webp, pixel_hash
+from xsession.grab import Grabber
+from xsession.images import decode_image, encode_webp, pixel_hash
 from storage import StorageError, Store
 
 __all__ = ["Frames"]

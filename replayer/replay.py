@@ -14,16 +14,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskreel.desktop import read_input_settings
-from deskreel.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Interrupted, UserError
-from deskreel.replay_defaults import ON_MISSING
-from deskreel.report.outcome import BEST_MATCH, CROPS
-from deskreel.x11 import connect, display_name
-from storage import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Recording, StorageError, Step,
+from xsession.settings import read_input_settings
+from xsession.display import connect, display_name
+from storage import (Evidence, Recording, StorageError, Step,
                      StepResult, Store)
 
 from .anchoring import AnchorOptions, Finding, Locator
 from .ask import ask
+from .defaults import ON_MISSING
+from .errors import Interrupted, ReplayError
 from .execute import Gestures, execute, missing_env
 from .frames import Frames
 from .progress import Progress
@@ -55,10 +54,11 @@ class ReplayOptions:
 
 @dataclass(frozen=True, slots=True)
 class ReplayOutcome:
+    """The verdict of a replay (the command line turns it into an exit code)."""
+
     run_id: int | None
     status: str  # passed, failed, aborted
     results: list[StepResult]
-    exit_code: int
     message: str = ""
 
 
@@ -123,8 +123,7 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
             finally:  # the run ends even when its results cannot be written (a full disk)
                 writer.finish_run(run_id, run.status)
     progress.done(run.status, run.message)
-    code = {"passed": EXIT_OK, "failed": EXIT_FAILED, "aborted": EXIT_INTERRUPTED}[run.status]
-    return ReplayOutcome(run_id, run.status, run.results, code, run.message)
+    return ReplayOutcome(run_id, run.status, run.results, run.message)
 
 
 class _Run:
@@ -168,7 +167,7 @@ class _Run:
     def _one(self, step: Step, deadline: float) -> StepResult:
         began = self.clock()
         finding = self._find(step)
-        timing = {"late_ms": round((began - deadline) * 1000, 3)}
+        timing = {Evidence.LATE_MS: round((began - deadline) * 1000, 3)}
         if finding is not None and not finding.found:
             return self._missing(step, finding, began, timing)
         target = finding.located.point if finding else None
@@ -223,8 +222,9 @@ class _Run:
                             target=action.target, located=located, scale=scale, shift=shift,
                             region=action.region, masks=masks, options=verify,
                             earlier=before)
-        details = {**timing, "checks": [c.to_json() for c in checks],
-                   REPLAY_BEFORE: self.frames.save(before), REPLAY_AFTER: self.frames.save(screen)}
+        details = {**timing, Evidence.CHECKS: [c.to_json() for c in checks],
+                   Evidence.BEFORE: self.frames.save(before),
+                   Evidence.AFTER: self.frames.save(screen)}
         failed = [c for c in checks if not c.passed]
         if not failed:
             why = "the recording has no frames of this step" if step.after_frame is None \
@@ -232,7 +232,7 @@ class _Run:
             note = note or (f"{len(checks)} checks passed" if checks else
                             f"passed without comparing the screen: {why}")
             return self._result(step, "passed", note, began, finding, details)
-        details[REPLAY_DIFF] = self.frames.save(diff_image(screen, failed))
+        details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
         message = f"step {step.step} ({action.action}): the screen differs from the " \
             f"recording: " + "; ".join(c.describe() for c in failed)
         return self._result(step, "failed", message, began, finding, details)
@@ -285,9 +285,9 @@ class _Run:
         loc, anchor, screen = finding.located, step.anchor, self.locator.last_screen
         if (self.options.verify is None and self.options.report_dir is None) or screen is None:
             return {}
-        details = {REPLAY_BEFORE: self.frames.save(screen)}
+        details = {Evidence.BEFORE: self.frames.save(screen)}
         if loc.top_left is not None and anchor is not None:
-            details[BEST_MATCH] = [*loc.top_left, round(anchor.box[2] * loc.scale),
+            details[Evidence.BEST_MATCH] = [*loc.top_left, round(anchor.box[2] * loc.scale),
                                    round(anchor.box[3] * loc.scale)]
         return details
 
@@ -299,16 +299,17 @@ class _Run:
             saved = self.locator.save_crops(step, finding, report / "crops")
         except OSError as err:  # the report is a by-product: the verdict still stands
             return f" (crops not saved in {report / 'crops'}: {err.strerror or err})"
-        details[CROPS] = [p.relative_to(report).as_posix() for p in saved]
-        return f" (crops in the report: {', '.join(details[CROPS])})"
+        details[Evidence.CROPS] = [p.relative_to(report).as_posix() for p in saved]
+        return f" (crops in the report: {', '.join(details[Evidence.CROPS])})"
 
     def _result(self, step: Step, status: str, message: str, began: float,
                 finding: Finding | None, details: dict) -> StepResult:
         loc = finding.located if finding else None
         extra = dict(details)
         if finding is not None:
-            extra.update(locate_ms=round(finding.waited * 1000, 1), attempts=finding.attempts,
-                         searched=finding.located.searched)
+            extra.update({Evidence.LOCATE_MS: round(finding.waited * 1000, 1),
+                          Evidence.ATTEMPTS: finding.attempts,
+                          Evidence.SEARCHED: finding.located.searched})
         return StepResult(step=step.step, status=status, message=message,
                           t_start=began - self.start, t_end=self.clock() - self.start,
                           score=loc.score if loc else None, margin=loc.margin if loc else None,
@@ -330,7 +331,7 @@ def _check_env(steps: list[Step]) -> None:
         if step.action.action == "type":
             missing = missing_env(step.action.text or "")
             if missing:
-                raise UserError(f"step {step.step} (type) types {step.action.text!r} but "
+                raise ReplayError(f"step {step.step} (type) types {step.action.text!r} but "
                                 f"${missing[0]} is not set: export it before replaying")
 
 
@@ -354,7 +355,7 @@ def _dry_run(steps: list[Step], options: ReplayOptions, progress: Progress) -> R
         results.append(StepResult(step=step.step, status="skipped", t_start=deadline,
                                   t_end=deadline))
     progress.done("passed", "dry run: no input was sent")
-    return ReplayOutcome(None, "passed", results, EXIT_OK, "dry run")
+    return ReplayOutcome(None, "passed", results, "dry run")
 
 
 def _options_json(options: ReplayOptions) -> dict:

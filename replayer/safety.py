@@ -13,10 +13,11 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from deskreel.errors import Interrupted
-from deskreel.replay_defaults import DEFAULT_ABORT_KEY
-from deskreel.x11 import connect
+from xsession.display import connect
 from storage.keys import parse_chord
+
+from .defaults import DEFAULT_ABORT_KEY
+from .errors import Interrupted
 
 __all__ = ["DEFAULT_ABORT_KEY", "AbortSwitch", "AbortWatcher", "on_signals", "prompt_switches"]
 

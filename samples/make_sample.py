@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from deskreel.demo import SAMPLE, SampleApp
-from deskreel.xvfb import VirtualDisplay
+from xsession.xvfb import VirtualDisplay
 from samples.person import Person
 
 # what the recorder should make of the session below, step by step

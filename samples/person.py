@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from deskreel.x11 import connect
+from xsession.display import connect
 from replayer.xinput import Injector
 
 

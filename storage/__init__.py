@@ -4,10 +4,10 @@ from .edit import EditError, EditSummary, RecordingEdit, edit_recording
 from .keys import Chord, KeyNameError, parse_chord
 from .schema import SCHEMA_VERSION
 from .script import ScriptError, ScriptStep, parse_script, script_lines
-from .store import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, RESULT_FRAME_KEYS, NotFoundError,
+from .store import (NotFoundError,
                     StorageError, Store, open_store, utc)
 from .transfer import Copied, copy_recording
-from .values import Anchor, RawEvent, Recording, Run, Step, StepResult
+from .values import RESULT_FRAME_KEYS, Anchor, Evidence, RawEvent, Recording, Run, Step, StepResult
 from .vocabulary import ACTIONS, CLICKS, POINTER_ACTIONS, Action, ActionError
 
 __all__ = [
@@ -15,6 +15,5 @@ __all__ = [
     "ACTIONS", "CLICKS", "POINTER_ACTIONS", "SCHEMA_VERSION", "Action", "ActionError", "Anchor",
     "Chord", "KeyNameError", "NotFoundError", "RawEvent", "Recording", "Run", "ScriptError",
     "ScriptStep", "Step", "StepResult", "StorageError", "Store", "open_store", "parse_chord",
-    "parse_script", "script_lines", "RESULT_FRAME_KEYS", "REPLAY_BEFORE", "REPLAY_AFTER",
-    "REPLAY_DIFF", "utc",
+    "parse_script", "script_lines", "RESULT_FRAME_KEYS", "Evidence", "utc",
 ]

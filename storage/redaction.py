@@ -17,14 +17,15 @@ from typing import Any, Protocol
 from sqlalchemy import or_, select
 
 from . import schema as s
-from .store import RESULT_FRAME_KEYS, Store, insert_ignore, result_frames
+from .store import Store, insert_ignore, result_frames
+from .values import RESULT_FRAME_KEYS
 from .vocabulary import SECRET, Action, secret
 
 __all__ = ["HiddenFrame", "HideTyping", "redact_steps"]
 
 
 class HiddenFrame(Protocol):
-    """A frame with typed text painted over, encoded anew (deskreel.hiding makes them)."""
+    """A frame with typed text painted over, encoded anew (xsession.hiding makes them)."""
 
     data: bytes
     fmt: str

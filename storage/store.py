@@ -25,15 +25,10 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 
 from . import schema as s
-from .values import Anchor, RawEvent, Recording, Run, Step, StepResult
+from .values import RESULT_FRAME_KEYS, Anchor, RawEvent, Recording, Run, Step, StepResult
 from .vocabulary import Action
 
-__all__ = ["RESULT_FRAME_KEYS", "REPLAY_BEFORE", "REPLAY_AFTER", "REPLAY_DIFF",
-           "Store", "StorageError", "NotFoundError", "open_store", "utc"]
-
-# The step-result details that name frames (a replay's screens and its diff image).
-REPLAY_BEFORE, REPLAY_AFTER, REPLAY_DIFF = "replay_before", "replay_after", "diff"
-RESULT_FRAME_KEYS = (REPLAY_BEFORE, REPLAY_AFTER, REPLAY_DIFF)
+__all__ = ["Store", "StorageError", "NotFoundError", "open_store", "utc"]
 
 _MIGRATIONS = Path(__file__).with_name("migrations")
 _SCHEMA_LOCK = 0x6465736B7265656C  # "deskreel": the advisory lock around schema set-up

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 
 from .grouping import InputSettings
 from .vocabulary import Action
 
-__all__ = ["RawEvent", "EVENT_KINDS", "INPUT_SETTINGS", "Recording", "Step", "Anchor", "Run",
-           "StepResult"]
+__all__ = ["RawEvent", "EVENT_KINDS", "Evidence", "INPUT_SETTINGS", "RESULT_FRAME_KEYS",
+           "Recording", "Step", "Anchor", "Run", "StepResult"]
 
 EVENT_KINDS = ("key_down", "key_up", "button_down", "button_up", "motion")
 INPUT_SETTINGS = "input"  # the key of a recording's `InputSettings` in its `extra`
@@ -104,6 +105,26 @@ class Run:
     steps_failed: int = 0
 
 
+class Evidence(StrEnum):
+    """The keys of a step result's `details`: what a run found out about the step. They are
+    strings too, so details stay plain JSON."""
+
+    LATE_MS = "late_ms"  # ms from the step's deadline to its start
+    LOCATE_MS = "locate_ms"  # ms spent finding its target
+    ATTEMPTS = "attempts"  # looks at the screen for its target
+    SEARCHED = "searched"  # the stages that looked ("window+scales")
+    CHECKS = "checks"  # --verify's checks, each a JSON object
+    BEFORE = "replay_before"  # the frame of today's screen before the step
+    AFTER = "replay_after"  # and after it settled
+    DIFF = "diff"  # the frame that shows where it differed
+    BEST_MATCH = "best_match"  # [x, y, w, h] of a refused target's best match today
+    CROPS = "crops"  # paths of its crops, relative to the report
+
+
+# The evidence that names frames (a replay's screens and its diff image).
+RESULT_FRAME_KEYS = (Evidence.BEFORE, Evidence.AFTER, Evidence.DIFF)
+
+
 @dataclass(frozen=True, slots=True)
 class StepResult:
     """What happened to one step in a run."""
@@ -117,4 +138,4 @@ class StepResult:
     margin: float | None = None
     scale: float | None = None
     shift: tuple[int, int] | None = None
-    details: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict)  # Evidence -> JSON value

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from deskreel.xvfb import VirtualDisplay
+from xsession.xvfb import VirtualDisplay
 from tests.pg import pg_server, pg_url, store_url  # noqa: F401  (PostgreSQL fixtures)
 
 if TYPE_CHECKING:

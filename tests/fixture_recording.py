@@ -14,7 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from deskreel.images import encode_png, encode_webp, pixel_hash
+from xsession.images import encode_png, encode_webp, pixel_hash
 from storage import Action, Anchor, RawEvent, Step, Store, open_store
 
 SCREEN = (320, 200)

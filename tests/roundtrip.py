@@ -286,7 +286,8 @@ def round_trip(script: list[dict[str, Any]], *, speed: float, display: str, fold
                ) -> Outcome:
     """Import `script`, replay it at `speed` on `display` while recording, compare."""
     from recorder import RecordOptions, Recorder
-    from replayer import Progress, ReplayOptions, replay
+    from replayer import Progress, ReplayOptions
+    from replayer.replay import replay
     from storage import open_store
 
     db = folder / f"rt-{time.monotonic_ns()}.db"

@@ -151,8 +151,8 @@ def test_no_anchor_replays_raw_coordinates(launch_app, run_deskreel, xvfb, tmp_p
 def _missed_step_and_finding():
     import numpy as np
 
-    from deskreel.images import encode_png
-    from deskreel.matching import Located
+    from xsession.images import encode_png
+    from matching import Located
     from replayer.anchoring import Finding
     from storage import Action, Anchor, Step
 
@@ -176,7 +176,7 @@ def test_missing_target_message_says_where_the_best_match_was():
 def test_crops_are_private_and_an_existing_report_folder_keeps_its_mode(tmp_path):
     import numpy as np
 
-    from deskreel.images import decode_image
+    from xsession.images import decode_image
     from replayer.anchoring import Locator
 
     step, finding = _missed_step_and_finding()

@@ -12,7 +12,7 @@ from deskreel.edit_cmd import parse_steps
 from storage import (Action, EditError, RecordingEdit, StepResult, edit_recording,
                      open_store)
 from storage import schema as s
-from deskreel.images import encode_png
+from xsession.images import encode_png
 from tests.fixture_recording import build_recording, draw
 
 

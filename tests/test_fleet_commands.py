@@ -8,7 +8,7 @@ from sqlalchemy import select
 from deskreel.cli import run
 from storage import StepResult, open_store
 from storage import schema as s
-from storage.store import REPLAY_AFTER, REPLAY_BEFORE
+from storage import Evidence
 from tests.fixture_recording import build_recording
 
 TYPED = "hello world"  # step 3 of the fixture recording
@@ -44,7 +44,7 @@ def test_redact_then_doctor(store_url, capsys):
     fx = build_recording(store_url)
     with open_store(store_url) as store:  # a replay's screens of the typing step
         shots = {k: store.put_frame(f"replay {k}".encode(), width=1, height=1, fmt="webp")
-                 for k in (REPLAY_BEFORE, REPLAY_AFTER)}
+                 for k in (Evidence.BEFORE, Evidence.AFTER)}
         run_id = store.start_run(fx.recording_id, mode="verify", options={})
         store.add_step_results(run_id, [StepResult(3, "passed", details=shots)])
         store.finish_run(run_id, "passed")

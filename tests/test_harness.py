@@ -19,7 +19,7 @@ from Xlib import XK, X
 from Xlib.display import Display
 from Xlib.ext import xtest
 
-from deskreel.xvfb import VirtualDisplay, set_keyboard_layout
+from xsession.xvfb import VirtualDisplay, set_keyboard_layout
 
 if TYPE_CHECKING:
     from conftest import SampleApp

@@ -11,14 +11,14 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.images import decode_image, encode_png
-from deskreel.matching import (
+from xsession.images import decode_image, encode_png
+from matching import (
     AnchorChoice,
     Located,
     choose_anchor,
     locate,
 )
-from deskreel.xvfb import VirtualDisplay
+from xsession.xvfb import VirtualDisplay
 
 Image = np.ndarray
 Places = dict[str, tuple[int, int]]
@@ -372,7 +372,7 @@ def test_png_round_trip_is_lossless() -> None:
 
 
 def test_importing_matching_does_not_load_opencv() -> None:
-    code = "import sys, deskreel.matching; sys.exit('cv2' in sys.modules)"
+    code = "import sys, matching; sys.exit('cv2' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 

@@ -1,4 +1,4 @@
-"""Parts (deskreel/matching/parts.py) placing a target far from every textured part: the
+"""Parts (matching/parts.py) placing a target far from every textured part: the
 widget's box scales, but a list's rows keep to the font, so a part level with the target
 that says otherwise must stop the placement, unless a border shows it is another widget's.
 Synthetic screens, no X."""
@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.matching import parts as parts_module
-from deskreel.matching.parts import Parts
+from matching import parts as parts_module
+from matching.parts import Parts
 
 TARGET = (600, 300)  # in a flat stretch of a framed panel, 200 px from its marks
 
@@ -65,7 +65,7 @@ def test_a_part_level_with_a_far_target_must_agree_with_its_placement(
 def test_each_keeps_the_order_and_runs_nested_calls_inline():
     import threading
 
-    from deskreel.matching import search
+    from matching import search
 
     def inner(i: int) -> tuple[int, str]:
         # a nested _each on a worker must not wait on the pool it runs in (it would hang)
@@ -88,7 +88,7 @@ def test_each_keeps_the_order_and_runs_nested_calls_inline():
     ((106, 100), False),  # holding the scale moves it 6 px: they disagree with the scale
 ])
 def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_at, pinned):
-    from deskreel.matching.parts import Verdict, decide
+    from matching.parts import Verdict, decide
 
     class Judged:  # the parts' verdicts, as verify() would give them at a place
         def verify(self, gray, target, scale, *, fixed=False):
@@ -103,7 +103,7 @@ def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_a
 
 
 def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
-    from deskreel.matching.parts import _TEXTURE, _steps, _textured
+    from matching.parts import _TEXTURE, _steps, _textured
 
     rng = np.random.default_rng(5)
     for _ in range(100):

@@ -61,7 +61,7 @@ def test_deny_listed_window_focused_through_pointer_root_is_not_recorded(
     pointer, but the recorder saw no window and kept what was typed."""
     from Xlib import X
 
-    from deskreel.x11 import connect
+    from xsession.display import connect
 
     app = launch_app(title="Enter your password")
     db = tmp_path / "rec.db"
@@ -204,7 +204,7 @@ def typing_then_clicking_on(app):
 def entry_crops(db, app):
     """{(step, "before"/"after"): the entry as that stored frame shows it (bytes)}, and
     the steps, whose anchors must be crops of their before-frames."""
-    from deskreel.images import decode_image
+    from xsession.images import decode_image
 
     x, y, w, h = app.widgets["entry"]
     with open_store(db, create=False) as store:
@@ -225,7 +225,7 @@ def entry_crops(db, app):
 def test_redact_hides_the_typed_text_in_later_frames(launch_app, run_deskreel, xvfb,
                                                     tmp_path):
     """Regression: the clicks after the typing kept frames whose entry read the secret."""
-    from deskreel.hiding import hide_in_stored_frames
+    from xsession.hiding import hide_in_stored_frames
     from storage.redaction import redact_steps
 
     app = launch_app()
@@ -300,7 +300,7 @@ def test_typing_left_on_screen_is_painted_out_until_it_shows_no_more():
     a frame no longer shows them; then they are forgotten."""
     import numpy as np
 
-    from deskreel.hiding import hide_typed_text
+    from xsession.hiding import hide_typed_text
     from recorder.privacy import TypedOnScreen
     from tests.test_privacy_hiding import ENTRY, STATUS, crop, screen
 
@@ -361,7 +361,7 @@ def test_wal_and_shm_files_are_private_while_recording(sample_app, run_deskreel,
 def test_redact_also_forgets_what_replays_of_the_step_stored(tmp_path):
     import numpy as np
 
-    from deskreel.images import encode_webp, pixel_hash
+    from xsession.images import encode_webp, pixel_hash
     from storage import StepResult
     from storage.redaction import redact_steps
     from tests.fixture_recording import build_recording

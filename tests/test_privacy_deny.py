@@ -15,7 +15,7 @@ def prompt(display, wm_class, title="Authenticate"):
     """A bare window of this WM_CLASS (instance, class) holding the keyboard focus."""
     from Xlib import X
 
-    from deskreel.x11 import connect
+    from xsession.display import connect
 
     conn = connect(display)
     screen = conn.screen()

@@ -1,11 +1,11 @@
-"""Typed text hidden in later frames: deskreel.hiding on synthetic screens (pure), and
+"""Typed text hidden in later frames: xsession.hiding on synthetic screens (pure), and
 `redact_steps` painting it out of a real SQLite recording's later frames and anchors."""
 
 import cv2
 import numpy as np
 
-from deskreel.hiding import hide_in_stored_frames, hide_typed_text, typed_regions
-from deskreel.images import decode_image, encode_png, encode_webp, pixel_hash
+from xsession.hiding import hide_in_stored_frames, hide_typed_text, typed_regions
+from xsession.images import decode_image, encode_png, encode_webp, pixel_hash
 from storage import Action, Anchor, Step, open_store
 from storage.health import examine
 from storage.redaction import redact_steps

@@ -154,7 +154,7 @@ def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_
 
 
 def frame_pixels(db, key):
-    from deskreel.images import decode_image
+    from xsession.images import decode_image
 
     with open_store(db, create=False) as store:
         return decode_image(store.frame(key)[0])
@@ -162,7 +162,7 @@ def frame_pixels(db, key):
 
 def assert_anchor_is_on_its_before_frame(db, step):
     """The anchor is the before-frame's pixels at its box, and the target lies inside it."""
-    from deskreel.images import decode_image
+    from xsession.images import decode_image
 
     anchor = step.anchor
     assert anchor is not None, step
@@ -341,7 +341,7 @@ def test_record_refuses_server_without_record(tmp_path):
     import subprocess
     import sys
 
-    from deskreel.xvfb import VirtualDisplay
+    from xsession.xvfb import VirtualDisplay
 
     with VirtualDisplay(extensions=["-extension", "RECORD"]) as bare:
         done = subprocess.run([sys.executable, "-m", "deskreel", "record", tmp_path / "r.db"],

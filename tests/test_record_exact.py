@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from deskreel.xvfb import VirtualDisplay
+from xsession.xvfb import VirtualDisplay
 from storage import open_store
 from storage.grouping import InputSettings
 from tests.commands import deskreel
@@ -218,7 +218,7 @@ def test_keymap_changes_are_read_from_recorded_requests(swapped):
 
 @pytest.fixture
 def russian_keyboard() -> Iterator[VirtualDisplay]:
-    from deskreel.xvfb import set_keyboard_layout
+    from xsession.xvfb import set_keyboard_layout
 
     with VirtualDisplay() as display:
         set_keyboard_layout(display.display, "ru")
@@ -249,7 +249,7 @@ def test_a_request_from_a_client_of_the_other_byte_order_and_a_bad_one():
 
 
 def test_xsettings_are_read_in_either_byte_order_past_strings_and_colours():
-    from deskreel.desktop import parse_xsettings
+    from xsession.settings import parse_xsettings
 
     def setting(order: str, kind: int, name: bytes, value: bytes) -> bytes:
         return struct.pack(f"{order}BxH", kind, len(name)) + name + b"\0" * (-len(name) % 4) \

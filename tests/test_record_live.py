@@ -135,7 +135,7 @@ def test_input_right_after_ready_is_recorded(xvfb):
     from Xlib import X
     from Xlib.ext import xtest
 
-    from deskreel.x11 import connect
+    from xsession.display import connect
     from recorder.capture import InputCapture
 
     conn = connect(xvfb.display, extensions=("XTEST",))

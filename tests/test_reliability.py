@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deskreel.cli import run
-from deskreel.xvfb import VirtualDisplay
+from xsession.xvfb import VirtualDisplay
 from recorder.reduce import reduce_events
 from storage import Action, ScriptError, open_store, parse_script
 from storage.vocabulary import ACTIONS, SCROLL_DIRECTIONS

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from deskreel.x11 import connect
-from deskreel.xvfb import VirtualDisplay, set_keyboard_layout
+from xsession.display import connect
+from xsession.xvfb import VirtualDisplay, set_keyboard_layout
 from storage import open_store
 from samples.person import Person
 from tests.test_record import record_session
@@ -275,7 +275,7 @@ class _Reader:
 def test_frames_are_encoded_once_and_decoded_frames_are_bounded(monkeypatch):
     import numpy as np
 
-    from deskreel.images import encode_webp
+    from xsession.images import encode_webp
     frames_module = importlib.import_module("replayer.frames")
     from storage import StorageError
 
@@ -307,7 +307,7 @@ def test_ask_wakes_up_on_the_abort_switch():
     import os
     import threading
 
-    from deskreel.errors import Interrupted
+    from replayer.errors import Interrupted
     from replayer.ask import ask
     from replayer.safety import AbortSwitch
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 import time
 
-from deskreel.x11 import connect
-from deskreel.xvfb import VirtualDisplay
+from xsession.display import connect
+from xsession.xvfb import VirtualDisplay
 from storage import open_store
 from storage.keys import keysym_of
 from tests.commands import deskreel, imported

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from deskreel.cli import run
-from deskreel.images import encode_webp
+from xsession.images import encode_webp
 from deskreel.report import write_junit, write_report
 from storage import Action, Anchor, Step, StepResult, Store, open_store
 

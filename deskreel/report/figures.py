@@ -18,7 +18,7 @@ from pathlib import Path
 
 from storage import NotFoundError, Store
 
-from .atomic import write_private
+from xsession.files import write_private
 
 __all__ = ["Box", "ImageDir", "Pic", "figure", "frame_figure", "private_dir"]
 

@@ -17,12 +17,14 @@ from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
-from storage import (REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Recording, Run, Step, StepResult,
+from storage import (Evidence, Recording, Run, Step, StepResult,
                      Store)
 
 from ..errors import UserError
 from ..table import format_duration
-from .atomic import check_writable, write_private
+from xsession.files import write_private
+
+from .writable import check_writable
 from .figures import ImageDir, Pic, figure, frame_figure, private_dir
 from .outcome import (Outcome, checks_of, counts, outcomes, run_duration, step_label, step_width,
                       utc_text)
@@ -172,18 +174,18 @@ def _failure(first: Outcome, others: Sequence[Outcome], images: ImageDir, width:
         figures = [
             frame_figure(images, step.after_frame, "recorded after (yellow: expected)",
                          check_boxes(checks, today=False, failed_only=True), big=True),
-            frame_figure(images, d.get(REPLAY_AFTER), "replay after (red: compared, "
+            frame_figure(images, d.get(Evidence.AFTER), "replay after (red: compared, "
                          "yellow: expected)",
                          check_boxes(checks, today=True, failed_only=True), big=True,
                          absent="not kept")]
-        if d.get(REPLAY_DIFF):
-            figures.append(frame_figure(images, d.get(REPLAY_DIFF), "diff (red: compared "
+        if d.get(Evidence.DIFF):
+            figures.append(frame_figure(images, d.get(Evidence.DIFF), "diff (red: compared "
                                         "today, yellow: expected place)", big=True))
     else:
         figures = [
             frame_figure(images, step.before_frame, "recorded before (blue: anchor)",
                          anchor_boxes(step), big=True),
-            frame_figure(images, d.get(REPLAY_BEFORE), "replay before (red: best match)",
+            frame_figure(images, d.get(Evidence.BEFORE), "replay before (red: best match)",
                          match_box(step, result), big=True, absent="not kept")]
         if step.anchor is not None:
             figures.append(figure(images.png(step.anchor.png), "anchor crop"))
@@ -216,7 +218,7 @@ def _strip(steps: Sequence[Step], items: list[Outcome] | None, width: int) -> st
 
 def _replay_screen(results: Sequence[StepResult], images: ImageDir) -> str:
     for r in results:
-        pic: Pic | None = images.frame(r.details.get(REPLAY_AFTER))
+        pic: Pic | None = images.frame(r.details.get(Evidence.AFTER))
         if pic is not None:
             return f"{pic.width}x{pic.height}"
     return "unknown"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from storage import Recording, Run, Step, StepResult, utc
 
-from .atomic import write_private
+from xsession.files import write_private
 from .outcome import (Outcome, anchoring_facts, check_line, checks_of, counts,
                       outcomes, run_duration, step_label, step_width, timing_facts)
 

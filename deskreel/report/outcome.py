@@ -8,17 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from storage import Run, Step, StepResult, utc
+from storage import Evidence, Run, Step, StepResult, utc
 
-__all__ = ["BEST_MATCH", "CROPS", "Outcome", "anchoring_facts", "check_line", "checks_of",
+__all__ = ["Outcome", "anchoring_facts", "check_line", "checks_of",
            "counts", "outcomes", "run_duration", "step_label", "step_width", "timing_facts",
            "utc_text"]
-
-# Keys of a step result's details that a replay writes for the report, beside the frames'
-# (storage.RESULT_FRAME_KEYS): where the refused best match of a target not found was on
-# the replay's screen ([x, y, w, h]), and the crops saved for it (paths relative to the
-# report directory).
-BEST_MATCH, CROPS = "best_match", "crops"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +88,9 @@ def timing_facts(result: StepResult) -> list[tuple[str, str]]:
     d = result.details
     facts = [("started", f"{result.t_start:.3f} s"),
              ("duration", f"{max(0.0, result.t_end - result.t_start):.3f} s")]
-    facts += [(name, f"{_num(d[key], '.0f')} ms") for name, key in
-              (("late", "late_ms"), ("locate", "locate_ms")) if d.get(key) is not None]
+    timed = (("late", Evidence.LATE_MS), ("locate", Evidence.LOCATE_MS))
+    facts += [(name, f"{_num(d[key], '.0f')} ms") for name, key in timed
+              if d.get(key) is not None]
     return facts
 
 
@@ -107,13 +102,14 @@ def anchoring_facts(result: StepResult) -> list[tuple[str, str]]:
              if value is not None]
     if result.shift is not None:
         facts.append(("shift", f"{result.shift[0]:+d}, {result.shift[1]:+d} px"))
-    facts += [(key, str(d[key])) for key in ("searched", "attempts") if d.get(key) is not None]
+    facts += [(key, str(d[key])) for key in (Evidence.SEARCHED, Evidence.ATTEMPTS)
+              if d.get(key) is not None]
     return facts
 
 
 def checks_of(result: StepResult | None) -> list[dict[str, Any]]:
     """The verification checks a result holds (dicts, as `Check.to_json` wrote them)."""
-    checks = result.details.get("checks") if result else None
+    checks = result.details.get(Evidence.CHECKS) if result else None
     return [c for c in checks if isinstance(c, dict)] if isinstance(checks, list) else []
 
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from storage import REPLAY_AFTER, REPLAY_BEFORE, REPLAY_DIFF, Step, StepResult
+from storage import Evidence, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
-from .outcome import (BEST_MATCH, CROPS, Outcome, anchoring_facts, checks_of, step_label,
+from .outcome import (Outcome, anchoring_facts, checks_of, step_label,
                       timing_facts)
 
 __all__ = ["anchor_boxes", "badge", "check_boxes", "checks_table", "crop_figures", "match_box",
@@ -118,7 +118,7 @@ def match_box(step: Step, result: StepResult | None) -> list[Box]:
         return [Box(round(lx - ox * scale), round(ly - oy * scale),
                     round(anchor.box[2] * scale), round(anchor.box[3] * scale), "match", label),
                 Box(lx, ly, 0, 0, "point", "target today")]
-    best = _rect(result.details.get(BEST_MATCH))
+    best = _rect(result.details.get(Evidence.BEST_MATCH))
     if best is not None:  # the target was not found: where the best (refused) match was
         boxes = [Box(*best, kind="found", label=f"{label} (refused)")]
         if anchor is not None:
@@ -132,7 +132,7 @@ def match_box(step: Step, result: StepResult | None) -> list[Box]:
 def crop_figures(result: StepResult | None, images: ImageDir) -> list[str]:
     """The crops a replay saved in the report for a target it did not find: the best match
     shown (the anchor is shown from the recording), and a link to each."""
-    paths = result.details.get(CROPS) if result is not None else None
+    paths = result.details.get(Evidence.CROPS) if result is not None else None
     pics = [p for p in map(images.saved, paths if isinstance(paths, list) else []) if p]
     out = [figure(p, f"best match today (refused): {p.src}") for p in pics
            if p.src.endswith("-best-match.png")]
@@ -149,12 +149,12 @@ def _figures(step: Step, result: StepResult | None, checks: Sequence[dict[str, A
                         check_boxes(checks, today=False))]
     if result is not None:
         d = result.details
-        out.append(frame_figure(images, d.get(REPLAY_BEFORE), "replay before",
+        out.append(frame_figure(images, d.get(Evidence.BEFORE), "replay before",
                                 match_box(step, result), absent="not kept"))
-        out.append(frame_figure(images, d.get(REPLAY_AFTER), "replay after",
+        out.append(frame_figure(images, d.get(Evidence.AFTER), "replay after",
                                 check_boxes(checks, today=True), absent="not kept"))
-        if d.get(REPLAY_DIFF):
-            out.append(frame_figure(images, d.get(REPLAY_DIFF), "diff"))
+        if d.get(Evidence.DIFF):
+            out.append(frame_figure(images, d.get(Evidence.DIFF), "diff"))
     if step.anchor is not None:
         out.append(figure(images.png(step.anchor.png), "anchor crop"))
     return out + crop_figures(result, images)

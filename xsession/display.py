@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .errors import UserError
-
 __all__ = ["DisplayError", "connect", "display_name"]
 
 _EXTENSION_HINTS = {
@@ -18,8 +16,13 @@ _EXTENSION_HINTS = {
 }
 
 
-class DisplayError(UserError):
-    """No X display, or one that lacks what we need."""
+class DisplayError(Exception):
+    """No X display, or one that lacks what we need; `details` say which (the display, the
+    extension)."""
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.details = details or {}
 
 
 def display_name(name: str | None = None) -> str:

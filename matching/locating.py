@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
 
+from .defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
 from .parts import _PIN_REACH, _PIN_SPREAD, Parts, Verdict, apart, decide
 from .search import (
     _NOWHERE,
@@ -99,8 +100,8 @@ def locate(
     offset: Point,
     *,
     expected: Point | None = None,
-    threshold: float = 0.85,
-    margin: float = 0.05,
+    threshold: float = DEFAULT_THRESHOLD,
+    margin: float = DEFAULT_MARGIN,
     unique: bool = False,
     context: Recorded | Image | Callable[[], Image | None] | None = None,
     scale_hint: float = 1.0,

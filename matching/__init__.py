@@ -1,0 +1,45 @@
+"""Image anchors: choose a distinctive crop around a pointer target, and find it on a screen.
+
+Pure functions over RGB frames (H x W x 3, uint8); nothing here talks to X. Scores are
+normalized cross-correlation (cv2.TM_CCOEFF_NORMED) on grayscale, 1.0 = exact; colour
+only breaks ties between places that grayscale cannot tell apart.
+
+`choice` picks the crop when recording (choose_anchor), `locating` finds it when replaying
+(locate); both search with the pieces in `search`. The names below are imported on first
+use, so that the command line can read `defaults` without importing numpy and OpenCV.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported)
+    from .choice import DISTINCT_MARGIN as DISTINCT_MARGIN
+    from .choice import AnchorChoice as AnchorChoice
+    from .choice import choose_anchor as choose_anchor
+    from .defaults import DEFAULT_MARGIN as DEFAULT_MARGIN
+    from .defaults import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
+    from .locating import Located as Located
+    from .locating import Recorded as Recorded
+    from .locating import hints_after as hints_after
+    from .locating import locate as locate
+
+_WHERE = {
+    "DISTINCT_MARGIN": "choice",
+    "AnchorChoice": "choice",
+    "choose_anchor": "choice",
+    "DEFAULT_MARGIN": "defaults",
+    "DEFAULT_THRESHOLD": "defaults",
+    "Located": "locating",
+    "Recorded": "locating",
+    "hints_after": "locating",
+    "locate": "locating",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
