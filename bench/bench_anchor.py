@@ -79,18 +79,31 @@ Results = dict[Case, tuple[Outcome, Outcome]]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=corpus.DEFAULT_OUT,
-                        help=f"the corpus folder (default {corpus.DEFAULT_OUT})")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=corpus.DEFAULT_OUT,
+        help=f"the corpus folder (default {corpus.DEFAULT_OUT})",
+    )
     parser.add_argument("--build", action="store_true", help="(re)build the corpus first")
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per case")
-    parser.add_argument("--confidence", type=float, default=0.9,
-                        help="the baseline's acceptance score (pyautogui's confidence=)")
-    parser.add_argument("--scenario", action="append",
-                        help="only this scenario (repeatable), e.g. 'scale 1.25'")
-    parser.add_argument("--failures", type=Path,
-                        help="write crops of every miss and wrong answer of ours here")
-    parser.add_argument("--list-refusals", action="store_true",
-                        help="a line for every case where ours refused a target that was there")
+    parser.add_argument(
+        "--confidence",
+        type=float,
+        default=0.9,
+        help="the baseline's acceptance score (pyautogui's confidence=)",
+    )
+    parser.add_argument(
+        "--scenario", action="append", help="only this scenario (repeatable), e.g. 'scale 1.25'"
+    )
+    parser.add_argument(
+        "--failures", type=Path, help="write crops of every miss and wrong answer of ours here"
+    )
+    parser.add_argument(
+        "--list-refusals",
+        action="store_true",
+        help="a line for every case where ours refused a target that was there",
+    )
     args = parser.parse_args()
     if args.build or not (args.corpus / "manifest.json").exists():
         print(f"building the corpus in {args.corpus} ...", flush=True)
@@ -101,25 +114,38 @@ def main() -> int:
         print(f"no cases for scenarios {args.scenario}", file=sys.stderr)
         return 2
     distinctive = sum(a["distinctive"] for a in manifest["anchors"])
-    print(f"{platform.machine()}, {os.cpu_count()} CPUs, python {platform.python_version()}, "
-          f"opencv {cv2.__version__} ({cv2.getNumThreads()} threads); reference: "
-          f"matchTemplate 960x540 by 12x12 grayscale {reference_ms():.1f} ms")
-    print(f"corpus {args.corpus}: {len(manifest['anchors'])} anchors ({distinctive} judged "
-          f"distinctive by choose_anchor), {len(cases)} cases on "
-          f"{manifest['screen'][0]}x{manifest['screen'][1]} screens; median of {args.repeat} "
-          f"calls per case")
-    print(f"ours: locate(threshold={THRESHOLD}, margin={MARGIN}, expected=recorded target, "
-          f"unique=choose_anchor's verdict, context=recorded screen); "
-          f"baseline: colour TM_CCOEFF_NORMED at 1x, the maximum accepted at >= "
-          f"{args.confidence}")
+    print(
+        f"{platform.machine()}, {os.cpu_count()} CPUs, python {platform.python_version()}, "
+        f"opencv {cv2.__version__} ({cv2.getNumThreads()} threads); reference: "
+        f"matchTemplate 960x540 by 12x12 grayscale {reference_ms():.1f} ms"
+    )
+    print(
+        f"corpus {args.corpus}: {len(manifest['anchors'])} anchors ({distinctive} judged "
+        f"distinctive by choose_anchor), {len(cases)} cases on "
+        f"{manifest['screen'][0]}x{manifest['screen'][1]} screens; median of {args.repeat} "
+        f"calls per case"
+    )
+    print(
+        f"ours: locate(threshold={THRESHOLD}, margin={MARGIN}, expected=recorded target, "
+        f"unique=choose_anchor's verdict, context=recorded screen); "
+        f"baseline: colour TM_CCOEFF_NORMED at 1x, the maximum accepted at >= "
+        f"{args.confidence}"
+    )
 
     def ours(case: Case, hint: Hint = NO_HINT) -> Outcome:
-        return run_ours(screens[case.screen], anchors[case.anchor["id"]], case, args.repeat,
-                        screens[f"{case.anchor['base']}-recorded"], hint)
+        return run_ours(
+            screens[case.screen],
+            anchors[case.anchor["id"]],
+            case,
+            args.repeat,
+            screens[f"{case.anchor['base']}-recorded"],
+            hint,
+        )
 
     def baseline(case: Case) -> Outcome:
-        return run_baseline(screens[case.screen], anchors[case.anchor["id"]], case,
-                            args.repeat, args.confidence)
+        return run_baseline(
+            screens[case.screen], anchors[case.anchor["id"]], case, args.repeat, args.confidence
+        )
 
     ours(cases[0])  # warm-up: the first calls pay for OpenCV's buffers
     results = {case: (ours(case), baseline(case)) for case in cases}
@@ -140,24 +166,50 @@ def load_cases(manifest: dict[str, Any], only: list[str] | None) -> list[Case]:
             continue
         anchor, screen = anchors[c["anchor"]], manifest["screens"][c["screen"]]
         box = screen["widgets"].get(anchor["widget"])
-        cases.append(Case(anchor, c["scenario"], c["screen"],
-                          tuple(c["expected"]) if c["expected"] else None, screen["scale"],
-                          tuple(box) if box else None))
+        cases.append(
+            Case(
+                anchor,
+                c["scenario"],
+                c["screen"],
+                tuple(c["expected"]) if c["expected"] else None,
+                screen["scale"],
+                tuple(box) if box else None,
+            )
+        )
     return cases
 
 
-def run_ours(screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int,
-             recorded: np.ndarray, hint: Hint = NO_HINT) -> Outcome:
+def run_ours(
+    screen: np.ndarray,
+    anchor: np.ndarray,
+    case: Case,
+    repeat: int,
+    recorded: np.ndarray,
+    hint: Hint = NO_HINT,
+) -> Outcome:
     a = case.anchor
 
     def call() -> Any:
-        return locate(screen, anchor, tuple(a["offset"]), expected=tuple(a["target"]),
-                      threshold=THRESHOLD, margin=MARGIN, unique=a["distinctive"],
-                      context=recorded, scale_hint=hint[0], shift_hint=hint[1])
+        return locate(
+            screen,
+            anchor,
+            tuple(a["offset"]),
+            expected=tuple(a["target"]),
+            threshold=THRESHOLD,
+            margin=MARGIN,
+            unique=a["distinctive"],
+            context=recorded,
+            scale_hint=hint[0],
+            shift_hint=hint[1],
+        )
 
     found, ms = timed(call, repeat)
-    return Outcome(found.point, ms, f"{found.searched} x{found.scale:g} score {found.score:.3f} "
-                                    f"margin {found.margin:.3f}", found.scale)
+    return Outcome(
+        found.point,
+        ms,
+        f"{found.searched} x{found.scale:g} score {found.score:.3f} margin {found.margin:.3f}",
+        found.scale,
+    )
 
 
 def in_order(cases: list[Case], ours: Callable[[Case, Hint], Outcome]) -> dict[Case, Outcome]:
@@ -180,8 +232,9 @@ def in_order(cases: list[Case], ours: Callable[[Case, Hint], Outcome]) -> dict[C
     return replayed
 
 
-def run_baseline(screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int,
-                 confidence: float) -> Outcome:
+def run_baseline(
+    screen: np.ndarray, anchor: np.ndarray, case: Case, repeat: int, confidence: float
+) -> Outcome:
     offset = case.anchor["offset"]
 
     def call() -> tuple[float, tuple[int, int]]:
@@ -212,11 +265,12 @@ def reference_ms() -> float:
 
 
 def verdict(case: Case, outcome: Outcome) -> str:
-    """"ok", "refused" (though the target was there) or "wrong" (a confident wrong answer)."""
+    """ "ok", "refused" (though the target was there) or "wrong" (a confident wrong answer)."""
     if outcome.point is None:
         return "ok" if case.expected is None else "refused"
-    if case.expected is not None and all(abs(p - e) <= TOLERANCE
-                                         for p, e in zip(outcome.point, case.expected)):
+    if case.expected is not None and all(
+        abs(p - e) <= TOLERANCE for p, e in zip(outcome.point, case.expected)
+    ):
         return "ok"
     return "wrong"
 
@@ -232,47 +286,65 @@ def in_widget(case: Case, point: tuple[int, int]) -> bool:
 def report(cases: list[Case], results: Results, *, list_refusals: bool = False) -> None:
     scenarios = list(dict.fromkeys(case.scenario for case in cases))
     distinctive = [c for c in cases if c.anchor["distinctive"]]
-    print("\nok = found within 3 px, or refused when the target is absent; refused = every "
-          "refusal, right or not;\nwrong = a point returned that is not the target; ms per "
-          "case. 'absent' counts the cases whose expected answer is a refusal.")
+    print(
+        "\nok = found within 3 px, or refused when the target is absent; refused = every "
+        "refusal, right or not;\nwrong = a point returned that is not the target; ms per "
+        "case. 'absent' counts the cases whose expected answer is a refusal."
+    )
     table("all anchors", cases, scenarios, results)
-    table(f"only the {len({c.anchor['id'] for c in distinctive})} anchors choose_anchor judged "
-          "distinctive on the recorded screen", distinctive, scenarios, results)
+    table(
+        f"only the {len({c.anchor['id'] for c in distinctive})} anchors choose_anchor judged "
+        "distinctive on the recorded screen",
+        distinctive,
+        scenarios,
+        results,
+    )
     print_targets(cases, distinctive, scenarios, results)
     alone = [c for c in cases if c.of is None]  # each case once: not its in-order run too
     in_order = [c for c in cases if c.of is not None]
-    for side, label, limit, group in ((OURS, "ours", None, alone),
-                                      (OURS, f"ours,{IN_ORDER}", None, in_order),
-                                      (BASELINE, "baseline", 12, alone)):
+    for side, label, limit, group in (
+        (OURS, "ours", None, alone),
+        (OURS, f"ours,{IN_ORDER}", None, in_order),
+        (BASELINE, "baseline", 12, alone),
+    ):
         wrong = [c for c in group if verdict(c, results[c][side]) == "wrong"]
         elsewhere = [c for c in wrong if not in_widget(c, results[c][side].point)]
-        print(f"\nwrong-but-confident, {label}: {len(wrong)} ({len(elsewhere)} outside the "
-              f"target's widget or where it is absent, {len(wrong) - len(elsewhere)} inside it "
-              f"but more than {TOLERANCE} px off)")
+        print(
+            f"\nwrong-but-confident, {label}: {len(wrong)} ({len(elsewhere)} outside the "
+            f"target's widget or where it is absent, {len(wrong) - len(elsewhere)} inside it "
+            f"but more than {TOLERANCE} px off)"
+        )
         for case in wrong[:limit]:
             print("  " + describe(case, results[case][side]))
         if limit is not None and len(wrong) > limit:
             print(f"  ... and {len(wrong) - limit} more")
     missed = [c for c in alone if verdict(c, results[c][OURS]) == "refused"]
-    print(f"\nrefused although the target was there, ours: {len(missed)} "
-          f"({sum(not c.anchor['distinctive'] for c in missed)} of them with an anchor that "
-          "choose_anchor did not find distinctive)" + ("" if list_refusals else
-                                                       "; --list-refusals lists them"))
+    print(
+        f"\nrefused although the target was there, ours: {len(missed)} "
+        f"({sum(not c.anchor['distinctive'] for c in missed)} of them with an anchor that "
+        "choose_anchor did not find distinctive)"
+        + ("" if list_refusals else "; --list-refusals lists them")
+    )
     for case in missed if list_refusals else []:
         print("  " + describe(case, results[case][OURS]))
 
 
 def table(title: str, cases: list[Case], scenarios: list[str], results: Results) -> None:
     print(f"\n{title}:")
-    print(f"{'':20}{'':>4}{'':>7} | {'ours':^36} | {'baseline (pyautogui-style)':^36} | "
-          f"{'baseline/ours':^13}")
+    print(
+        f"{'':20}{'':>4}{'':>7} | {'ours':^36} | {'baseline (pyautogui-style)':^36} | "
+        f"{'baseline/ours':^13}"
+    )
     head = f"{'ok%':>6} {'refused%':>8} {'wrong%':>6} {'median':>6} {'p95 ms':>6}"
     print(f"{'scenario':20}{'n':>4}{'absent':>7} | {head} | {head} | {'median':>6} {'p95':>6}")
     for name in scenarios:
         row(name, [c for c in cases if c.scenario == name], results)
     row(f"<={NEAR}px 1x", [c for c in cases if is_near(c)], results)
-    row("present 1x", [c for c in cases if c.scale == 1.0 and c.expected is not None
-                       and c.of is None], results)
+    row(
+        "present 1x",
+        [c for c in cases if c.scale == 1.0 and c.expected is not None and c.of is None],
+        results,
+    )
     row("all", [c for c in cases if c.of is None], results)
 
 
@@ -287,25 +359,36 @@ def row(name: str, cases: list[Case], results: Results) -> None:
         medians.append(statistics.median(ms))
         p95s.append(p95(ms))
         refused = sum(o.point is None for o in outcomes)
-        cells.append(f"{pct(verdicts.count('ok'), len(cases)):>6} "
-                     f"{pct(refused, len(cases)):>8} {pct(verdicts.count('wrong'), len(cases)):>6} "
-                     f"{medians[-1]:>6.1f} {p95s[-1]:>6.1f}")
+        cells.append(
+            f"{pct(verdicts.count('ok'), len(cases)):>6} "
+            f"{pct(refused, len(cases)):>8} {pct(verdicts.count('wrong'), len(cases)):>6} "
+            f"{medians[-1]:>6.1f} {p95s[-1]:>6.1f}"
+        )
     absent = sum(c.expected is None for c in cases)
-    print(f"{name:20}{len(cases):>4}{absent:>7} | {cells[0]} | {cells[1]} | "
-          f"{medians[1] / medians[0]:>5.1f}x {p95s[1] / p95s[0]:>5.1f}x")
+    print(
+        f"{name:20}{len(cases):>4}{absent:>7} | {cells[0]} | {cells[1]} | "
+        f"{medians[1] / medians[0]:>5.1f}x {p95s[1] / p95s[0]:>5.1f}x"
+    )
 
 
-def print_targets(cases: list[Case], distinctive: list[Case], scenarios: list[str],
-                  results: Results) -> None:
+def print_targets(
+    cases: list[Case], distinctive: list[Case], scenarios: list[str], results: Results
+) -> None:
     """The targets of issue 5, for ours, over all anchors and over the distinctive ones."""
+
     def near(group: list[Case]) -> tuple[bool, str]:
         ms = [results[c][OURS].ms for c in group if is_near(c)]
-        return (bool(ms) and statistics.median(ms) <= 2,
-                f"{statistics.median(ms):.1f} ms" if ms else "-")
+        return (
+            bool(ms) and statistics.median(ms) <= 2,
+            f"{statistics.median(ms):.1f} ms" if ms else "-",
+        )
 
     def anywhere(group: list[Case]) -> tuple[bool, str]:
-        ms = [results[c][OURS].ms for c in group
-              if c.scale == 1.0 and c.expected is not None and c.of is None]
+        ms = [
+            results[c][OURS].ms
+            for c in group
+            if c.scale == 1.0 and c.expected is not None and c.of is None
+        ]
         return bool(ms) and p95(ms) <= 15, f"{p95(ms):.1f} ms" if ms else "-"
 
     def correct(name: str, least: float, within: float | None) -> Callable[..., tuple[bool, str]]:
@@ -315,22 +398,31 @@ def print_targets(cases: list[Case], distinctive: list[Case], scenarios: list[st
             slowest = p95([results[c][OURS].ms for c in mine])
             passed = ok >= least and (within is None or slowest <= within)
             return passed, f"{ok:.1f}%" + (f", p95 {slowest:.0f} ms" if within else "")
+
         return check
 
     def no_wrong(name: str) -> Callable[..., tuple[bool, str]]:
         def check(group: list[Case]) -> tuple[bool, str]:
-            wrong = sum(verdict(c, results[c][OURS]) == "wrong" for c in group
-                        if c.scenario == name)
+            wrong = sum(
+                verdict(c, results[c][OURS]) == "wrong" for c in group if c.scenario == name
+            )
             return wrong == 0, str(wrong)
+
         return check
 
     checks: list[tuple[str, Callable[..., tuple[bool, str]]]] = [
         (f"median <= 2 ms, target within {NEAR} px, 1x", near),
         ("p95 <= 15 ms, target anywhere, 1x", anywhere),
-        *((f">= 99% ok on {name}", correct(name, 99, None))
-          for name in scenarios if name in ("shift", "move")),
-        *((f">= 95% ok on {name}, p95 <= 150 ms", correct(name, 95, 150))
-          for name in scenarios if name.startswith("scale")),
+        *(
+            (f">= 99% ok on {name}", correct(name, 99, None))
+            for name in scenarios
+            if name in ("shift", "move")
+        ),
+        *(
+            (f">= 95% ok on {name}, p95 <= 150 ms", correct(name, 95, 150))
+            for name in scenarios
+            if name.startswith("scale")
+        ),
         *((f"wrong = 0 on {name}", no_wrong(name)) for name in scenarios),
     ]
     print(f"\ntargets of issue 5, ours:{'':28}{'all anchors':>20}   {'distinctive only':>20}")
@@ -354,11 +446,13 @@ def describe(case: Case, outcome: Outcome) -> str:
     if outcome.point is not None and verdict(case, outcome) == "wrong":
         where = " [in the widget]" if in_widget(case, outcome.point) else " [elsewhere]"
     screen = case.screen + IN_ORDER * (case.of is not None)
-    return (f"{screen:14} anchor {a['id']:3} {a['widget']:13} rel {tuple(a['rel'])!s:10} "
-            f"box {a['box'][2]}x{a['box'][3]}{'' if a['distinctive'] else ' (not distinctive)'}"
-            f": expected {'refuse' if case.expected is None else case.expected}, got "
-            f"{'refuse' if outcome.point is None else outcome.point}{where} ({outcome.detail}, "
-            f"{outcome.ms:.1f} ms)")
+    return (
+        f"{screen:14} anchor {a['id']:3} {a['widget']:13} rel {tuple(a['rel'])!s:10} "
+        f"box {a['box'][2]}x{a['box'][3]}{'' if a['distinctive'] else ' (not distinctive)'}"
+        f": expected {'refuse' if case.expected is None else case.expected}, got "
+        f"{'refuse' if outcome.point is None else outcome.point}{where} ({outcome.detail}, "
+        f"{outcome.ms:.1f} ms)"
+    )
 
 
 def p95(values: list[float]) -> float:
@@ -371,8 +465,13 @@ def pct(count: int, total: int) -> str:
     return f"{100 * count / total:.1f}"
 
 
-def save_failures(folder: Path, cases: list[Case], results: Results,
-                  screens: dict[str, np.ndarray], anchors: dict[int, np.ndarray]) -> None:
+def save_failures(
+    folder: Path,
+    cases: list[Case],
+    results: Results,
+    screens: dict[str, np.ndarray],
+    anchors: dict[int, np.ndarray],
+) -> None:
     """The anchor, and the screen around the expected and the found point, of each failure."""
     folder.mkdir(parents=True, exist_ok=True)
     for case in cases:
@@ -385,18 +484,20 @@ def save_failures(folder: Path, cases: list[Case], results: Results,
         w, h = case.anchor["box"][2:]
         for label, point in (("expected", case.expected), ("found", outcome.point)):
             if point is not None:
-                crop = around(screens[case.screen], point, case.anchor["offset"], w, h,
-                              case.scale)
+                crop = around(screens[case.screen], point, case.anchor["offset"], w, h, case.scale)
                 cv2.imwrite(f"{stem}-{label}.png", crop[:, :, ::-1])
-    print(f"\ncrops of the failures in {folder}: NAME-anchor.png, and the anchor's box (scaled) "
-          "with 16 px around it placed by the expected and by the found point")
+    print(
+        f"\ncrops of the failures in {folder}: NAME-anchor.png, and the anchor's box (scaled) "
+        "with 16 px around it placed by the expected and by the found point"
+    )
 
 
-def around(screen: np.ndarray, point: tuple[int, int], offset: list[int], w: int, h: int,
-           scale: float) -> np.ndarray:
+def around(
+    screen: np.ndarray, point: tuple[int, int], offset: list[int], w: int, h: int, scale: float
+) -> np.ndarray:
     x = round(point[0] - offset[0] * scale) - 16
     y = round(point[1] - offset[1] * scale) - 16
-    return screen[max(0, y):y + round(h * scale) + 32, max(0, x):x + round(w * scale) + 32]
+    return screen[max(0, y) : y + round(h * scale) + 32, max(0, x) : x + round(w * scale) + 32]
 
 
 if __name__ == "__main__":

@@ -25,14 +25,26 @@ Image = np.ndarray
 Places = dict[str, tuple[int, int]]
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
-SIZES = {"button": (100, 32), "label": (60, 28), "entry": (300, 28), "list": (220, 260),
-         "box": (120, 80)}
+SIZES = {
+    "button": (100, 32),
+    "label": (60, 28),
+    "entry": (300, 28),
+    "list": (220, 260),
+    "box": (120, 80),
+}
 PLACES: Places = {
-    "button:Save": (40, 70), "button:Open": (150, 70), "button:Delete": (260, 70),
-    "button:Help": (370, 70), "button:Cancel": (480, 70),
-    "label:Name:": (40, 130), "entry:#name": (110, 130),
-    "label:Email:": (40, 170), "entry:#email": (110, 170),
-    "list:": (700, 130), "box:": (900, 500), "button:OK": (1000, 650),
+    "button:Save": (40, 70),
+    "button:Open": (150, 70),
+    "button:Delete": (260, 70),
+    "button:Help": (370, 70),
+    "button:Cancel": (480, 70),
+    "label:Name:": (40, 130),
+    "entry:#name": (110, 130),
+    "label:Email:": (40, 170),
+    "entry:#email": (110, 170),
+    "list:": (700, 130),
+    "box:": (900, 500),
+    "button:OK": (1000, 650),
 }
 TARGETS = ("button:Save", "button:Delete", "entry:#name", "label:Email:", "list:", "button:OK")
 TARGET_TIMES = {"same place": 5, "shifted": 30, "reordered": 30, "scaled 1.2x": 150}
@@ -44,38 +56,63 @@ def main() -> None:
     repeat = parser.parse_args().repeat
     screen = paint(PLACES)
     targets = {name: centre(name, PLACES) for name in TARGETS}
-    print(f"{platform.processor() or platform.machine()}, opencv {cv2.__version__}, "
-          f"{cv2.getNumThreads()} threads, 1280x800 screen, {len(targets)} targets, "
-          f"median of {repeat} runs each")
+    print(
+        f"{platform.processor() or platform.machine()}, opencv {cv2.__version__}, "
+        f"{cv2.getNumThreads()} threads, 1280x800 screen, {len(targets)} targets, "
+        f"median of {repeat} runs each"
+    )
 
     chosen = {name: choose_anchor(screen, target) for name, target in targets.items()}
     per_anchor = [median_ms(partial(choose_anchor, screen, t), repeat) for t in targets.values()]
-    print(f"\nchoose_anchor: median {statistics.median(per_anchor):.1f} ms per anchor "
-          f"(slowest target {max(per_anchor):.1f} ms; target < 30 ms)")
+    print(
+        f"\nchoose_anchor: median {statistics.median(per_anchor):.1f} ms per anchor "
+        f"(slowest target {max(per_anchor):.1f} ms; target < 30 ms)"
+    )
     for name, choice in chosen.items():
-        print(f"  {name:14} box {choice.box}  margin {choice.margin:.3f}  "
-              f"distinctive {choice.distinctive}")
+        print(
+            f"  {name:14} box {choice.box}  margin {choice.margin:.3f}  "
+            f"distinctive {choice.distinctive}"
+        )
 
-    far = {**PLACES, "button:Save": (880, 680), "button:OK": (40, 70),
-           "label:Email:": (700, 420), "entry:#email": (770, 420),
-           "list:": (300, 300), "button:Delete": (1100, 40)}
+    far = {
+        **PLACES,
+        "button:Save": (880, 680),
+        "button:OK": (40, 70),
+        "label:Email:": (700, 420),
+        "entry:#email": (770, 420),
+        "list:": (300, 300),
+        "button:Delete": (1100, 40),
+    }
     cases: dict[str, tuple[Image, Callable[[str], tuple[float, float]]]] = {
         "same place": (screen, lambda name: targets[name]),
-        "shifted": (paint(shifted(PLACES, 137, 61)),
-                    lambda name: (targets[name][0] + 137, targets[name][1] + 61)),
+        "shifted": (
+            paint(shifted(PLACES, 137, 61)),
+            lambda name: (targets[name][0] + 137, targets[name][1] + 61),
+        ),
         "reordered": (paint(far), lambda name: centre(name, far)),
-        "scaled 1.2x": (cv2.resize(screen, None, fx=1.2, fy=1.2, interpolation=cv2.INTER_LINEAR),
-                        lambda name: (targets[name][0] * 1.2, targets[name][1] * 1.2)),
+        "scaled 1.2x": (
+            cv2.resize(screen, None, fx=1.2, fy=1.2, interpolation=cv2.INTER_LINEAR),
+            lambda name: (targets[name][0] * 1.2, targets[name][1] * 1.2),
+        ),
     }
-    print(f"\n{'locate':14}{'ours ms':>9}{'naive ms':>10}{'ratio':>8}{'ours ok':>9}"
-          f"{'naive ok':>10}  stages")
+    print(
+        f"\n{'locate':14}{'ours ms':>9}{'naive ms':>10}{'ratio':>8}{'ours ok':>9}"
+        f"{'naive ok':>10}  stages"
+    )
     for case, (view, truth) in cases.items():
         ours, naive, ours_ok, naive_ok, stages = [], [], 0, 0, set()
         for name, choice in chosen.items():
             crop, expected, offset = choice.crop(screen), targets[name], choice.offset
             # As the replayer calls it: the recorder's verdict and the recorded screen.
-            ours_call = partial(locate, view, crop, offset, expected=expected,
-                                unique=choice.distinctive, context=screen)
+            ours_call = partial(
+                locate,
+                view,
+                crop,
+                offset,
+                expected=expected,
+                unique=choice.distinctive,
+                context=screen,
+            )
             ours.append(median_ms(ours_call, repeat))
             naive.append(median_ms(partial(naive_locate, view, crop, offset), repeat))
             found = ours_call()
@@ -83,9 +120,11 @@ def main() -> None:
             naive_ok += close(naive_locate(view, crop, offset), truth(name))
             stages.add(found.searched)
         mine, theirs = statistics.median(ours), statistics.median(naive)
-        print(f"{case:14}{mine:9.1f}{theirs:10.1f}{theirs / mine:7.1f}x"
-              f"{ours_ok:>6}/{len(chosen)}{naive_ok:>7}/{len(chosen)}  "
-              f"{', '.join(sorted(stages))}  (target < {TARGET_TIMES[case]} ms)")
+        print(
+            f"{case:14}{mine:9.1f}{theirs:10.1f}{theirs / mine:7.1f}x"
+            f"{ours_ok:>6}/{len(chosen)}{naive_ok:>7}/{len(chosen)}  "
+            f"{', '.join(sorted(stages))}  (target < {TARGET_TIMES[case]} ms)"
+        )
 
 
 def naive_locate(screen: Image, anchor: Image, offset: tuple[int, int]) -> tuple[int, int]:
@@ -135,8 +174,16 @@ def paint(places: Places) -> Image:
             (tw, th), _ = cv2.getTextSize(line, FONT, 0.5, 1)
             left = x + (w - tw) // 2 if kind == "button" else x + 4
             top = y + 4 + 21 * row if kind == "list" else y
-            cv2.putText(screen, line, (left, top + (min(h, 20 if kind == "list" else h) + th) // 2),
-                        FONT, 0.5, (20, 20, 20), 1, cv2.LINE_AA)
+            cv2.putText(
+                screen,
+                line,
+                (left, top + (min(h, 20 if kind == "list" else h) + th) // 2),
+                FONT,
+                0.5,
+                (20, 20, 20),
+                1,
+                cv2.LINE_AA,
+            )
     return screen
 
 

@@ -52,11 +52,9 @@ def blast(display: str, rate: int, seconds: float, out) -> None:
         for _ in range(50):  # 50 events per flush
             kind = "key" if (n // 2) % 2 == 0 else "button"
             if kind == "key":
-                xtest.fake_input(conn, X.KeyPress if n % 2 == 0 else X.KeyRelease,
-                                 detail=keycode)
+                xtest.fake_input(conn, X.KeyPress if n % 2 == 0 else X.KeyRelease, detail=keycode)
             else:
-                xtest.fake_input(conn, X.ButtonPress if n % 2 == 0 else X.ButtonRelease,
-                                 detail=1)
+                xtest.fake_input(conn, X.ButtonPress if n % 2 == 0 else X.ButtonRelease, detail=1)
             sent[kind] += 1
             n += 1
         conn.flush()
@@ -74,8 +72,9 @@ def burst(display: str, rate: int, seconds: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "burst.db"
         store = open_store(db)
-        recorder = Recorder(store, options=RecordOptions(name="burst", frames=False),
-                            display=display)
+        recorder = Recorder(
+            store, options=RecordOptions(name="burst", frames=False), display=display
+        )
         per_event: list[float] = []
         original = recorder.capture._on_reply
         queued = recorder.capture.out
@@ -114,18 +113,26 @@ def burst(display: str, rate: int, seconds: float) -> None:
         thread.join()
         events = store.events(result["s"].recording_id)
         store.close()
-    stored = {"key": sum(e.kind.startswith("key") for e in events),
-              "button": sum(e.kind.startswith("button") for e in events)}
+    stored = {
+        "key": sum(e.kind.startswith("key") for e in events),
+        "button": sum(e.kind.startswith("button") for e in events),
+    }
     off = abs(stored["key"] - sent["key"]) + abs(stored["button"] - sent["button"])
-    print(f"burst: sent {sum(sent.values())} events at {achieved:.0f}/s for {seconds:g} s; "
-          f"stored key {stored['key']}/{sent['key']}, button {stored['button']}/{sent['button']}"
-          f" -> lost or duplicated: {off}")
+    print(
+        f"burst: sent {sum(sent.values())} events at {achieved:.0f}/s for {seconds:g} s; "
+        f"stored key {stored['key']}/{sent['key']}, button {stored['button']}/{sent['button']}"
+        f" -> lost or duplicated: {off}"
+    )
     us = sorted(x * 1e6 for x in per_event)
-    print(f"callback time per event: median {statistics.median(us):.1f} us, "
-          f"p99 {us[int(len(us) * 0.99) - 1]:.1f} us (target <= 50 us median)")
+    print(
+        f"callback time per event: median {statistics.median(us):.1f} us, "
+        f"p99 {us[int(len(us) * 0.99) - 1]:.1f} us (target <= 50 us median)"
+    )
     ms = sorted(x * 1e3 for x in latency)
-    print(f"X event to queued row, above the best case: median {statistics.median(ms):.2f} ms, "
-          f"p99 {ms[int(len(ms) * 0.99) - 1]:.2f} ms (server timestamps have 1 ms resolution)")
+    print(
+        f"X event to queued row, above the best case: median {statistics.median(ms):.2f} ms, "
+        f"p99 {ms[int(len(ms) * 0.99) - 1]:.2f} ms (server timestamps have 1 ms resolution)"
+    )
 
 
 def cpu_seconds(pid: int) -> float:
@@ -133,20 +140,34 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_app(vd: VirtualDisplay, log: Path, geometry: str = "+0+0"
-              ) -> tuple[subprocess.Popen, dict]:
+def start_app(
+    vd: VirtualDisplay, log: Path, geometry: str = "+0+0"
+) -> tuple[subprocess.Popen, dict]:
     import json
 
-    app = subprocess.Popen([sys.executable, str(ROOT / "samples" / "app.py"), "--log", str(log),
-                            "--geometry", geometry], env=vd.env())
+    app = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "samples" / "app.py"),
+            "--log",
+            str(log),
+            "--geometry",
+            geometry,
+        ],
+        env=vd.env(),
+    )
     while not (log.exists() and log.read_text()):
         time.sleep(0.05)
     return app, json.loads(log.read_text().splitlines()[0])
 
 
 def start_recorder(vd: VirtualDisplay, db: Path, *extra: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "record", str(db), *extra],
-                            env=vd.env(), stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "record", str(db), *extra],
+        env=vd.env(),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stderr.readline()
     assert "recording into" in line, line
     return proc
@@ -175,8 +196,10 @@ def cpu(vd: VirtualDisplay, seconds: float) -> None:
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
         app.terminate()
-    print(f"cpu of `deskreel record` at 10 fps: idle screen {100 * (c1 - c0) / seconds:.1f}% "
-          f"of one core, typing (~8 keys/s) {100 * (c2 - c1) / typed_for:.1f}%")
+    print(
+        f"cpu of `deskreel record` at 10 fps: idle screen {100 * (c1 - c0) / seconds:.1f}% "
+        f"of one core, typing (~8 keys/s) {100 * (c2 - c1) / typed_for:.1f}%"
+    )
 
 
 def session_bytes(vd: VirtualDisplay, minutes: float) -> None:
@@ -218,10 +241,12 @@ def session_bytes(vd: VirtualDisplay, minutes: float) -> None:
                     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
                     png += len(cv2.imencode(".png", image)[1])
     mb = 1024 * 1024
-    print(f"typical session: {len(steps)} steps over {recorded:.2f} min; frames stored "
-          f"{ours / mb / recorded:.2f} MB/min (+ anchors {anchors / mb / recorded:.2f} MB/min) "
-          f"vs a full PNG per action {png / mb / recorded:.2f} MB/min "
-          f"({png / max(ours, 1):.0f}x); target <= 3 MB/min")
+    print(
+        f"typical session: {len(steps)} steps over {recorded:.2f} min; frames stored "
+        f"{ours / mb / recorded:.2f} MB/min (+ anchors {anchors / mb / recorded:.2f} MB/min) "
+        f"vs a full PNG per action {png / mb / recorded:.2f} MB/min "
+        f"({png / max(ours, 1):.0f}x); target <= 3 MB/min"
+    )
 
 
 class _App:

@@ -80,8 +80,11 @@ def script(steps: int) -> tuple[list[Action], list[float]]:
     for i in range(steps):
         point = (100 + i * 37 % 1000, 100 + i * 53 % 600)
         kind = ("key", "mouse_move", "left_click")[i % 3]
-        actions.append(Action(action="key", text="x") if kind == "key"
-                       else Action(action=kind, coordinate=point))
+        actions.append(
+            Action(action="key", text="x")
+            if kind == "key"
+            else Action(action=kind, coordinate=point)
+        )
     return actions, times
 
 
@@ -116,21 +119,37 @@ def with_replay(display: str, actions: list[Action], times: list[float], late: l
     """`replay()` of the script stored in a fresh database, as `deskreel replay` runs it
     (progress lines formatted, results stored; written to /dev/null and a temporary file).
     Each step's lateness by the replay's own clock goes into `late` (ms)."""
+
     def replayer() -> None:
-        with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as sink, \
-                open_store(os.path.join(tmp, "bench.db")) as store:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            open(os.devnull, "w") as sink,
+            open_store(os.path.join(tmp, "bench.db")) as store,
+        ):
             rec_id = store.create_recording("bench", source="script")
-            store.add_steps(rec_id, [Step(step=i, action=a, t_start=t, t_end=t)
-                                     for i, (a, t) in enumerate(zip(actions, times), start=1)])
-            outcome = replay(store, store.recording(rec_id), options=ReplayOptions(),
-                             display=display, progress=Progress(total=len(times), stream=sink))
+            store.add_steps(
+                rec_id,
+                [
+                    Step(step=i, action=a, t_start=t, t_end=t)
+                    for i, (a, t) in enumerate(zip(actions, times), start=1)
+                ],
+            )
+            outcome = replay(
+                store,
+                store.recording(rec_id),
+                options=ReplayOptions(),
+                display=display,
+                progress=Progress(total=len(times), stream=sink),
+            )
             assert outcome.status == "passed", outcome.message
             late.extend(r.details["late_ms"] for r in outcome.results)
+
     return replayer
 
 
 def with_naive_sleeps(display: str, actions: list[Action], times: list[float], late=None):
     """The same actions through an Injector of its own, sleeping each relative gap."""
+
     def replayer() -> None:
         conn = connect(display, extensions=("XTEST",))
         injector = Injector(conn)
@@ -143,16 +162,17 @@ def with_naive_sleeps(display: str, actions: list[Action], times: list[float], l
         finally:
             injector.close()
             conn.close()
+
     return replayer
 
 
 def errors(times: list[float], seen: list[float]) -> dict[str, float]:
     assert len(seen) == len(times), f"observed {len(seen)} step onsets of {len(times)}"
-    intervals = [abs((b - a) - (tb - ta)) * 1000
-                 for a, b, ta, tb in zip(seen, seen[1:], times, times[1:])]
+    intervals = [
+        abs((b - a) - (tb - ta)) * 1000 for a, b, ta, tb in zip(seen, seen[1:], times, times[1:])
+    ]
     drift = ((seen[-1] - seen[0]) - (times[-1] - times[0])) * 1000
-    return {"median_ms": statistics.median(intervals), "p99_ms": p99(intervals),
-            "drift_ms": drift}
+    return {"median_ms": statistics.median(intervals), "p99_ms": p99(intervals), "drift_ms": drift}
 
 
 def p99(values: list[float]) -> float:
@@ -163,30 +183,41 @@ def p99(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=320)
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="run both schedulers this many times, one line per run")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run both schedulers this many times, one line per run",
+    )
     args = parser.parse_args()
     actions, times = script(args.steps)
     pointer = sum(a.action != "key" for a in actions)
-    print(f"script: {len(times)} steps ({pointer} pointer steps) over {times[-1]:.1f} s, "
-          f"observed by XRecord")
-    print(f"{'round':<6}{'scheduler':<12} {'interval err median':>20} {'p99':>10} "
-          f"{'drift':>10} {'steal':>9}   own lateness median / p99")
+    print(
+        f"script: {len(times)} steps ({pointer} pointer steps) over {times[-1]:.1f} s, "
+        f"observed by XRecord"
+    )
+    print(
+        f"{'round':<6}{'scheduler':<12} {'interval err median':>20} {'p99':>10} "
+        f"{'drift':>10} {'steal':>9}   own lateness median / p99"
+    )
     with VirtualDisplay() as vd:
         for round_ in range(1, args.rounds + 1):
             results = {}
-            for name, replayer in (("replay()", with_replay),
-                                   ("naive sleep", with_naive_sleeps)):
+            for name, replayer in (("replay()", with_replay), ("naive sleep", with_naive_sleeps)):
                 late: list[float] = []
                 seen, stolen = run(vd.display, replayer(vd.display, actions, times, late))
                 r = results[name] = errors(times, seen)
-                own = (f"   {statistics.median(late):.3f} / {p99(late):.3f} ms"
-                       if late else "")
-                print(f"{round_:<6}{name:<12} {r['median_ms']:>17.3f} ms {r['p99_ms']:>7.3f} "
-                      f"ms {r['drift_ms']:>7.2f} ms {stolen:>6.0f} ms{own}", flush=True)
+                own = f"   {statistics.median(late):.3f} / {p99(late):.3f} ms" if late else ""
+                print(
+                    f"{round_:<6}{name:<12} {r['median_ms']:>17.3f} ms {r['p99_ms']:>7.3f} "
+                    f"ms {r['drift_ms']:>7.2f} ms {stolen:>6.0f} ms{own}",
+                    flush=True,
+                )
             d, n = results["replay()"], results["naive sleep"]
-            print(f"{'':<6}drift ratio naive/replay(): "
-                  f"{abs(n['drift_ms']) / max(abs(d['drift_ms']), 1e-3):.1f}x")
+            print(
+                f"{'':<6}drift ratio naive/replay(): "
+                f"{abs(n['drift_ms']) / max(abs(d['drift_ms']), 1e-3):.1f}x"
+            )
 
 
 if __name__ == "__main__":

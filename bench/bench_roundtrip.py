@@ -39,8 +39,19 @@ from tests.roundtrip import round_trip, scripts
 from tests.roundtrip import speed_label as label
 
 SAMPLE_APP = Path(__file__).resolve().parent.parent / "samples" / "app.py"
-KINDS = ("type", "key", "left_click", "right_click", "middle_click", "double_click",
-         "triple_click", "left_click_drag", "scroll", "mouse_move", "wait")
+KINDS = (
+    "type",
+    "key",
+    "left_click",
+    "right_click",
+    "middle_click",
+    "double_click",
+    "triple_click",
+    "left_click_drag",
+    "scroll",
+    "mouse_move",
+    "wait",
+)
 
 
 def main() -> None:
@@ -58,15 +69,21 @@ def main() -> None:
     with session() as (display, folder, keymap):
 
         @seed(args.seed)
-        @settings(max_examples=args.scripts, database=None, deadline=None,
-                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=args.scripts,
+            database=None,
+            deadline=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
         @given(scripts(max_actions=args.max_actions))
         def run(script: list[dict[str, Any]]) -> None:
             for speed in speeds:
                 outcome = round_trip(script, speed=speed, display=display, folder=folder)
                 results[speed].append(outcome)
-                baseline[speed].append(mismatches(outcome.expected, old_reduction(
-                    outcome.events, keymap)))
+                baseline[speed].append(
+                    mismatches(outcome.expected, old_reduction(outcome.events, keymap))
+                )
                 if args.failures and not outcome.exact:
                     print(outcome.describe(), flush=True)
 
@@ -82,13 +99,15 @@ def session() -> Iterator[tuple[str, Path, dict[int, list[int]]]]:
     with VirtualDisplay() as xvfb, tempfile.TemporaryDirectory() as tmp:
         conn = Display(xvfb.display)
         info = conn.display.info
-        rows = conn.get_keyboard_mapping(info.min_keycode,
-                                         info.max_keycode - info.min_keycode + 1)
+        rows = conn.get_keyboard_mapping(info.min_keycode, info.max_keycode - info.min_keycode + 1)
         keymap = {info.min_keycode + i: list(row) for i, row in enumerate(rows)}
         conn.close()
-        app = subprocess.Popen([sys.executable, str(SAMPLE_APP), "--log", f"{tmp}/app.jsonl"],
-                               env=xvfb.env(), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+        app = subprocess.Popen(
+            [sys.executable, str(SAMPLE_APP), "--log", f"{tmp}/app.jsonl"],
+            env=xvfb.env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             _wait_for_ready(Path(tmp) / "app.jsonl")
             yield xvfb.display, Path(tmp), keymap
@@ -108,13 +127,18 @@ def _wait_for_ready(log: Path) -> None:
 
 def old_reduction(events: list[RawEvent], keymap: dict[int, list[int]]) -> list[dict]:
     """The raw events reduced as deskreel did before issue 17, in the normal form."""
-    seen = [replace(e, keysym=None, char="") if e.kind.startswith("key") and e.keycode
-            is not None and not any(keymap.get(e.keycode, [])) else e for e in events]
+    seen = [
+        replace(e, keysym=None, char="")
+        if e.kind.startswith("key") and e.keycode is not None and not any(keymap.get(e.keycode, []))
+        else e
+        for e in events
+    ]
     new_repeats = reduction._repeats
     reduction._repeats = _old_repeats  # type: ignore[assignment]
     try:
-        old = reduction.reduce_events(seen, settings=replace(
-            reduction.DEFAULT_SETTINGS, repeat_delay=0.5))
+        old = reduction.reduce_events(
+            seen, settings=replace(reduction.DEFAULT_SETTINGS, repeat_delay=0.5)
+        )
     finally:
         reduction._repeats = new_repeats  # type: ignore[assignment]
     return canonical([r.action for r in old])
@@ -124,13 +148,19 @@ def _old_repeats(press: Any, down: RawEvent, events: Any, settings: Any) -> bool
     return press.up is None or down.t - events[press.up].t <= 0.02
 
 
-def report(results: dict[float, list[Outcome]], baseline: dict[float, list[Counter[str]]],
-           speeds: list[float], took: float) -> None:
+def report(
+    results: dict[float, list[Outcome]],
+    baseline: dict[float, list[Counter[str]]],
+    speeds: list[float],
+    took: float,
+) -> None:
     n = len(results[speeds[0]])
     expected = Counter(a["action"] for o in results[speeds[0]] for a in o.expected)
-    print(f"{n} scripts ({sum(expected.values())} actions: "
-          + ", ".join(f"{expected[k]} {k}" for k in KINDS if expected[k])
-          + f") at speeds {', '.join(map(label, speeds))}; {took / 60:.1f} min")
+    print(
+        f"{n} scripts ({sum(expected.values())} actions: "
+        + ", ".join(f"{expected[k]} {k}" for k in KINDS if expected[k])
+        + f") at speeds {', '.join(map(label, speeds))}; {took / 60:.1f} min"
+    )
     header = f"{'speed':<9}{'exact':>14}{'baseline':>14}  mismatches per kind (baseline)"
     print(header)
     for speed in speeds:
@@ -139,19 +169,23 @@ def report(results: dict[float, list[Outcome]], baseline: dict[float, list[Count
         theirs = sum(baseline[speed], Counter())
         exact = sum(o.exact for o in outcomes)
         base_exact = sum(not c for c in baseline[speed])
-        kinds = ", ".join(f"{k} {ours[k]} ({theirs[k]})" for k in KINDS
-                          if ours[k] or theirs[k]) or "none"
-        print(f"{label(speed):<9}{exact:>6}/{n:<4} {pct(exact, n):>4}"
-              f"{base_exact:>6}/{n:<4}  {kinds}")
+        kinds = (
+            ", ".join(f"{k} {ours[k]} ({theirs[k]})" for k in KINDS if ours[k] or theirs[k])
+            or "none"
+        )
+        print(
+            f"{label(speed):<9}{exact:>6}/{n:<4} {pct(exact, n):>4}{base_exact:>6}/{n:<4}  {kinds}"
+        )
     print(f"highest speed with every script exact: {highest(results, speeds, None)}")
-    print("highest exact speed per kind: " + ", ".join(
-        f"{k} {highest(results, speeds, k)}" for k in KINDS if expected[k]))
+    print(
+        "highest exact speed per kind: "
+        + ", ".join(f"{k} {highest(results, speeds, k)}" for k in KINDS if expected[k])
+    )
     times = [len(o.recorded) for o in results[speeds[0]]]
     print(f"actions recorded per script: median {statistics.median(times):g}")
 
 
-def highest(results: dict[float, list[Outcome]], speeds: list[float], kind: str | None
-            ) -> str:
+def highest(results: dict[float, list[Outcome]], speeds: list[float], kind: str | None) -> str:
     best = "none"
     for speed in sorted(speeds):
         bad = sum(o.mismatches[kind] if kind else (not o.exact) for o in results[speed])

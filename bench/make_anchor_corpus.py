@@ -73,13 +73,17 @@ def scenes(base: str) -> list[Scene]:
     x, y = BASES[base]
     return [
         Scene(f"{base}-unchanged", "unchanged", base, (x, y)),
-        *(Scene(f"{base}-shift-{i}", "shift", base, (x + dx, y + dy))
-          for i, (dx, dy) in enumerate(SHIFTS, 1)),
+        *(
+            Scene(f"{base}-shift-{i}", "shift", base, (x + dx, y + dy))
+            for i, (dx, dy) in enumerate(SHIFTS, 1)
+        ),
         Scene(f"{base}-move", "move", base, MOVES[base]),
         Scene(f"{base}-reorder", "reorder", base, (x, y), layout="reordered"),
         Scene(f"{base}-banner", "banner", base, (x, y), banner=True),
-        *(Scene(f"{base}-scale-{s:g}", f"scale {s:g}", base, (x, y), scale=s)
-          for s in (0.8, 1.1, 1.25)),
+        *(
+            Scene(f"{base}-scale-{s:g}", f"scale {s:g}", base, (x, y), scale=s)
+            for s in (0.8, 1.1, 1.25)
+        ),
         Scene(f"{base}-removed", "removed", base, (x, y), layout="removed"),
         Scene(f"{base}-renamed", "renamed", base, (x, y), layout="renamed"),
     ]
@@ -87,19 +91,28 @@ def scenes(base: str) -> list[Scene]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help=f"folder for the corpus (default {DEFAULT_OUT})")
-    parser.add_argument("--rechoose", action="store_true",
-                        help="only choose the anchors again on the recorded screens of a built "
-                             "corpus (after a change to choose_anchor), without grabbing")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"folder for the corpus (default {DEFAULT_OUT})",
+    )
+    parser.add_argument(
+        "--rechoose",
+        action="store_true",
+        help="only choose the anchors again on the recorded screens of a built "
+        "corpus (after a change to choose_anchor), without grabbing",
+    )
     args = parser.parse_args()
     out = args.out
     manifest = rechoose(out) if args.rechoose else build(out, log=print)
     counts: dict[str, int] = {}
     for case in manifest["cases"]:
         counts[case["scenario"]] = counts.get(case["scenario"], 0) + 1
-    print(f"{len(manifest['anchors'])} anchors, {len(manifest['cases'])} cases in {out}: "
-          + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    print(
+        f"{len(manifest['anchors'])} anchors, {len(manifest['cases'])} cases in {out}: "
+        + ", ".join(f"{k} {v}" for k, v in counts.items())
+    )
     return 0
 
 
@@ -107,29 +120,44 @@ def build(out: Path, *, log: Any = print) -> dict[str, Any]:
     """Grab every screen, choose every anchor, and write the corpus under `out`."""
     (out / "screens").mkdir(parents=True, exist_ok=True)
     (out / "anchors").mkdir(exist_ok=True)
-    manifest: dict[str, Any] = {"version": VERSION, "screen": list(SCREEN), "bases": {},
-                                "screens": {}, "anchors": [], "cases": []}
-    with VirtualDisplay(width=SCREEN[0], height=SCREEN[1]) as display, \
-            tempfile.TemporaryDirectory(prefix="deskreel-corpus-") as tmp:
+    manifest: dict[str, Any] = {
+        "version": VERSION,
+        "screen": list(SCREEN),
+        "bases": {},
+        "screens": {},
+        "anchors": [],
+        "cases": [],
+    }
+    with (
+        VirtualDisplay(width=SCREEN[0], height=SCREEN[1]) as display,
+        tempfile.TemporaryDirectory(prefix="deskreel-corpus-") as tmp,
+    ):
         park_pointer(display.display)
         grabber = Grabber(display.display)
         try:
             for base, position in BASES.items():
                 started = time.perf_counter()
-                frame, widgets = shoot(display, grabber, Path(tmp),
-                                       Scene(f"{base}-recorded", "recorded", base, position))
-                manifest["screens"][f"{base}-recorded"] = save_screen(out, f"{base}-recorded",
-                                                                      frame, widgets, 1.0)
+                frame, widgets = shoot(
+                    display,
+                    grabber,
+                    Path(tmp),
+                    Scene(f"{base}-recorded", "recorded", base, position),
+                )
+                manifest["screens"][f"{base}-recorded"] = save_screen(
+                    out, f"{base}-recorded", frame, widgets, 1.0
+                )
                 anchors = record_anchors(out, base, frame, widgets, len(manifest["anchors"]))
                 manifest["anchors"] += anchors
-                log(f"base {base} at {position}: {len(anchors)} anchors "
-                    f"in {time.perf_counter() - started:.1f}s")
+                log(
+                    f"base {base} at {position}: {len(anchors)} anchors "
+                    f"in {time.perf_counter() - started:.1f}s"
+                )
                 for scene in scenes(base):
                     frame, seen = shoot(display, grabber, Path(tmp), scene)
-                    manifest["screens"][scene.name] = save_screen(out, scene.name, frame, seen,
-                                                                  scene.scale)
-                    manifest["cases"] += [case(anchor, scene, seen, widgets)
-                                          for anchor in anchors]
+                    manifest["screens"][scene.name] = save_screen(
+                        out, scene.name, frame, seen, scene.scale
+                    )
+                    manifest["cases"] += [case(anchor, scene, seen, widgets) for anchor in anchors]
                     log(f"  {scene.name}: grabbed")
         finally:
             grabber.close()
@@ -137,8 +165,9 @@ def build(out: Path, *, log: Any = print) -> dict[str, Any]:
     return manifest
 
 
-def record_anchors(out: Path, base: str, frame: Any, widgets: dict[str, list[int]],
-                   first: int) -> list[dict[str, Any]]:
+def record_anchors(
+    out: Path, base: str, frame: Any, widgets: dict[str, list[int]], first: int
+) -> list[dict[str, Any]]:
     """An anchor per point of every widget, chosen and cropped as recorder/session.py does."""
     anchors = []
     for widget, box in sorted(widgets.items()):
@@ -152,11 +181,21 @@ def record_anchors(out: Path, base: str, frame: Any, widgets: dict[str, list[int
             bx, by, bw, bh = choice.box
             number = first + len(anchors) + 1
             path = f"anchors/{number:04d}.png"
-            write_atomically(out / path, encode_png(frame[by:by + bh, bx:bx + bw]))
-            anchors.append({"id": number, "base": base, "widget": widget, "rel": list(rel),
-                            "target": list(target), "box": list(choice.box),
-                            "offset": list(choice.offset), "margin": choice.margin,
-                            "distinctive": choice.distinctive, "png": path})
+            write_atomically(out / path, encode_png(frame[by : by + bh, bx : bx + bw]))
+            anchors.append(
+                {
+                    "id": number,
+                    "base": base,
+                    "widget": widget,
+                    "rel": list(rel),
+                    "target": list(target),
+                    "box": list(choice.box),
+                    "offset": list(choice.offset),
+                    "margin": choice.margin,
+                    "distinctive": choice.distinctive,
+                    "png": path,
+                }
+            )
     return anchors
 
 
@@ -170,24 +209,31 @@ def rechoose(out: Path) -> dict[str, Any]:
         widgets = manifest["screens"][name]["widgets"]
         fresh = record_anchors(out, base, screens[name], widgets, mine[0]["id"] - 1)
         if [(a["id"], a["target"]) for a in fresh] != [(a["id"], a["target"]) for a in mine]:
-            raise ValueError(f"the anchors of base {base} in {out} are not the ones this script "
-                             "records: rebuild the corpus")
+            raise ValueError(
+                f"the anchors of base {base} in {out} are not the ones this script "
+                "records: rebuild the corpus"
+            )
         manifest["anchors"] = [a for a in manifest["anchors"] if a["base"] != base] + fresh
     manifest["anchors"].sort(key=lambda a: a["id"])
     write_atomically(out / "manifest.json", json.dumps(manifest, indent=1).encode())
     return manifest
 
 
-def case(anchor: dict[str, Any], scene: Scene, widgets: dict[str, Any],
-         recorded: dict[str, Any]) -> dict[str, Any]:
+def case(
+    anchor: dict[str, Any], scene: Scene, widgets: dict[str, Any], recorded: dict[str, Any]
+) -> dict[str, Any]:
     """What replaying `anchor` on `scene` should give: a point, or None for "refuse"."""
-    return {"anchor": anchor["id"], "scenario": scene.scenario, "screen": scene.name,
-            "expected": expected_point(anchor["widget"], anchor["rel"], scene.scale, widgets,
-                                       recorded)}
+    return {
+        "anchor": anchor["id"],
+        "scenario": scene.scenario,
+        "screen": scene.name,
+        "expected": expected_point(anchor["widget"], anchor["rel"], scene.scale, widgets, recorded),
+    }
 
 
-def expected_point(widget: str, rel: list[int], scale: float, widgets: dict[str, Any],
-                   recorded: dict[str, Any]) -> list[int] | None:
+def expected_point(
+    widget: str, rel: list[int], scale: float, widgets: dict[str, Any], recorded: dict[str, Any]
+) -> list[int] | None:
     """The same point of the same widget, scaled; None when it is not on this screen.
 
     A list's rows follow its font, which does not scale like the widget (the app picks the
@@ -202,8 +248,12 @@ def expected_point(widget: str, rel: list[int], scale: float, widgets: dict[str,
     then, now = recorded.get(f"rows:{widget}") or [], widgets.get(f"rows:{widget}") or []
     top = recorded[widget][1] + rel[1]  # the point's height on the recorded screen
     for index, row in enumerate(then):
-        if row is not None and row[1] <= top < row[1] + row[3] and index < len(now) \
-                and now[index] is not None:
+        if (
+            row is not None
+            and row[1] <= top < row[1] + row[3]
+            and index < len(now)
+            and now[index] is not None
+        ):
             dy = now[index][1] - y + math.floor((top - row[1]) * now[index][3] / row[3] + 0.5)
             break
     if not (0 <= dx < w and 0 <= dy < h):
@@ -212,18 +262,32 @@ def expected_point(widget: str, rel: list[int], scale: float, widgets: dict[str,
     return point if 0 <= point[0] < SCREEN[0] and 0 <= point[1] < SCREEN[1] else None
 
 
-def shoot(display: VirtualDisplay, grabber: Grabber, tmp: Path,
-          scene: Scene) -> tuple[Any, dict[str, list[int]]]:
+def shoot(
+    display: VirtualDisplay, grabber: Grabber, tmp: Path, scene: Scene
+) -> tuple[Any, dict[str, list[int]]]:
     """The screen with the app showing `scene`, and its widgets' screen boxes."""
     log = tmp / f"{scene.name}.jsonl"
-    argv = [sys.executable, str(SAMPLE_APP), "--log", str(log),
-            "--geometry", f"+{scene.position[0]}+{scene.position[1]}", "--layout", scene.layout]
+    argv = [
+        sys.executable,
+        str(SAMPLE_APP),
+        "--log",
+        str(log),
+        "--geometry",
+        f"+{scene.position[0]}+{scene.position[1]}",
+        "--layout",
+        scene.layout,
+    ]
     if scene.banner:
         argv.append("--banner")
     if scene.scale != 1.0:
         argv += ["--scale", f"{scene.scale:g}"]
-    app = subprocess.Popen(argv, env=display.env(), stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    app = subprocess.Popen(
+        argv,
+        env=display.env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         ready = wait_ready(app, log)
         frame = settled(grabber)
@@ -234,8 +298,13 @@ def shoot(display: VirtualDisplay, grabber: Grabber, tmp: Path,
         except subprocess.TimeoutExpired:
             app.kill()
             app.wait()
-    return frame, {**ready["widgets"], **{f"rows:{name}": rows  # type: ignore[dict-item]
-                                          for name, rows in ready.get("rows", {}).items()}}
+    return frame, {
+        **ready["widgets"],
+        **{
+            f"rows:{name}": rows  # type: ignore[dict-item]
+            for name, rows in ready.get("rows", {}).items()
+        },
+    }
 
 
 def wait_ready(app: subprocess.Popen[bytes], log: Path) -> dict[str, Any]:
@@ -277,13 +346,18 @@ def park_pointer(display_name: str) -> None:
         connection.close()
 
 
-def save_screen(out: Path, name: str, frame: Any, widgets: dict[str, list[int]],
-                scale: float) -> dict[str, Any]:
+def save_screen(
+    out: Path, name: str, frame: Any, widgets: dict[str, list[int]], scale: float
+) -> dict[str, Any]:
     path = f"screens/{name}.png"
     data = encode_png(frame)
     write_atomically(out / path, data)
-    return {"png": path, "scale": scale, "widgets": widgets,
-            "sha256": hashlib.sha256(frame.tobytes()).hexdigest()}
+    return {
+        "png": path,
+        "scale": scale,
+        "widgets": widgets,
+        "sha256": hashlib.sha256(frame.tobytes()).hexdigest(),
+    }
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -296,16 +370,21 @@ def load(folder: Path) -> tuple[dict[str, Any], dict[str, Any], dict[int, Any]]:
     """The manifest, screen name -> RGB pixels, anchor id -> RGB pixels, of a built corpus."""
     manifest_path = folder / "manifest.json"
     if not manifest_path.exists():
-        raise FileNotFoundError(f"no corpus in {folder}: run bench/make_anchor_corpus.py "
-                                f"--out {folder} (or bench/bench_anchor.py --build)")
+        raise FileNotFoundError(
+            f"no corpus in {folder}: run bench/make_anchor_corpus.py "
+            f"--out {folder} (or bench/bench_anchor.py --build)"
+        )
     manifest = json.loads(manifest_path.read_text())
     if manifest.get("version") != VERSION:
-        raise ValueError(f"corpus {folder} is version {manifest.get('version')}, this script "
-                         f"reads {VERSION}: rebuild it with --build")
-    screens = {name: decode_image((folder / s["png"]).read_bytes())
-               for name, s in manifest["screens"].items()}
-    anchors = {a["id"]: decode_image((folder / a["png"]).read_bytes())
-               for a in manifest["anchors"]}
+        raise ValueError(
+            f"corpus {folder} is version {manifest.get('version')}, this script "
+            f"reads {VERSION}: rebuild it with --build"
+        )
+    screens = {
+        name: decode_image((folder / s["png"]).read_bytes())
+        for name, s in manifest["screens"].items()
+    }
+    anchors = {a["id"]: decode_image((folder / a["png"]).read_bytes()) for a in manifest["anchors"]}
     return manifest, screens, anchors
 
 

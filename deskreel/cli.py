@@ -13,8 +13,15 @@ from pathlib import Path
 import click
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from storage import (ActionError, KeyNameError, ScriptError, StorageError, Store, open_store,
-                     parse_script)
+from storage import (
+    ActionError,
+    KeyNameError,
+    ScriptError,
+    StorageError,
+    Store,
+    open_store,
+    parse_script,
+)
 
 from . import __version__
 from recorder.errors import RecordError
@@ -25,9 +32,16 @@ from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError, exit_code
 from .table import format_bytes, format_duration, render_table
 
 # Each layer's own errors a user can hit (recorder and replayer: only their light modules)
-USER_ERRORS: tuple[type[Exception], ...] = (UserError, StorageError, ScriptError, ActionError,
-                                            KeyNameError, DisplayError, RecordError,
-                                            ReplayError)
+USER_ERRORS: tuple[type[Exception], ...] = (
+    UserError,
+    StorageError,
+    ScriptError,
+    ActionError,
+    KeyNameError,
+    DisplayError,
+    RecordError,
+    ReplayError,
+)
 
 DB_HELP = "a deskreel database file (created if missing) or an SQLAlchemy URL"
 
@@ -63,24 +77,32 @@ def database_failure(err: SQLAlchemyError) -> str:
     reason = " ".join(str(orig or err).split()) or type(err).__name__
     if isinstance(orig, sqlite3.Error):
         if "locked" in reason or "busy" in reason:
-            return (f"database error: {reason}: another program is writing to the file; "
-                    f"try again when it is done")
+            return (
+                f"database error: {reason}: another program is writing to the file; "
+                f"try again when it is done"
+            )
         if "readonly" in reason:
-            return (f"database error: {reason}: this store was opened read-only, or the file "
-                    f"or its directory is not writable: check their permissions")
+            return (
+                f"database error: {reason}: this store was opened read-only, or the file "
+                f"or its directory is not writable: check their permissions"
+            )
         if isinstance(orig, sqlite3.DatabaseError) and not isinstance(
-                orig, (sqlite3.IntegrityError, sqlite3.ProgrammingError,
-                       sqlite3.InterfaceError)):
+            orig, (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError)
+        ):
             return f"database error: {reason}: run 'deskreel doctor' on the file"
         return f"database error: {reason}"
-    if isinstance(err, DBAPIError) and (err.connection_invalidated or isinstance(
-            orig, (ConnectionError, OSError)) or type(orig).__name__ in (
-            "OperationalError", "InterfaceError")):
+    if isinstance(err, DBAPIError) and (
+        err.connection_invalidated
+        or isinstance(orig, (ConnectionError, OSError))
+        or type(orig).__name__ in ("OperationalError", "InterfaceError")
+    ):
         server = getattr(err, "server", None)  # host:port/database, set by storage
         where = f"PostgreSQL at {server}" if server else "the database"
-        return (f"database error: {reason}: the connection to {where} failed; "
-                f"nothing of the interrupted transaction was stored: check the server and "
-                f"run the command again")
+        return (
+            f"database error: {reason}: the connection to {where} failed; "
+            f"nothing of the interrupted transaction was stored: check the server and "
+            f"run the command again"
+        )
     return f"database error: {reason}"
 
 
@@ -110,10 +132,19 @@ def list_recordings(db: str) -> int:
     if not recs:
         click.echo(f"{store.label} holds no recordings yet", err=True)
         return EXIT_OK
-    rows = [[str(r.id), r.name, r.created.strftime("%Y-%m-%d %H:%M"), r.source, str(r.steps),
-             format_duration(r.duration), format_bytes(r.size)] for r in recs]
-    click.echo(render_table(["id", "name", "created", "source", "steps", "duration", "size"],
-                            rows))
+    rows = [
+        [
+            str(r.id),
+            r.name,
+            r.created.strftime("%Y-%m-%d %H:%M"),
+            r.source,
+            str(r.steps),
+            format_duration(r.duration),
+            format_bytes(r.size),
+        ]
+        for r in recs
+    ]
+    click.echo(render_table(["id", "name", "created", "source", "steps", "duration", "size"], rows))
     return EXIT_OK
 
 
@@ -126,16 +157,26 @@ def show(db: str, ref: str | None) -> int:
         rec = store.recording(ref)
         steps = store.steps(rec.id)
     screen = f"{rec.screen[0]}x{rec.screen[1]}" if rec.screen else "unknown screen"
-    click.echo(f"recording {rec.id} {rec.name!r}: {rec.steps} steps, "
-               f"{format_duration(rec.duration)}, {screen}, {rec.source}")
+    click.echo(
+        f"recording {rec.id} {rec.name!r}: {rec.steps} steps, "
+        f"{format_duration(rec.duration)}, {screen}, {rec.source}"
+    )
     rows = []
     for st in steps:
         body = st.action.to_json()
         body.pop("action")
         detail = " ".join(f"{k}={_short(v)}" for k, v in body.items())
         flags = "disabled" if st.disabled else ""
-        rows.append([str(st.step), f"{st.t_start:.2f}", st.action.action, detail,
-                     _short(st.window_title or ""), flags])
+        rows.append(
+            [
+                str(st.step),
+                f"{st.t_start:.2f}",
+                st.action.action,
+                detail,
+                _short(st.window_title or ""),
+                flags,
+            ]
+        )
     click.echo(render_table(["step", "t", "action", "fields", "window", ""], rows))
     return EXIT_OK
 
@@ -160,19 +201,28 @@ def import_script(script: Path, db: str, name: str | None) -> int:
         name = name or script.stem
         rec_id = store.create_recording(name, source="script")
         try:
-            store.add_steps(rec_id, [Step(step=i, action=s.action, t_start=s.t, t_end=s.t)
-                                     for i, s in enumerate(steps, start=1)])
+            store.add_steps(
+                rec_id,
+                [
+                    Step(step=i, action=s.action, t_start=s.t, t_end=s.t)
+                    for i, s in enumerate(steps, start=1)
+                ],
+            )
         except BaseException:
             store.delete_recording(rec_id)  # nothing half-written
             raise
-    click.echo(f"imported {len(steps)} steps from {script} into {store.label} as recording "
-               f"{rec_id} {name!r}", err=True)
+    click.echo(
+        f"imported {len(steps)} steps from {script} into {store.label} as recording "
+        f"{rec_id} {name!r}",
+        err=True,
+    )
     return EXIT_OK
 
 
 def _short(value: object, width: int = 40) -> str:
-    text = value if isinstance(value, str) else str(list(value) if isinstance(value, tuple)
-                                                     else value)
+    text = (
+        value if isinstance(value, str) else str(list(value) if isinstance(value, tuple) else value)
+    )
     text = text.replace("\n", "\\n")
     return text if len(text) <= width else text[: width - 1] + "…"
 

@@ -28,23 +28,35 @@ SAMPLE = ROOT / "samples" / "demo.db"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("out/demo"))
-    parser.add_argument("--sample", type=Path, default=SAMPLE,
-                        help="the recording to replay (default: the committed samples/demo.db)")
+    parser.add_argument(
+        "--sample",
+        type=Path,
+        default=SAMPLE,
+        help="the recording to replay (default: the committed samples/demo.db)",
+    )
     args = parser.parse_args(argv)
     out: Path = args.out
     if not SAMPLE_APP.exists():
-        print(f"deskreel demo: {SAMPLE_APP} is missing: run it from a source checkout",
-              file=sys.stderr)
+        print(
+            f"deskreel demo: {SAMPLE_APP} is missing: run it from a source checkout",
+            file=sys.stderr,
+        )
         return 2
     if not args.sample.is_file():
-        print(f"deskreel demo: the sample recording {args.sample} is missing: "
-              f"`make samples` records it", file=sys.stderr)
+        print(
+            f"deskreel demo: the sample recording {args.sample} is missing: "
+            f"`make samples` records it",
+            file=sys.stderr,
+        )
         return 2
     if out.exists():
         # Only a folder an earlier demo wrote (or an empty one) is cleared: --out ~ is not.
         if any(out.iterdir()) and not (out / "demo.db").exists():
-            print(f"deskreel demo: {out} holds other files: give --out a new or an "
-                  f"earlier demo's folder", file=sys.stderr)
+            print(
+                f"deskreel demo: {out} holds other files: give --out a new or an "
+                f"earlier demo's folder",
+                file=sys.stderr,
+            )
             return 2
         shutil.rmtree(out)
     out.mkdir(parents=True, mode=0o700)
@@ -54,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         print("deskreel demo: interrupted", file=sys.stderr)
         return 130
     page = out / "report" / "index.html"
-    print(f"deskreel demo: {_verdict(out / 'demo.db', code)}"
-          + (f"; report: {page}" if page.exists() else ""))
+    print(
+        f"deskreel demo: {_verdict(out / 'demo.db', code)}"
+        + (f"; report: {page}" if page.exists() else "")
+    )
     return code
 
 
@@ -68,10 +82,23 @@ def _replay(sample: Path, out: Path) -> int:
         # the app the sample was recorded against, moved and with a banner pushing it down
         app = SampleApp(display, out / "app.jsonl", "--geometry", "+180+120", "--banner")
         try:
-            return subprocess.run([sys.executable, "-m", "deskreel", "replay", str(db),
-                                   "--verify", "--max-idle", "1", "--report", str(out / "report"),
-                                   "--junit", str(out / "junit.xml")],
-                                  env=display.env()).returncode
+            return subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "deskreel",
+                    "replay",
+                    str(db),
+                    "--verify",
+                    "--max-idle",
+                    "1",
+                    "--report",
+                    str(out / "report"),
+                    "--junit",
+                    str(out / "junit.xml"),
+                ],
+                env=display.env(),
+            ).returncode
         finally:
             app.stop()
 
@@ -80,14 +107,14 @@ class SampleApp:
     """samples/app.py on a display, logging to `log`; `widgets` come from its ready line."""
 
     def __init__(self, display: VirtualDisplay, log: Path, *args: str):
-        self.proc = subprocess.Popen([sys.executable, str(SAMPLE_APP), "--log", str(log),
-                                      *args], env=display.env())
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SAMPLE_APP), "--log", str(log), *args], env=display.env()
+        )
         deadline = time.monotonic() + 20
         while not (log.exists() and log.read_text().strip()):
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 self.stop()
-                print(f"deskreel: the sample app did not start (its log: {log})",
-                      file=sys.stderr)
+                print(f"deskreel: the sample app did not start (its log: {log})", file=sys.stderr)
                 raise SystemExit(2)
             time.sleep(0.05)
         self.widgets = json.loads(log.read_text().splitlines()[0])["widgets"]
@@ -103,8 +130,10 @@ class SampleApp:
 
 def _private_copy(source: Path, target: Path) -> None:
     """Copy a database into a new file that is 0600 from the start, like every database."""
-    with source.open("rb") as src, open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
-                                                0o600), "wb") as dst:
+    with (
+        source.open("rb") as src,
+        open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as dst,
+    ):
         shutil.copyfileobj(src, dst)
 
 

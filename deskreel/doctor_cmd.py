@@ -16,12 +16,18 @@ if TYPE_CHECKING:
 
 @cli.command("doctor")
 @click.argument("db")
-@click.option("--repair", is_flag=True,
-              help="reduce raw events a killed recorder left behind into steps, and delete "
-              "frames and anchors that nothing refers to")
-@click.option("--force", is_flag=True,
-              help="with --repair: also repair recordings and runs that another program "
-              "may still be writing (when you know their recorder or replay was killed)")
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="reduce raw events a killed recorder left behind into steps, and delete "
+    "frames and anchors that nothing refers to",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="with --repair: also repair recordings and runs that another program "
+    "may still be writing (when you know their recorder or replay was killed)",
+)
 def doctor(db: str, repair: bool, force: bool) -> int:
     """Check a database: integrity, schema version, orphaned frames and anchors, and
     recordings whose last events never became steps. Exit 0 when healthy, 1 when not.
@@ -40,9 +46,11 @@ def doctor(db: str, repair: bool, force: bool) -> int:
             _repair(store, health, force=force)
             health = examine(store)
     problems = health.problems
-    summary = (f"schema {health.schema_version}, {health.recordings} recordings, "
-               f"{health.frames} frames" if health.integrity == "ok" else
-               "not read further: restore a backup, or try the sqlite3 shell's .recover")
+    summary = (
+        f"schema {health.schema_version}, {health.recordings} recordings, {health.frames} frames"
+        if health.integrity == "ok"
+        else "not read further: restore a backup, or try the sqlite3 shell's .recover"
+    )
     for note in health.notes:
         click.echo(f"  note: {note}")
     if not problems:
@@ -50,8 +58,11 @@ def doctor(db: str, repair: bool, force: bool) -> int:
         return EXIT_OK
     for problem in problems:
         click.echo(f"  - {problem}")
-    hint = ("" if repair or health.integrity != "ok"
-            else "; 'deskreel doctor --repair' fixes what it can")
+    hint = (
+        ""
+        if repair or health.integrity != "ok"
+        else "; 'deskreel doctor --repair' fixes what it can"
+    )
     click.echo(f"{store.label}: {len(problems)} problem(s) ({summary}){hint}")
     return EXIT_FAILED
 
@@ -63,30 +74,44 @@ def _repair(store: Store, health: Health, *, force: bool) -> None:
 
     for tail in health.tails:
         if tail.live and not force:
-            click.echo(f"recording {tail.recording_id} {tail.name!r}: left alone: it was "
-                       f"written {health.writing[tail.recording_id]:.0f} s ago and another "
-                       f"program has {store.label} open, so its recorder may still be "
-                       f"running; add --force if that recorder was killed", err=True)
+            click.echo(
+                f"recording {tail.recording_id} {tail.name!r}: left alone: it was "
+                f"written {health.writing[tail.recording_id]:.0f} s ago and another "
+                f"program has {store.label} open, so its recorder may still be "
+                f"running; add --force if that recorder was killed",
+                err=True,
+            )
             continue
         added = recover_tail(store, tail, reduce=reduce_redacted)
-        click.echo(f"recording {tail.recording_id} {tail.name!r}: {added} steps "
-                   f"recovered from its raw events", err=True)
+        click.echo(
+            f"recording {tail.recording_id} {tail.name!r}: {added} steps "
+            f"recovered from its raw events",
+            err=True,
+        )
     keep_frames = health.busy and not force
     frames, anchors = remove_orphans(store, health, keep_frames=keep_frames)
     if keep_frames and health.orphan_frames:
-        click.echo(f"kept {len(health.orphan_frames)} frames that no step or run uses yet, "
-                   f"as {health.busy_names} may still be being written: add --force to "
-                   f"delete them anyway", err=True)
+        click.echo(
+            f"kept {len(health.orphan_frames)} frames that no step or run uses yet, "
+            f"as {health.busy_names} may still be being written: add --force to "
+            f"delete them anyway",
+            err=True,
+        )
     if frames or anchors:
-        click.echo(f"deleted {frames} orphaned frames and {anchors} orphaned anchors",
-                   err=True)
+        click.echo(f"deleted {frames} orphaned frames and {anchors} orphaned anchors", err=True)
 
 
 @cli.command("redact")
 @click.argument("db")
 @click.option("-r", "--recording", "ref", required=True, help="recording id or name")
-@click.option("--step", "steps", type=int, multiple=True, required=True,
-              help="step whose typed text, raw key events and frames are removed (repeatable)")
+@click.option(
+    "--step",
+    "steps",
+    type=int,
+    multiple=True,
+    required=True,
+    help="step whose typed text, raw key events and frames are removed (repeatable)",
+)
 def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
     """Remove what a step typed: its text becomes {{secret:N}}, its frames and key events go."""
     from storage.redaction import redact_steps
@@ -98,8 +123,10 @@ def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
         known = {s.step for s in store.steps(rec.id)}
         unknown = [n for n in steps if n not in known]
         if unknown:
-            raise UserError(f"recording {rec.name!r} has no step {unknown[0]}: see "
-                            f"'deskreel show {store.label} -r {rec.id}'")
+            raise UserError(
+                f"recording {rec.name!r} has no step {unknown[0]}: see "
+                f"'deskreel show {store.label} -r {rec.id}'"
+            )
         redacted = redact_steps(store, rec.id, list(steps), hide=hide_in_stored_frames)
     click.echo(f"redacted {redacted} step(s) of {rec.name!r}", err=True)
     return EXIT_OK

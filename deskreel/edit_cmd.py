@@ -20,23 +20,51 @@ MAX_RANGE = 100_000  # steps in one range; more is a typo, not a recording
 @click.argument("db")
 @click.option("-r", "--recording", "ref", required=True, help="recording id or name")
 @click.option("--drop", multiple=True, metavar="STEPS", help="remove steps: 3, 3,5 or 9-12")
-@click.option("--disable", multiple=True, metavar="STEPS",
-              help="keep steps but skip them in replay and export")
+@click.option(
+    "--disable",
+    multiple=True,
+    metavar="STEPS",
+    help="keep steps but skip them in replay and export",
+)
 @click.option("--enable", multiple=True, metavar="STEPS", help="undo --disable")
-@click.option("--insert-after", nargs=2, multiple=True, metavar="STEP JSON",
-              help="insert an action object after STEP (0: before the first), at that "
-                   "step's end time; its coordinates must be on the recording's screen")
-@click.option("--trim-start", type=float, metavar="SECONDS",
-              help="drop steps starting before SECONDS; the first left then starts at 0")
-@click.option("--trim-end", type=float, metavar="SECONDS",
-              help="drop steps starting in the last SECONDS of the recording")
+@click.option(
+    "--insert-after",
+    nargs=2,
+    multiple=True,
+    metavar="STEP JSON",
+    help="insert an action object after STEP (0: before the first), at that "
+    "step's end time; its coordinates must be on the recording's screen",
+)
+@click.option(
+    "--trim-start",
+    type=float,
+    metavar="SECONDS",
+    help="drop steps starting before SECONDS; the first left then starts at 0",
+)
+@click.option(
+    "--trim-end",
+    type=float,
+    metavar="SECONDS",
+    help="drop steps starting in the last SECONDS of the recording",
+)
 @click.option("--rename", metavar="NAME", help="give the recording a new name")
-@click.option("--copy-to", metavar="NAME",
-              help="leave the recording as it is: copy it as NAME and edit the copy")
-def edit(db: str, ref: str, drop: tuple[str, ...], disable: tuple[str, ...],
-         enable: tuple[str, ...], insert_after: tuple[tuple[str, str], ...],
-         trim_start: float | None, trim_end: float | None, rename: str | None,
-         copy_to: str | None) -> int:
+@click.option(
+    "--copy-to",
+    metavar="NAME",
+    help="leave the recording as it is: copy it as NAME and edit the copy",
+)
+def edit(
+    db: str,
+    ref: str,
+    drop: tuple[str, ...],
+    disable: tuple[str, ...],
+    enable: tuple[str, ...],
+    insert_after: tuple[tuple[str, str], ...],
+    trim_start: float | None,
+    trim_end: float | None,
+    rename: str | None,
+    copy_to: str | None,
+) -> int:
     """Change one recording in one transaction; steps are then renumbered 1..n.
 
     STEPS are the numbers 'deskreel show' lists, before the edit. Frames, anchors and the
@@ -46,22 +74,29 @@ def edit(db: str, ref: str, drop: tuple[str, ...], disable: tuple[str, ...],
     if rename is not None and copy_to is not None:
         raise UserError("give --rename or --copy-to, not both: --copy-to names the copy")
     changes = RecordingEdit(
-        drop=_steps("--drop", drop), disable=_steps("--disable", disable),
-        enable=_steps("--enable", enable), insert_after=_inserts(insert_after),
+        drop=_steps("--drop", drop),
+        disable=_steps("--disable", disable),
+        enable=_steps("--enable", enable),
+        insert_after=_inserts(insert_after),
         trim_start=_seconds("--trim-start", trim_start),
-        trim_end=_seconds("--trim-end", trim_end), rename=rename)
+        trim_end=_seconds("--trim-end", trim_end),
+        rename=rename,
+    )
     if changes == RecordingEdit() and copy_to is None:
-        raise UserError("nothing to do: give --drop, --disable, --enable, --insert-after, "
-                        "--trim-start, --trim-end, --rename or --copy-to")
+        raise UserError(
+            "nothing to do: give --drop, --disable, --enable, --insert-after, "
+            "--trim-start, --trim-end, --rename or --copy-to"
+        )
     with open_db(db) as store:
         source = store.recording(ref)
         summary = edit_recording(store, source.id, changes, copy_to=copy_to)
-    what = (f"copied recording {source.id} {source.name!r} to {summary.recording_id} "
-            f"{summary.name!r}" if copy_to is not None
-            else f"edited recording {summary.recording_id} {summary.name!r}")
+    what = (
+        f"copied recording {source.id} {source.name!r} to {summary.recording_id} {summary.name!r}"
+        if copy_to is not None
+        else f"edited recording {summary.recording_id} {summary.name!r}"
+    )
     click.echo(f"{what}: {_done(summary)}; it now has {summary.steps} steps", err=True)
     return EXIT_OK
-
 
 
 def parse_steps(text: str) -> frozenset[int]:
@@ -97,14 +132,17 @@ def _inserts(values: tuple[tuple[str, str], ...]) -> tuple[tuple[int, Action], .
     for step, text in values:
         where = f"--insert-after {step}"
         if not step.strip().isdigit():
-            raise UserError(f"{where}: {step!r} is not a step number (0 inserts before the "
-                            f"first step)")
+            raise UserError(
+                f"{where}: {step!r} is not a step number (0 inserts before the first step)"
+            )
         try:
             action = Action.from_json(json.loads(text))
         except json.JSONDecodeError as err:
-            raise UserError(f"{where}: not valid JSON ({err.msg}, column {err.colno}): write "
-                            f"one action object such as '{{\"action\": \"wait\", "
-                            f"\"duration\": 1}}'") from None
+            raise UserError(
+                f"{where}: not valid JSON ({err.msg}, column {err.colno}): write "
+                f'one action object such as \'{{"action": "wait", '
+                f'"duration": 1}}\''
+            ) from None
         except ActionError as err:
             raise UserError(f"{where}: {err}") from None
         out.append((int(step), action))
@@ -118,10 +156,16 @@ def _seconds(option: str, value: float | None) -> float | None:
 
 
 def _done(summary: EditSummary) -> str:
-    parts = [f"{n} {verb}" for n, verb in ((summary.dropped, "dropped"),
-                                            (summary.disabled, "disabled"),
-                                            (summary.enabled, "enabled"),
-                                            (summary.inserted, "inserted")) if n]
+    parts = [
+        f"{n} {verb}"
+        for n, verb in (
+            (summary.dropped, "dropped"),
+            (summary.disabled, "disabled"),
+            (summary.enabled, "enabled"),
+            (summary.inserted, "inserted"),
+        )
+        if n
+    ]
     if summary.shift:
         parts.append(f"moved {summary.shift:.3g}s earlier")
     return ", ".join(parts) or "no step changed"

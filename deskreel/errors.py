@@ -22,13 +22,13 @@ class UserError(Exception):
 
     exit_code = EXIT_USAGE
 
-    def __init__(self, message: str, *, exit_code: int | None = None,
-                 details: dict[str, Any] | None = None):
+    def __init__(
+        self, message: str, *, exit_code: int | None = None, details: dict[str, Any] | None = None
+    ):
         super().__init__(message)
         if exit_code is not None:
             self.exit_code = exit_code
         self.details = details or {}
-
 
 
 def exit_code(err: BaseException) -> int:

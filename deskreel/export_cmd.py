@@ -12,13 +12,19 @@ from storage import Recording, Store, script_lines
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
-from .export import (DIALECTS, FORMATS, ExportOptions, Summary, enabled_actions,
-                     off_screen_step, write_dataset)
+from .export import (
+    DIALECTS,
+    FORMATS,
+    ExportOptions,
+    Summary,
+    enabled_actions,
+    off_screen_step,
+    write_dataset,
+)
 from xsession.files import write_private
 
 
-def _size(ctx: click.Context, param: click.Parameter, value: str | None
-          ) -> tuple[int, int] | None:
+def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
     if value is None:
         return None
     size = re.fullmatch(r"(\d+)x(\d+)", value.lower(), re.ASCII)
@@ -31,17 +37,38 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None
 @click.argument("db")
 @click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
 @click.option("--all", "every", is_flag=True, help="export every recording in DB")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="actions",
-              show_default=True, help="the dialect of the actions")
-@click.option("--out", type=click.Path(path_type=Path),
-              help="dataset directory; with --format actions, a .jsonl file or nothing "
-                   "(standard output) writes the plain JSON lines")
-@click.option("--scale-to", callback=_size, metavar="WxH",
-              help="resize frames and scale coordinates to this screen, such as 1280x800")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="actions",
+    show_default=True,
+    help="the dialect of the actions",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    help="dataset directory; with --format actions, a .jsonl file or nothing "
+    "(standard output) writes the plain JSON lines",
+)
+@click.option(
+    "--scale-to",
+    callback=_size,
+    metavar="WxH",
+    help="resize frames and scale coordinates to this screen, such as 1280x800",
+)
 @click.option("--with-after", is_flag=True, help="add each step's after-frame (image_after)")
 @click.option("--force", is_flag=True, help="replace a previous export in --out")
-def export(db: str, ref: str | None, every: bool, fmt: str, out: Path | None,
-           scale_to: tuple[int, int] | None, with_after: bool, force: bool) -> int:
+def export(
+    db: str,
+    ref: str | None,
+    every: bool,
+    fmt: str,
+    out: Path | None,
+    scale_to: tuple[int, int] | None,
+    with_after: bool,
+    force: bool,
+) -> int:
     """Export recordings for agents: trajectories in a dialect, paired with the screens.
 
     A dataset directory holds one <recording>.jsonl per recording, frames/<hash>.png and a
@@ -53,8 +80,10 @@ def export(db: str, ref: str | None, every: bool, fmt: str, out: Path | None,
         raise UserError("give -r/--recording or --all, not both")
     if out is None or out.suffix.lower() == ".jsonl":
         if fmt != "actions":
-            raise UserError(f"--format {fmt} writes a dataset directory (trajectories, "
-                            f"frames, README.md): give it with --out DIR")
+            raise UserError(
+                f"--format {fmt} writes a dataset directory (trajectories, "
+                f"frames, README.md): give it with --out DIR"
+            )
         return _plain_lines(db, ref, every, out, scale_to, with_after)
     options = ExportOptions(scale_to=scale_to, with_after=with_after, force=force)
     with open_db(db) as store:
@@ -66,12 +95,21 @@ def export(db: str, ref: str | None, every: bool, fmt: str, out: Path | None,
     return EXIT_OK
 
 
-def _write(store: Store, recordings: list[Recording], out: Path, fmt: str,
-           options: ExportOptions, *, progress: bool) -> Summary:
+def _write(
+    store: Store,
+    recordings: list[Recording],
+    out: Path,
+    fmt: str,
+    options: ExportOptions,
+    *,
+    progress: bool,
+) -> Summary:
     if not progress:
         return write_dataset(store, recordings, out, DIALECTS[fmt], options=options)
-    with click.progressbar(length=len(recordings), label="exporting", file=sys.stderr,
-                           item_show_func=lambda r: r) as bar:
+    with click.progressbar(
+        length=len(recordings), label="exporting", file=sys.stderr, item_show_func=lambda r: r
+    ) as bar:
+
         def done(rec: Recording) -> None:
             bar.update(1, rec.name)
 
@@ -81,18 +119,28 @@ def _write(store: Store, recordings: list[Recording], out: Path, fmt: str,
 def _tell(summary: Summary, out: Path) -> None:
     steps = sum(e.lines for e in summary.recordings)
     n = len(summary.recordings)
-    click.echo(f"wrote {n} recording{'s' * (n != 1)} ({steps} lines, {summary.frames} frames) "
-               f"as {summary.dialect.name} to {out}/", err=True)
+    click.echo(
+        f"wrote {n} recording{'s' * (n != 1)} ({steps} lines, {summary.frames} frames) "
+        f"as {summary.dialect.name} to {out}/",
+        err=True,
+    )
     for line in summary.report.lines(summary.dialect.name):
         click.echo(f"deskreel: {line}", err=True)
 
 
-def _plain_lines(db: str, ref: str | None, every: bool, out: Path | None,
-                 scale_to: tuple[int, int] | None, with_after: bool) -> int:
+def _plain_lines(
+    db: str,
+    ref: str | None,
+    every: bool,
+    out: Path | None,
+    scale_to: tuple[int, int] | None,
+    with_after: bool,
+) -> int:
     """The actions as `deskreel import` reads them back: one object per step, with step and t."""
     if every:
-        raise UserError("--all writes a dataset directory: give --out DIR (one .jsonl per "
-                        "recording)")
+        raise UserError(
+            "--all writes a dataset directory: give --out DIR (one .jsonl per recording)"
+        )
     if with_after:
         raise UserError("--with-after pairs frames: give --out DIR for a dataset directory")
     with open_db(db) as store:
@@ -102,8 +150,10 @@ def _plain_lines(db: str, ref: str | None, every: bool, out: Path | None,
     if scale_to is not None:
         for st in steps:
             if off := off_screen_step(rec, st):
-                raise UserError(f"step {st.step} cannot be scaled: {off}; fix it with "
-                                f"'deskreel edit' or export without --scale-to")
+                raise UserError(
+                    f"step {st.step} cannot be scaled: {off}; fix it with "
+                    f"'deskreel edit' or export without --scale-to"
+                )
     text = script_lines([(action, st.t_start) for st, action in zip(steps, actions, strict=True)])
     if out is None:
         click.echo(text, nl=False)
@@ -111,10 +161,14 @@ def _plain_lines(db: str, ref: str | None, every: bool, out: Path | None,
         try:
             write_private(out, text.encode("utf-8"))
         except OSError as err:
-            raise UserError(f"cannot write {out} ({err.strerror}): choose a writable "
-                            f"place") from None
+            raise UserError(
+                f"cannot write {out} ({err.strerror}): choose a writable place"
+            ) from None
         click.echo(f"wrote {len(steps)} steps to {out}", err=True)
     if left_out := len(every_step) - len(steps):
-        click.echo(f"deskreel: {left_out} disabled step{'s' * (left_out != 1)} left out "
-                   f"(deskreel edit --enable puts them back)", err=True)
+        click.echo(
+            f"deskreel: {left_out} disabled step{'s' * (left_out != 1)} left out "
+            f"(deskreel edit --enable puts them back)",
+            err=True,
+        )
     return EXIT_OK

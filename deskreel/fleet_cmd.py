@@ -18,8 +18,7 @@ REF_HELP = "recording id or name; repeat for more"
 @cli.command("push")
 @click.argument("db")
 @click.argument("url")
-@click.option("-r", "--recording", "refs", multiple=True,
-              help=f"{REF_HELP} (default: the latest)")
+@click.option("-r", "--recording", "refs", multiple=True, help=f"{REF_HELP} (default: the latest)")
 @click.option("--all", "every", is_flag=True, help="every recording in DB")
 def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
     """Copy recordings from DB to the shared store URL (postgresql://USER@HOST/DATABASE).
@@ -34,8 +33,7 @@ def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
     if refs and every:
         raise UserError("give -r or --all, not both")
     with open_db(db) as source, open_store(url) as target:
-        chosen: list[str | int | None] = (source.recording_ids() if every
-                                          else list(refs) or [None])
+        chosen: list[str | int | None] = source.recording_ids() if every else list(refs) or [None]
         if not chosen:
             click.echo(f"{source.label} holds no recordings to push", err=True)
             return EXIT_OK
@@ -66,9 +64,12 @@ def _copy_all(source: Store, target: Store, refs: list[str | int | None], *, ver
         sent = sum(c.bytes for c in done)
         new = sum(c.copied for c in done)
         changed = f", {differ} of them changed since" if differ else ""
-        click.echo(f"{verb} {new} of {len(done)} recordings ({len(done) - new} were there "
-                   f"already{changed}): {format_bytes(sent)} in "
-                   f"{format_duration(time.monotonic() - started)}", err=True)
+        click.echo(
+            f"{verb} {new} of {len(done)} recordings ({len(done) - new} were there "
+            f"already{changed}): {format_bytes(sent)} in "
+            f"{format_duration(time.monotonic() - started)}",
+            err=True,
+        )
     return EXIT_USAGE if differ else EXIT_OK
 
 
@@ -79,11 +80,12 @@ def _line(c: Copied, verb: str, source: Store, target: Store) -> str:
         return _changed_line(c, verb, source, target)
     if not c.copied:
         return f"{target.label} holds {what} already (as {there}): nothing to do"
-    line = (f"{verb} {what} from {source.label} to {target.label} as {there}: "
-            f"{c.frames} new frames, {format_bytes(c.bytes)}")
+    line = (
+        f"{verb} {what} from {source.label} to {target.label} as {there}: "
+        f"{c.frames} new frames, {format_bytes(c.bytes)}"
+    )
     if c.renamed:
-        line += (f"; renamed because {target.label} holds another recording named "
-                 f"{c.name!r}")
+        line += f"; renamed because {target.label} holds another recording named {c.name!r}"
     return line
 
 
@@ -91,12 +93,18 @@ def _changed_line(c: Copied, verb: str, source: Store, target: Store) -> str:
     """A recording whose copy in the target has other steps or events than the source's."""
     what = f"recording {c.source_id} {c.name!r}"
     there = f"recording {c.target_id} {c.target_name!r}"
-    line = (f"deskreel: {target.label} holds {what} from an earlier {verb[:-2]} (as {there}), "
-            f"but one of the two was edited or redacted since: nothing was {verb}")
+    line = (
+        f"deskreel: {target.label} holds {what} from an earlier {verb[:-2]} (as {there}), "
+        f"but one of the two was edited or redacted since: nothing was {verb}"
+    )
     if c.redacted:
         steps = " ".join(f"--step {n}" for n in c.redacted)
-        return (f"{line}; its copy there still holds what steps "
-                f"{', '.join(map(str, c.redacted))} typed: redact them there too "
-                f"(deskreel redact {target.label} -r {c.target_id} {steps})")
-    return (f"{line}; to share this version, make it a recording of its own (deskreel edit "
-            f"{source.label} -r {c.source_id} --copy-to NEW-NAME) and {verb[:-2]} that")
+        return (
+            f"{line}; its copy there still holds what steps "
+            f"{', '.join(map(str, c.redacted))} typed: redact them there too "
+            f"(deskreel redact {target.label} -r {c.target_id} {steps})"
+        )
+    return (
+        f"{line}; to share this version, make it a recording of its own (deskreel edit "
+        f"{source.label} -r {c.source_id} --copy-to NEW-NAME) and {verb[:-2]} that"
+    )

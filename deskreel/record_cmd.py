@@ -27,24 +27,53 @@ if TYPE_CHECKING:
 @cli.command("record")
 @click.argument("db")
 @click.option("--name", help="name of the recording (default: rec-DATE-TIME-HOST)")
-@click.option("--fps", type=click.FloatRange(0.5, 60), default=10.0, show_default=True,
-              help="screen grabs per second (only changed frames are kept)")
+@click.option(
+    "--fps",
+    type=click.FloatRange(0.5, 60),
+    default=10.0,
+    show_default=True,
+    help="screen grabs per second (only changed frames are kept)",
+)
 @click.option("--no-frames", is_flag=True, help="record input only: no screen, no anchors")
-@click.option("--stop-key", default="ctrl+alt+End", show_default=True,
-              help="chord that stops recording (SIGINT and SIGTERM stop it too)")
-@click.option("--pause-key", default="ctrl+alt+Home", show_default=True,
-              help="chord that pauses and resumes recording; nothing is stored while paused")
-@click.option("--deny", multiple=True, metavar="class:GLOB|title:GLOB",
-              help="also pause while a window matching this is active (repeatable); the "
-              "defaults cover password prompts, keyrings and password managers")
+@click.option(
+    "--stop-key",
+    default="ctrl+alt+End",
+    show_default=True,
+    help="chord that stops recording (SIGINT and SIGTERM stop it too)",
+)
+@click.option(
+    "--pause-key",
+    default="ctrl+alt+Home",
+    show_default=True,
+    help="chord that pauses and resumes recording; nothing is stored while paused",
+)
+@click.option(
+    "--deny",
+    multiple=True,
+    metavar="class:GLOB|title:GLOB",
+    help="also pause while a window matching this is active (repeatable); the "
+    "defaults cover password prompts, keyrings and password managers",
+)
 @click.option("--no-default-deny", is_flag=True, help="do not use the default deny-list")
-@click.option("--redact-typing", is_flag=True,
-              help="store typed text as {{secret:N}} placeholders, and no frames of typing; "
-              "replay takes the values from $DESKREEL_SECRET_N")
+@click.option(
+    "--redact-typing",
+    is_flag=True,
+    help="store typed text as {{secret:N}} placeholders, and no frames of typing; "
+    "replay takes the values from $DESKREEL_SECRET_N",
+)
 @click.option("--display", help="X display (default: $DISPLAY)")
-def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str,
-           pause_key: str, deny: tuple[str, ...], no_default_deny: bool, redact_typing: bool,
-           display: str | None) -> int:
+def record(
+    db: str,
+    name: str | None,
+    fps: float,
+    no_frames: bool,
+    stop_key: str,
+    pause_key: str,
+    deny: tuple[str, ...],
+    no_default_deny: bool,
+    redact_typing: bool,
+    display: str | None,
+) -> int:
     """Record mouse, keyboard and screen into DB as vocabulary actions.
 
     The chords' own keystrokes are never recorded. Nothing is recorded while paused or
@@ -66,11 +95,21 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
     with open_db(db, create=True) as store:
         where = store.label  # a URL's password stays out of every message
         is_file = store.path is not None
-        options = RecordOptions(name=name, fps=fps, frames=not no_frames, stop_key=stop_key,
-                                pause_key=pause_key, deny=deny_list,
-                                redact_typing=redact_typing)
-        recorder = Recorder(store, options=options, display=display,
-                            say=lambda message: click.echo(f"deskreel: {message}", err=True))
+        options = RecordOptions(
+            name=name,
+            fps=fps,
+            frames=not no_frames,
+            stop_key=stop_key,
+            pause_key=pause_key,
+            deny=deny_list,
+            redact_typing=redact_typing,
+        )
+        recorder = Recorder(
+            store,
+            options=options,
+            display=display,
+            say=lambda message: click.echo(f"deskreel: {message}", err=True),
+        )
         stop = threading.Event()
         heard: list[str] = []
 
@@ -79,11 +118,13 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
             stop.set()
 
         def started(name: str) -> None:
-            click.echo(f"deskreel: recording into {where} as {name!r}; stop with {stop_key} or "
-                       f"Ctrl-C, pause and resume with {pause_key}", err=True)
+            click.echo(
+                f"deskreel: recording into {where} as {name!r}; stop with {stop_key} or "
+                f"Ctrl-C, pause and resume with {pause_key}",
+                err=True,
+            )
 
-        previous = {sig: signal.signal(sig, on_signal)
-                    for sig in (signal.SIGINT, signal.SIGTERM)}
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             summary = recorder.run(stop.is_set, on_start=started)
         finally:
@@ -95,7 +136,9 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
         f"Recorded {summary.name!r} (recording {summary.recording_id}) into {where}: "
         f"{summary.steps} steps from {summary.events} input events over "
         f"{format_duration(summary.duration)}, {summary.frames} frames "
-        f"({format_bytes(summary.frame_bytes)}){size}. Ended by {ended_by}.", err=True)
+        f"({format_bytes(summary.frame_bytes)}){size}. Ended by {ended_by}.",
+        err=True,
+    )
     return EXIT_OK
 
 
@@ -104,8 +147,7 @@ def record(db: str, name: str | None, fps: float, no_frames: bool, stop_key: str
 @click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
 @click.option("--dry-run", is_flag=True, help="print the actions; change nothing")
 @click.pass_context
-def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given: float
-           ) -> int:
+def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given: float) -> int:
     """Re-derive a recording's actions from its raw events, with other thresholds.
 
     The keyboard's repeat delay and the double-click time are those the recording stored
@@ -122,22 +164,31 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given:
     with open_db(db) as store:
         rec = store.recording(ref)
         settings = rec.input_settings.with_values(
-            **{k: v for k, v in chosen.items() if k in _SETTINGS})
+            **{k: v for k, v in chosen.items() if k in _SETTINGS}
+        )
         old = store.steps(rec.id)
         if any(st.action.text and "{{secret:" in st.action.text for st in old):
-            raise UserError(f"recording {rec.id} {rec.name!r} has redacted typing, whose key "
-                            f"events are gone: reducing it would lose those steps; change "
-                            f"its steps with 'deskreel edit' instead")
-        steps = _carry_over(reduce_events(store.events(rec.id), settings=settings,
-                                          thresholds=th), old)
+            raise UserError(
+                f"recording {rec.id} {rec.name!r} has redacted typing, whose key "
+                f"events are gone: reducing it would lose those steps; change "
+                f"its steps with 'deskreel edit' instead"
+            )
+        steps = _carry_over(
+            reduce_events(store.events(rec.id), settings=settings, thresholds=th), old
+        )
         for st in steps:
-            click.echo(f"{st.step:4d} {st.t_start:8.3f}  "
-                       f"{json.dumps(st.action.to_json(), ensure_ascii=False)}")
+            click.echo(
+                f"{st.step:4d} {st.t_start:8.3f}  "
+                f"{json.dumps(st.action.to_json(), ensure_ascii=False)}"
+            )
         kept = sum(st.before_frame is not None or st.anchor is not None for st in steps)
         if not dry_run:
             store.replace_steps(rec.id, steps)
-        click.echo(f"recording {rec.id} {rec.name!r} {'would have' if dry_run else 'now has'} "
-                   f"{len(steps)} steps ({kept} with their recorded frames)", err=True)
+        click.echo(
+            f"recording {rec.id} {rec.name!r} {'would have' if dry_run else 'now has'} "
+            f"{len(steps)} steps ({kept} with their recorded frames)",
+            err=True,
+        )
     return EXIT_OK
 
 
@@ -170,14 +221,29 @@ def _carry_over(reduced: list[Reduced], old: list[Step]) -> list[Step]:
         same = same_events.get(events) if events is not None else None
         if same is not None:
             anchor = same.anchor if r.action.target == same.action.target else None
-            steps.append(replace(same, step=number, action=r.action, t_start=r.t_start,
-                                 t_end=r.t_end, anchor=anchor))
+            steps.append(
+                replace(
+                    same,
+                    step=number,
+                    action=r.action,
+                    t_start=r.t_start,
+                    t_end=r.t_end,
+                    anchor=anchor,
+                )
+            )
             continue
         window = old[max(bisect_right(starts, r.t_start) - 1, 0)] if old else None
-        steps.append(Step(step=number, action=r.action, t_start=r.t_start, t_end=r.t_end,
-                          events=events,
-                          window_class=window.window_class if window else None,
-                          window_title=window.window_title if window else None))
+        steps.append(
+            Step(
+                step=number,
+                action=r.action,
+                t_start=r.t_start,
+                t_end=r.t_end,
+                events=events,
+                window_class=window.window_class if window else None,
+                window_title=window.window_title if window else None,
+            )
+        )
     return steps
 
 
@@ -190,13 +256,23 @@ _SETTINGS = {name: getattr(DEFAULT_SETTINGS, name) for name in SETTING_LIMITS}
 
 def _add_threshold_options() -> None:
     for name, default in _THRESHOLDS.items():
-        reduce.params.append(click.Option(
-            [f"--{name.replace('_', '-')}"], type=float, default=None,
-            help=f"threshold {name} (default {default})"))
+        reduce.params.append(
+            click.Option(
+                [f"--{name.replace('_', '-')}"],
+                type=float,
+                default=None,
+                help=f"threshold {name} (default {default})",
+            )
+        )
     for name, default in _SETTINGS.items():
-        reduce.params.append(click.Option(
-            [f"--{name.replace('_', '-')}"], type=float, default=None,
-            help=f"{name} instead of the recording's own (without one: {default})"))
+        reduce.params.append(
+            click.Option(
+                [f"--{name.replace('_', '-')}"],
+                type=float,
+                default=None,
+                help=f"{name} instead of the recording's own (without one: {default})",
+            )
+        )
 
 
 _add_threshold_options()
@@ -206,8 +282,10 @@ def _check_chords(stop_key: str, pause_key: str) -> None:
     """Chords that could never fire, or that are one chord twice, end here with one line."""
     from recorder.chords import ChordFilter
 
-    for option, name, text in (("--stop-key", "stop", stop_key),
-                               ("--pause-key", "pause", pause_key)):
+    for option, name, text in (
+        ("--stop-key", "stop", stop_key),
+        ("--pause-key", "pause", pause_key),
+    ):
         try:
             ChordFilter({name: text})
         except ValueError as err:
@@ -224,12 +302,13 @@ def _check_writable(db: str) -> None:
     path = os.path.abspath(db)
     target = path if os.path.exists(path) else os.path.dirname(path)
     if not os.path.isdir(target) and target != path:
-        raise UserError(f"cannot create {db}: directory {target} does not exist; create it "
-                        f"or choose another place")
+        raise UserError(
+            f"cannot create {db}: directory {target} does not exist; create it "
+            f"or choose another place"
+        )
     if not os.access(target, os.W_OK):
         raise UserError(f"cannot write {db}: permission denied; choose a writable place")
 
 
 def _size(db: str) -> int:
-    return sum(os.path.getsize(db + extra) for extra in ("", "-wal")
-               if os.path.exists(db + extra))
+    return sum(os.path.getsize(db + extra) for extra in ("", "-wal") if os.path.exists(db + extra))

@@ -16,51 +16,116 @@ from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
 @cli.command("replay")
 @click.argument("db", metavar="DB")
 @click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
-@click.option("--speed", type=float, default=1.0, show_default=True,
-              help="time factor: 2 replays twice as fast (gestures keep their own timing)")
+@click.option(
+    "--speed",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="time factor: 2 replays twice as fast (gestures keep their own timing)",
+)
 @click.option("--from", "first", type=int, help="first step to replay")
 @click.option("--to", "last", type=int, help="last step to replay")
 @click.option("--max-idle", type=float, help="cap every pause between steps at S seconds")
 @click.option("--dry-run", is_flag=True, help="print the schedule; send no input")
 @click.option("--no-anchor", is_flag=True, help="use recorded coordinates as they are")
-@click.option("--threshold", type=click.FloatRange(0.5, 1.0), default=DEFAULT_THRESHOLD,
-              show_default=True,
-              help="least match score (normalized correlation) that counts as the target")
-@click.option("--timeout", type=click.FloatRange(0, 3600), default=DEFAULT_TIMEOUT,
-              show_default=True,
-              help="seconds to wait for a target to appear before giving up on it")
-@click.option("--on-missing", type=click.Choice(ON_MISSING), default=ON_MISSING[0],
-              show_default=True, help="when a target is not found: abort the replay (exit 1), "
-              "skip the step, or ask (abort without a terminal)")
-@click.option("--verify", is_flag=True,
-              help="check every step: target found, and the screen after it matches the "
-              "recording's (exit 1 when any step fails)")
-@click.option("--tolerance", type=click.FloatRange(0, 1), default=0.02, show_default=True,
-              help="with --verify: fraction of a compared region's pixels that may differ; "
-              "pixels differing by less than 40 grey levels never count (anti-aliasing) and "
-              "no patch of more than 12 adjacent differing pixels is allowed")
-@click.option("--mask", "masks", multiple=True, metavar="X,Y,W,H",
-              help="with --verify: a region never compared (a clock), in the recording's "
-              "screen coordinates; repeatable")
-@click.option("--keep-going", is_flag=True,
-              help="with --verify: go on after any failed step (a target not found "
-              "included: that step sends no input) instead of stopping")
-@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path),
-              help="write JUnit XML: one testcase per step")
-@click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="write a static HTML report (and the crops of targets not found) here")
-@click.option("--abort-key", default=DEFAULT_ABORT_KEY, show_default=True,
-              help="chord that aborts the replay (exit 130)")
-@click.option("--no-corner-abort", is_flag=True,
-              help="do not abort when the pointer is thrown into a screen corner")
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.5, 1.0),
+    default=DEFAULT_THRESHOLD,
+    show_default=True,
+    help="least match score (normalized correlation) that counts as the target",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, 3600),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    help="seconds to wait for a target to appear before giving up on it",
+)
+@click.option(
+    "--on-missing",
+    type=click.Choice(ON_MISSING),
+    default=ON_MISSING[0],
+    show_default=True,
+    help="when a target is not found: abort the replay (exit 1), "
+    "skip the step, or ask (abort without a terminal)",
+)
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="check every step: target found, and the screen after it matches the "
+    "recording's (exit 1 when any step fails)",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(0, 1),
+    default=0.02,
+    show_default=True,
+    help="with --verify: fraction of a compared region's pixels that may differ; "
+    "pixels differing by less than 40 grey levels never count (anti-aliasing) and "
+    "no patch of more than 12 adjacent differing pixels is allowed",
+)
+@click.option(
+    "--mask",
+    "masks",
+    multiple=True,
+    metavar="X,Y,W,H",
+    help="with --verify: a region never compared (a clock), in the recording's "
+    "screen coordinates; repeatable",
+)
+@click.option(
+    "--keep-going",
+    is_flag=True,
+    help="with --verify: go on after any failed step (a target not found "
+    "included: that step sends no input) instead of stopping",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="write JUnit XML: one testcase per step",
+)
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="write a static HTML report (and the crops of targets not found) here",
+)
+@click.option(
+    "--abort-key",
+    default=DEFAULT_ABORT_KEY,
+    show_default=True,
+    help="chord that aborts the replay (exit 130)",
+)
+@click.option(
+    "--no-corner-abort",
+    is_flag=True,
+    help="do not abort when the pointer is thrown into a screen corner",
+)
 @click.option("--display", help="X display (default: $DISPLAY)")
 @click.option("-q", "--quiet", is_flag=True, help="print only the verdict")
-def replay(db: str, ref: str | None, speed: float, first: int | None, last: int | None,
-           max_idle: float | None, dry_run: bool, no_anchor: bool, threshold: float,
-           timeout: float, on_missing: str, verify: bool, tolerance: float,
-           masks: tuple[str, ...], keep_going: bool, junit: Path | None,
-           report_dir: Path | None, abort_key: str, no_corner_abort: bool,
-           display: str | None, quiet: bool) -> int:
+def replay(
+    db: str,
+    ref: str | None,
+    speed: float,
+    first: int | None,
+    last: int | None,
+    max_idle: float | None,
+    dry_run: bool,
+    no_anchor: bool,
+    threshold: float,
+    timeout: float,
+    on_missing: str,
+    verify: bool,
+    tolerance: float,
+    masks: tuple[str, ...],
+    keep_going: bool,
+    junit: Path | None,
+    report_dir: Path | None,
+    abort_key: str,
+    no_corner_abort: bool,
+    display: str | None,
+    quiet: bool,
+) -> int:
     """Replay a recording or an imported script on the X display.
 
     Before each pointer step, its target is found again on the screen by its image anchor
@@ -82,42 +147,62 @@ def replay(db: str, ref: str | None, speed: float, first: int | None, last: int 
         parse_chord(abort_key)
     except ValueError as err:
         raise UserError(f"--abort-key: {err}") from None
-    tolerance_given = click.get_current_context().get_parameter_source(
-        "tolerance") is not ParameterSource.DEFAULT
-    for option, given in (("--mask", bool(masks)), ("--keep-going", keep_going),
-                          ("--tolerance", tolerance_given)):
+    tolerance_given = (
+        click.get_current_context().get_parameter_source("tolerance") is not ParameterSource.DEFAULT
+    )
+    for option, given in (
+        ("--mask", bool(masks)),
+        ("--keep-going", keep_going),
+        ("--tolerance", tolerance_given),
+    ):
         if given and not verify:
-            raise UserError(f"{option} only applies with --verify: add --verify or drop "
-                            f"{option}")
+            raise UserError(f"{option} only applies with --verify: add --verify or drop {option}")
     boxes = tuple(parse_box(m) for m in masks)
     if not dry_run:
         _check_outputs(junit, report_dir)
-    options = ReplayOptions(speed=speed, first=first, last=last, max_idle=max_idle,
-                            dry_run=dry_run, anchor=not no_anchor,
-                            anchoring=AnchorOptions(threshold=threshold, timeout=timeout),
-                            on_missing=on_missing,
-                            report_dir=report_dir,
-                            verify=VerifyOptions(tolerance=tolerance, masks=boxes,
-                                                 keep_going=keep_going) if verify else None,
-                            abort_key=abort_key, corners=not no_corner_abort)
+    options = ReplayOptions(
+        speed=speed,
+        first=first,
+        last=last,
+        max_idle=max_idle,
+        dry_run=dry_run,
+        anchor=not no_anchor,
+        anchoring=AnchorOptions(threshold=threshold, timeout=timeout),
+        on_missing=on_missing,
+        report_dir=report_dir,
+        verify=VerifyOptions(tolerance=tolerance, masks=boxes, keep_going=keep_going)
+        if verify
+        else None,
+        abort_key=abort_key,
+        corners=not no_corner_abort,
+    )
     # results are written through their own connection; the recording is read through
     # a read-only one, so a replay can never change what it replays
     with open_db(db) as writer, open_store(db, readonly=True) as store:
         recording = store.recording(ref)
         steps = select_steps(store.steps(recording.id), options)
         if not steps:
-            raise UserError(f"recording {recording.name!r} has no enabled steps between "
-                            f"--from and --to: see 'deskreel show {store.label} -r "
-                            f"{recording.id}'")
-        outcome = run_replay(store, recording, options=options, display=display,
-                             results=writer, progress=Progress(total=len(steps), quiet=quiet))
+            raise UserError(
+                f"recording {recording.name!r} has no enabled steps between "
+                f"--from and --to: see 'deskreel show {store.label} -r "
+                f"{recording.id}'"
+            )
+        outcome = run_replay(
+            store,
+            recording,
+            options=options,
+            display=display,
+            results=writer,
+            progress=Progress(total=len(steps), quiet=quiet),
+        )
         if outcome.run_id is not None and (junit or report_dir):
             _write_outputs(writer, recording, outcome.run_id, steps, junit, report_dir)
     return EXIT_FOR_VERDICT[outcome.status]
 
 
-def _write_outputs(store, recording, run_id: int, steps, junit: Path | None,
-                   report_dir: Path | None) -> None:
+def _write_outputs(
+    store, recording, run_id: int, steps, junit: Path | None, report_dir: Path | None
+) -> None:
     from deskreel.report import write_junit, write_report
 
     run = next(r for r in store.runs(recording.id) if r.id == run_id)
@@ -125,16 +210,19 @@ def _write_outputs(store, recording, run_id: int, steps, junit: Path | None,
         try:
             write_junit(junit, recording, run, steps, store.step_results(run_id))
         except OSError as err:
-            raise UserError(f"cannot write the JUnit XML {junit}: {err.strerror or err}; "
-                            f"the run is stored: 'deskreel report DB --last-run --out DIR "
-                            f"--junit FILE' writes it again") from None
+            raise UserError(
+                f"cannot write the JUnit XML {junit}: {err.strerror or err}; "
+                f"the run is stored: 'deskreel report DB --last-run --out DIR "
+                f"--junit FILE' writes it again"
+            ) from None
         click.echo(f"deskreel: JUnit XML in {junit}", err=True)
     if report_dir is not None:
         try:
             page = write_report(store, recording, report_dir, run=run)
         except OSError as err:
-            raise UserError(f"cannot write the report in {report_dir}: "
-                            f"{err.strerror or err}") from None
+            raise UserError(
+                f"cannot write the report in {report_dir}: {err.strerror or err}"
+            ) from None
         click.echo(f"deskreel: report in {page}", err=True)
 
 
@@ -144,8 +232,10 @@ def _check_outputs(junit: Path | None, report_dir: Path | None) -> None:
     from deskreel.report.writable import check_writable
     from deskreel.report.html import check_report_dir
 
-    for option, path, check in (("--junit", junit, check_writable),
-                                ("--report", report_dir, check_report_dir)):
+    for option, path, check in (
+        ("--junit", junit, check_writable),
+        ("--report", report_dir, check_report_dir),
+    ):
         if path is not None:
             try:
                 check(path)
@@ -160,8 +250,7 @@ def parse_box(text: str) -> tuple[int, int, int, int]:
     except ValueError:
         raise UserError(f"a region is x,y,w,h in pixels, got {text!r}") from None
     if x < 0 or y < 0 or w <= 0 or h <= 0:
-        raise UserError(f"a region needs x, y >= 0 and a positive width and height, "
-                        f"got {text!r}")
+        raise UserError(f"a region needs x, y >= 0 and a positive width and height, got {text!r}")
     return (x, y, w, h)
 
 
@@ -179,8 +268,10 @@ def mask(db: str, region: str, ref: str | None, step: int | None) -> int:
     with open_db(db) as store:
         rec = store.recording(ref)
         if step is not None and step not in {s.step for s in store.steps(rec.id)}:
-            raise UserError(f"recording {rec.name!r} has no step {step}: see "
-                            f"'deskreel show {store.label} -r {rec.id}'")
+            raise UserError(
+                f"recording {rec.name!r} has no step {step}: see "
+                f"'deskreel show {store.label} -r {rec.id}'"
+            )
         store.add_mask(rec.id, box, step=step)
     where = f"step {step}" if step is not None else "every step"
     click.echo(f"masked {list(box)} for {where} of {rec.name!r}", err=True)

@@ -15,16 +15,25 @@ from .table import format_duration, render_table
 
 @cli.command("report")
 @click.argument("db")
-@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest, "
-              "or the run's)")
+@click.option(
+    "-r", "--recording", "ref", help="recording id or name (default: the latest, or the run's)"
+)
 @click.option("--run", "run_id", type=int, help="show this run's results (see 'deskreel runs')")
 @click.option("--last-run", is_flag=True, help="show the recording's latest run")
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="directory for index.html and img/ (created private, mode 0700)")
-@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path),
-              help="also write the run's JUnit XML to this file (mode 0600)")
-def report(db: str, ref: str | None, run_id: int | None, last_run: bool, out: Path,
-           junit: Path | None) -> int:
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="directory for index.html and img/ (created private, mode 0700)",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="also write the run's JUnit XML to this file (mode 0600)",
+)
+def report(
+    db: str, ref: str | None, run_id: int | None, last_run: bool, out: Path, junit: Path | None
+) -> int:
     """Write a static HTML report of a recording, or of one of its runs, into OUT.
 
     The page needs no network and runs no scripts: open OUT/index.html in a browser or
@@ -49,11 +58,15 @@ def report(db: str, ref: str | None, run_id: int | None, last_run: bool, out: Pa
         try:
             write_junit(junit, rec, run, steps, results)
         except OSError as err:
-            raise UserError(f"cannot write {junit} ({err.strerror}): choose a writable "
-                            f"file") from None
+            raise UserError(
+                f"cannot write {junit} ({err.strerror}): choose a writable file"
+            ) from None
     what = f"run {run.id} ({run.status})" if run else "the recording"
-    click.echo(f"wrote the report of {rec.name!r}, {what}, to {index}"
-               + (f" and JUnit XML to {junit}" if junit else ""), err=True)
+    click.echo(
+        f"wrote the report of {rec.name!r}, {what}, to {index}"
+        + (f" and JUnit XML to {junit}" if junit else ""),
+        err=True,
+    )
     return EXIT_OK
 
 
@@ -70,19 +83,34 @@ def runs(db: str, ref: str | None) -> int:
             found = store.runs()
             names = {r.id: r.name for r in store.recordings()} if found else {}
     if not found:
-        click.echo(f"{store.label} holds no runs yet: replay a recording with 'deskreel replay'",
-                   err=True)
+        click.echo(
+            f"{store.label} holds no runs yet: replay a recording with 'deskreel replay'", err=True
+        )
         return EXIT_OK
-    rows = [[str(r.id), names.get(r.recording_id, str(r.recording_id)),
-             r.started.strftime("%Y-%m-%d %H:%M:%S"), r.mode, r.status, str(r.steps_passed),
-             str(r.steps_failed), _duration(r)] for r in found]
-    click.echo(render_table(["run", "recording", "started", "mode", "status", "passed",
-                             "failed", "duration"], rows))
+    rows = [
+        [
+            str(r.id),
+            names.get(r.recording_id, str(r.recording_id)),
+            r.started.strftime("%Y-%m-%d %H:%M:%S"),
+            r.mode,
+            r.status,
+            str(r.steps_passed),
+            str(r.steps_failed),
+            _duration(r),
+        ]
+        for r in found
+    ]
+    click.echo(
+        render_table(
+            ["run", "recording", "started", "mode", "status", "passed", "failed", "duration"], rows
+        )
+    )
     return EXIT_OK
 
 
-def _pick(store: Store, ref: str | None, run_id: int | None, last_run: bool
-          ) -> tuple[Recording, Run | None]:
+def _pick(
+    store: Store, ref: str | None, run_id: int | None, last_run: bool
+) -> tuple[Recording, Run | None]:
     """The recording and run the options name; a run given by id names its recording."""
     if run_id is None:
         rec = store.recording(ref)
@@ -90,16 +118,20 @@ def _pick(store: Store, ref: str | None, run_id: int | None, last_run: bool
             return rec, None
         past = store.runs(rec.id)
         if not past:
-            raise UserError(f"recording {rec.name!r} has no runs yet: replay it with "
-                            f"'deskreel replay {store.label} -r {rec.id}'")
+            raise UserError(
+                f"recording {rec.name!r} has no runs yet: replay it with "
+                f"'deskreel replay {store.label} -r {rec.id}'"
+            )
         return rec, past[-1]
     run = next((r for r in store.runs() if r.id == run_id), None)
     if run is None:
         raise UserError(f"{store.label} has no run {run_id}: see 'deskreel runs {store.label}'")
     rec = store.recording(run.recording_id)
     if ref is not None and ref not in (str(rec.id), rec.name):
-        raise UserError(f"run {run_id} replayed recording {rec.id} {rec.name!r}, not {ref!r}: "
-                        f"drop -r or give another run")
+        raise UserError(
+            f"run {run_id} replayed recording {rec.id} {rec.name!r}, not {ref!r}: "
+            f"drop -r or give another run"
+        )
     return rec, run
 
 

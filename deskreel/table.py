@@ -6,8 +6,9 @@ from __future__ import annotations
 def render_table(header: list[str], rows: list[list[str]]) -> str:
     """Columns padded to their widest cell; numbers need no special alignment here."""
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
-             for row in [header, *rows]]
+    lines = [
+        "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header, *rows]
+    ]
     return "\n".join(lines)
 
 

@@ -54,7 +54,7 @@ class AnchorChoice:
     def crop(self, frame: Image) -> Image:
         """The pixels of `box` in `frame`, as a new array."""
         x, y, w, h = self.box
-        return frame[y:y + h, x:x + w].copy()
+        return frame[y : y + h, x : x + w].copy()
 
 
 def choose_anchor(
@@ -87,14 +87,16 @@ def choose_anchor(
             if box in judged:
                 continue
             judged.add(box)
-            choice, rivals = _judge(screen, box, target, rivals,
-                                    min_contrast=min_contrast, min_margin=min_margin)
+            choice, rivals = _judge(
+                screen, box, target, rivals, min_contrast=min_contrast, min_margin=min_margin
+            )
             if choice.distinctive:
                 # Grown to hold the whole of a label it cuts, if that stays distinctive.
                 whole = _whole(screen.gray, box)
                 if whole != box:
-                    grown, _ = _judge(screen, whole, target, [], min_contrast=min_contrast,
-                                      min_margin=min_margin)
+                    grown, _ = _judge(
+                        screen, whole, target, [], min_contrast=min_contrast, min_margin=min_margin
+                    )
                     if grown.distinctive:
                         return grown
                 return choice
@@ -104,20 +106,28 @@ def choose_anchor(
     return best
 
 
-def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,
-           min_contrast: float, min_margin: float) -> tuple[AnchorChoice, list[Point]]:
+def _judge(
+    screen: _Screen,
+    box: Box,
+    target: Point,
+    rivals: list[Point],
+    *,
+    min_contrast: float,
+    min_margin: float,
+) -> tuple[AnchorChoice, list[Point]]:
     """How distinctive the crop `box` is, and the target of a look-alike that spoils it."""
     x, y, w, h = box
     offset = _sub(target, (x, y))
-    crop = screen.gray[y:y + h, x:x + w]
+    crop = screen.gray[y : y + h, x : x + w]
     if float(crop.std()) < min_contrast:
         return AnchorChoice(box, offset, score=0.0, margin=0.0, distinctive=False), rivals
     own = ((x, y), _radius(w, h))  # what locate() would count as this very place
     pad = min(max(w, h), _NEAR)
-    nearby = ((w + 2 * pad) * (h + 2 * pad),
-              lambda: _search_region(screen.gray, crop, (x, y), pad=pad, keep_out=own))
-    frame = (screen.gray.size // _factor(w, h) ** 2,
-             lambda: _scan(screen, crop, keep_out=own))
+    nearby = (
+        (w + 2 * pad) * (h + 2 * pad),
+        lambda: _search_region(screen.gray, crop, (x, y), pad=pad, keep_out=own),
+    )
+    frame = (screen.gray.size // _factor(w, h) ** 2, lambda: _scan(screen, crop, keep_out=own))
     # The last box's look-alike first, it is the likeliest and cheapest to recheck; then the
     # neighbourhood, where borders and rows repeat, and the whole frame, cheaper first.
     searches: list[Callable[[], Iterable[_Hit]]] = [
@@ -130,8 +140,9 @@ def _judge(screen: _Screen, box: Box, target: Point, rivals: list[Point], *,
         if _near(hit, *own):
             continue
         if hit.score >= bar:  # grayscale cannot tell it apart; colour may, as in locate()
-            hit = hit._replace(score=_colour_score(screen.rgb, screen.rgb[y:y + h, x:x + w],
-                                                   (hit.x, hit.y)))
+            hit = hit._replace(
+                score=_colour_score(screen.rgb, screen.rgb[y : y + h, x : x + w], (hit.x, hit.y))
+            )
         runner_up = max(runner_up, hit)
         if runner_up.score >= bar:
             break
@@ -153,12 +164,18 @@ def _whole(gray: Image, box: Box) -> Box:
 
     # What an empty column of the crop looks like: its face, and the lines that run along
     # it (a button's top border).
-    empty = np.median(gray[y0:y0 + h, x0:x1], axis=1)
+    empty = np.median(gray[y0 : y0 + h, x0:x1], axis=1)
 
     def cut(columns: range) -> int | None:
         """The first of `columns` (inside the frame) that has something in it, or None."""
-        return next((x for x in columns if 0 <= x < width
-                     and float(np.abs(gray[y0:y0 + h, x] - empty).max()) > _CUT), None)
+        return next(
+            (
+                x
+                for x in columns
+                if 0 <= x < width and float(np.abs(gray[y0 : y0 + h, x] - empty).max()) > _CUT
+            ),
+            None,
+        )
 
     # Past the gaps between letters: a side is clear when _GAP columns beyond it are empty.
     while x1 - x0 < most and (left := cut(range(x0 - 1, x0 - 1 - _GAP, -1))) is not None:
@@ -169,25 +186,27 @@ def _whole(gray: Image, box: Box) -> Box:
     x1 = min(x1, x0 + most)
     # Only inside a widget with borders (a button, a field): a label in the open (a status
     # bar's text) is placed by its font, not by a box, and a crop reaching it would be too.
-    face = float(np.median(gray[y0:y0 + h, box[0]:box[0] + w]))
+    face = float(np.median(gray[y0 : y0 + h, box[0] : box[0] + w]))
 
     def fenced(columns: range) -> bool:
         for x in columns:
             if not 0 <= x < width:
                 return False
-            line = gray[y0:y0 + h, x].astype(np.float32)
+            line = gray[y0 : y0 + h, x].astype(np.float32)
             if float((np.abs(line - face) > _SHADE).mean()) >= 0.75:
                 return True
         return False
 
     if (x0, x1) != (box[0], box[0] + w) and not (
-            fenced(range(x0 - 1, x0 - 1 - _FENCE, -1)) and fenced(range(x1, x1 + _FENCE))):
+        fenced(range(x0 - 1, x0 - 1 - _FENCE, -1)) and fenced(range(x1, x1 + _FENCE))
+    ):
         return box
     return x0, y0, x1 - x0, h
 
 
-def _placements(min_size: int, max_size: int, reach: int, width: int, height: int
-                ) -> Iterator[tuple[int, int, list[Point]]]:
+def _placements(
+    min_size: int, max_size: int, reach: int, width: int, height: int
+) -> Iterator[tuple[int, int, list[Point]]]:
     """Box sizes for choose_anchor(), small to large, each with the shifts of its centre from
     the target to try, cheapest and likeliest first."""
     for w, h in _sizes(min_size, max_size, width, height):
@@ -201,8 +220,21 @@ def _placements(min_size: int, max_size: int, reach: int, width: int, height: in
         w, h = min(size, width), min(size, height)
         # The target a twelfth of the box in from a side, then from a corner.
         ax, ay = w * 5 // 12, h * 5 // 12
-        yield w, h, [(0, 0), (-ax, 0), (ax, 0), (0, -ay), (0, ay),
-                     (-ax, -ay), (ax, -ay), (-ax, ay), (ax, ay)]
+        yield (
+            w,
+            h,
+            [
+                (0, 0),
+                (-ax, 0),
+                (ax, 0),
+                (0, -ay),
+                (0, ay),
+                (-ax, -ay),
+                (ax, -ay),
+                (-ax, ay),
+                (ax, ay),
+            ],
+        )
 
 
 def _sizes(min_size: int, max_size: int, width: int, height: int) -> Iterator[tuple[int, int]]:

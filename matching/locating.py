@@ -152,8 +152,9 @@ def locate(
     for factor in _factors(tmpl.shape[1], tmpl.shape[0]):
         hits = hits + list(_scan(seen, tmpl, factor=factor))
         if hits:
-            best, runner, by_colour = _settle(seen, anchor_img, hits, threshold=threshold,
-                                              margin=margin)
+            best, runner, by_colour = _settle(
+                seen, anchor_img, hits, threshold=threshold, margin=margin
+            )
         if best.score >= _SURE:
             break
     if best is _NOWHERE:
@@ -179,8 +180,16 @@ def locate(
     if not reason:
         shift = _scaled(offset, tmpl.shape, match.scale)
         stages += ["colour"] * match.by_colour
-        return _located(started, match.best, match.runner, match.scale, shift,
-                        list(dict.fromkeys(stages)), True, "")
+        return _located(
+            started,
+            match.best,
+            match.runner,
+            match.scale,
+            shift,
+            list(dict.fromkeys(stages)),
+            True,
+            "",
+        )
     if best.score >= _SURE:  # the recorded pixels, ambiguous: so at any other scale too
         return _located(started, best, runner, 1.0, offset, stages, False, reason)
     # Drawn at another scale (a DPI or font-size change), or changed around the target: the
@@ -190,22 +199,42 @@ def locate(
     parts = parts or recording.parts(tmpl)
     # Parts cut from the anchor alone are fewer and smaller: they must fit better.
     need = _PARTS_SCORE if recording.screen is not None else _ALONE_SCORE
-    candidates = [(hit.score, _add((hit.x, hit.y), offset), 1.0)
-                  for hit in sorted(hits, reverse=True)[:_PER_SCALE]]
+    candidates = [
+        (hit.score, _add((hit.x, hit.y), offset), 1.0)
+        for hit in sorted(hits, reverse=True)[:_PER_SCALE]
+    ]
     searches = [("hint", (scale_hint,), _HINT_STEPS)] if scale_hint != 1.0 else []
     searches.append(("scales", _DEFAULT_SCALES, _FINE_STEPS))
     outcome, judged, wide, widened = None, {}, None, False  # type: ignore[var-annotated]
     for stage, scales, steps in searches:
         stages.append(stage)
         s_scale, s_hits, scanned = _search_scales(seen, tmpl, scales, steps)
-        candidates += [(hit.score, _add((hit.x, hit.y), _scaled(offset, tmpl.shape, scale)), scale)
-                       for scale, found in scanned.items() for hit in found[:_PER_SCALE]]
-        verdict, other = decide(parts, seen.gray, _distinct(candidates, within=_WORTH), judged,
-                                known=scale_hint if scale_hint != 1.0 else None)
-        outcome = _by_parts(started, verdict, other, offset, tmpl.shape, stages + ["parts"],
-                            reason, need) if verdict.point is not None else \
-            _located(started, best, runner, 1.0, offset, stages,
-                     False, f"{reason}; at other scales: no place where its parts fit")
+        candidates += [
+            (hit.score, _add((hit.x, hit.y), _scaled(offset, tmpl.shape, scale)), scale)
+            for scale, found in scanned.items()
+            for hit in found[:_PER_SCALE]
+        ]
+        verdict, other = decide(
+            parts,
+            seen.gray,
+            _distinct(candidates, within=_WORTH),
+            judged,
+            known=scale_hint if scale_hint != 1.0 else None,
+        )
+        outcome = (
+            _by_parts(started, verdict, other, offset, tmpl.shape, stages + ["parts"], reason, need)
+            if verdict.point is not None
+            else _located(
+                started,
+                best,
+                runner,
+                1.0,
+                offset,
+                stages,
+                False,
+                f"{reason}; at other scales: no place where its parts fit",
+            )
+        )
         if not outcome.found and verdict.score >= _WIDE_FROM and recording.screen is not None:
             # The neighbourhood could not decide (a look-alike beside it, or a target in a
             # flat stretch far from every part): a wider one judges the likeliest places.
@@ -214,26 +243,29 @@ def locate(
             known = scale_hint if scale_hint != 1.0 else None
             verdict, other = decide(wide, seen.gray, _likeliest(judged, candidates), {}, known)
             if verdict.point is not None:
-                decided = _by_parts(started, verdict, other, offset, tmpl.shape, stages, reason,
-                                    need)
+                decided = _by_parts(
+                    started, verdict, other, offset, tmpl.shape, stages, reason, need
+                )
                 outcome, widened = (decided, True) if decided.found else (outcome, False)
         if outcome.found:
             break
         if s_hits:
             sized = _resized(anchor_img, s_scale)
-            s_best, s_runner, s_colour = _settle(seen, sized, s_hits, threshold=threshold,
-                                                 margin=margin)
+            s_best, s_runner, s_colour = _settle(
+                seen, sized, s_hits, threshold=threshold, margin=margin
+            )
             scaled = _Match(s_best, s_runner, s_scale, s_colour)
             if not scaled.doubt(seen, recording, threshold, margin, stages):
                 shift = _scaled(offset, tmpl.shape, s_scale)
                 confirmed = parts.verify(seen.gray, _add((s_best.x, s_best.y), shift), s_scale)
                 stages += ["colour"] * s_colour
-                if confirmed.point is not None and confirmed.score >= need \
-                        and confirmed.pinned:
+                if confirmed.point is not None and confirmed.score >= need and confirmed.pinned:
                     # Found whole; where the target is inside it, its parts say best. It is
                     # looked back at with parts too, below.
-                    outcome = replace(_located(started, s_best, s_runner, s_scale, shift,
-                                               stages, True, ""), point=confirmed.point)
+                    outcome = replace(
+                        _located(started, s_best, s_runner, s_scale, shift, stages, True, ""),
+                        point=confirmed.point,
+                    )
                     break
     assert outcome is not None
     stages.append("parts")
@@ -241,17 +273,19 @@ def locate(
         # The parts agree; the pixels around the target and the look back must too.
         hit = _Hit(outcome.score, *outcome.top_left)
         match = _Match(hit, _NOWHERE, outcome.scale, False)
-        doubt = _doubt_unscaled(outcome, reason) or \
-            match.doubt_inner(seen, recording) or \
-            _doubt_back_by_parts(seen, recording, match, outcome, stages, widened)
+        doubt = (
+            _doubt_unscaled(outcome, reason)
+            or match.doubt_inner(seen, recording)
+            or _doubt_back_by_parts(seen, recording, match, outcome, stages, widened)
+        )
         if doubt:
             outcome = replace(outcome, found=False, point=None, reason=doubt)
-    return replace(outcome, searched="+".join(dict.fromkeys(stages)),
-                   elapsed_ms=_since(started))
+    return replace(outcome, searched="+".join(dict.fromkeys(stages)), elapsed_ms=_since(started))
 
 
-def _exact_near(screen: Image, tmpl: Image, place: Point, threshold: float, margin: float
-                ) -> tuple[list[_Hit], tuple[_Hit, _Hit] | None]:
+def _exact_near(
+    screen: Image, tmpl: Image, place: Point, threshold: float, margin: float
+) -> tuple[list[_Hit], tuple[_Hit, _Hit] | None]:
     """The matches within _WINDOW px of `place` (a top-left), and the best and the runner-up
     when the best is exact and clearly alone there."""
     hits = _search_region(screen, tmpl, place, pad=_WINDOW, others=1)
@@ -280,50 +314,68 @@ def _doubt_unscaled(found: Located, refused: str) -> str:
 
 
 def _unpinned(verdict: Verdict) -> str:
-    why = ("no part places the target along both axes" if verdict.reach == float("inf") else
-           f"the nearest part placing the target is {verdict.reach:.0f} px from it "
-           f"({_PIN_REACH} px at most), and the parts place it to within "
-           f"{verdict.spread:.1f} px ({_PIN_SPREAD} px needed)")
+    why = (
+        "no part places the target along both axes"
+        if verdict.reach == float("inf")
+        else f"the nearest part placing the target is {verdict.reach:.0f} px from it "
+        f"({_PIN_REACH} px at most), and the parts place it to within "
+        f"{verdict.spread:.1f} px ({_PIN_SPREAD} px needed)"
+    )
     if verdict.unspanned:
         why += ", and the flat stretch it was in is not found there"
     return why
 
 
-def _distinct(candidates: list[tuple[float, Point, float]], *, within: float = math.inf
-              ) -> list[tuple[float, Point, float]]:
+def _distinct(
+    candidates: list[tuple[float, Point, float]], *, within: float = math.inf
+) -> list[tuple[float, Point, float]]:
     """The likeliest candidates, one per place, at most _CANDIDATES; only those scoring
     `within` of the best."""
     kept: list[tuple[float, Point, float]] = []
     ranked = sorted(candidates, reverse=True)
     floor = ranked[0][0] - within if ranked else 0.0
     for candidate in (c for c in ranked if c[0] >= floor):
-        if all(max(abs(candidate[1][0] - k[1][0]), abs(candidate[1][1] - k[1][1])) > _SAME_PLACE
-               for k in kept):
+        if all(
+            max(abs(candidate[1][0] - k[1][0]), abs(candidate[1][1] - k[1][1])) > _SAME_PLACE
+            for k in kept
+        ):
             kept.append(candidate)
             if len(kept) == _CANDIDATES:
                 break
     return kept
 
 
-def _likeliest(judged: dict[tuple[Point, float], Verdict],
-               candidates: list[tuple[float, Point, float]]) -> list[tuple[float, Point, float]]:
+def _likeliest(
+    judged: dict[tuple[Point, float], Verdict], candidates: list[tuple[float, Point, float]]
+) -> list[tuple[float, Point, float]]:
     """The places the parts put targets at, best first, then the candidates not near them:
     _WIDE_PLACES at most."""
-    placed = [(1 + v.score, v.point, round(v.scale, 3)) for v in judged.values()
-              if v.point is not None]  # ahead of every whole-crop score
+    placed = [
+        (1 + v.score, v.point, round(v.scale, 3)) for v in judged.values() if v.point is not None
+    ]  # ahead of every whole-crop score
     return _distinct(placed + candidates)[:_WIDE_PLACES]
 
 
-def _by_parts(started: float, verdict: Verdict, other: Verdict, offset: Point,
-              shape: tuple[int, ...], stages: list[str], reason: str, need: float) -> Located:
+def _by_parts(
+    started: float,
+    verdict: Verdict,
+    other: Verdict,
+    offset: Point,
+    shape: tuple[int, ...],
+    stages: list[str],
+    reason: str,
+    need: float,
+) -> Located:
     """The outcome that the parts decided: found when enough of them fit, clearly better
     than anywhere else; otherwise refused with both the whole crop's and the parts' reasons."""
     lead = verdict.score - other.score
     found = verdict.score >= need and lead >= _PARTS_MARGIN and verdict.pinned
     point = verdict.point
     assert point is not None
-    why = (f"the parts fit best at {point} ({verdict.score:.2f} of them at "
-           f"{verdict.scale:.2f}x, {need:.2f} needed)")
+    why = (
+        f"the parts fit best at {point} ({verdict.score:.2f} of them at "
+        f"{verdict.scale:.2f}x, {need:.2f} needed)"
+    )
     if other.point is not None:
         why += f", {lead:.2f} ahead of {other.point} ({_PARTS_MARGIN:.2f} needed)"
     if not verdict.pinned:
@@ -383,8 +435,13 @@ class _Recording:
         if screen is None or self.guess is None:
             return Parts.of(tmpl, (0, 0, tmpl.shape[1], tmpl.shape[0]), self.offset, **hood)
         # (a stretch is only known on a screen: the anchor alone cuts it at its edges)
-        return Parts.of(screen.gray, (*self.guess, tmpl.shape[1], tmpl.shape[0]),
-                        _add(self.guess, self.offset), spans=True, **hood)
+        return Parts.of(
+            screen.gray,
+            (*self.guess, tmpl.shape[1], tmpl.shape[0]),
+            _add(self.guess, self.offset),
+            spans=True,
+            **hood,
+        )
 
 
 def _wide_hood(scale: float) -> dict[str, Any]:
@@ -399,8 +456,14 @@ class _Match:
     scale: float
     by_colour: bool
 
-    def doubt(self, seen: _Screen, recording: _Recording, threshold: float, margin: float,
-              stages: list[str]) -> str:
+    def doubt(
+        self,
+        seen: _Screen,
+        recording: _Recording,
+        threshold: float,
+        margin: float,
+        stages: list[str],
+    ) -> str:
         """Why this match is not to be trusted, or "" when it is."""
         best, runner = self.best, self.runner
         shift = _scaled(recording.offset, recording.shape, self.scale)
@@ -414,16 +477,17 @@ class _Match:
         # The wider crop of the recording must fit here, no worse than at the runner-up, and
         # the two leads together must make up twice the margin.
         th, tw = recording.shape
-        around = _Context.of(recording.screen.gray, (*recording.guess, tw, th),
-                             recording.offset)
+        around = _Context.of(recording.screen.gray, (*recording.guess, tw, th), recording.offset)
         places = [_add((hit.x, hit.y), shift) for hit in (best, runner) if hit.x >= 0]
         here, there = (*around.scores(seen, places, self.scale), 0.0)[:2]
         stages.append("context")
         lead = here - max(there, 0.0)  # how much better the context fits here
         if here < _CONTEXT_FLOOR or lead < 0 or best.score - runner.score + lead < 2 * margin:
-            return (f"doubtful: the match scores {best.score:.3f} but the wider context of "
-                    f"the recording scores {here:.3f} there and {there:.3f} at the "
-                    f"runner-up {_add((runner.x, runner.y), shift)}")
+            return (
+                f"doubtful: the match scores {best.score:.3f} but the wider context of "
+                f"the recording scores {here:.3f} there and {there:.3f} at the "
+                f"runner-up {_add((runner.x, runner.y), shift)}"
+            )
         return self.doubt_inner(seen, recording) or self.doubt_back(seen, recording, stages)
 
     def doubt_inner(self, seen: _Screen, recording: _Recording) -> str:
@@ -432,8 +496,10 @@ class _Match:
         # target must fit too, where they have something to fit.
         inner = _inner_score(seen, recording, self)
         if inner is not None and inner < _INNER_FLOOR:
-            return (f"doubtful: the match scores {self.best.score:.3f} but the {_INNER} px "
-                    f"around the target score {inner:.3f} there")
+            return (
+                f"doubtful: the match scores {self.best.score:.3f} but the {_INNER} px "
+                f"around the target score {inner:.3f} there"
+            )
         return ""
 
     def doubt_back(self, seen: _Screen, recording: _Recording, stages: list[str]) -> str:
@@ -450,14 +516,22 @@ class _Match:
         own, other = _back_match(seen, recording.screen, self, recording.guess, (tw, th))
         if other.score > own.score:
             where = _add((other.x, other.y), recording.offset)
-            return (f"doubtful: the match scores {best.score:.3f} but looks more like "
-                    f"{where} on the recorded screen ({other.score:.3f}) than like the "
-                    f"recorded target ({own.score:.3f})")
+            return (
+                f"doubtful: the match scores {best.score:.3f} but looks more like "
+                f"{where} on the recorded screen ({other.score:.3f}) than like the "
+                f"recorded target ({own.score:.3f})"
+            )
         return ""
 
 
-def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
-                         found: Located, stages: list[str], wide: bool) -> str:
+def _doubt_back_by_parts(
+    seen: _Screen,
+    recording: _Recording,
+    match: _Match,
+    found: Located,
+    stages: list[str],
+    wide: bool,
+) -> str:
     """The look back of a place the parts chose, done with parts too: the parts of what was
     found, brought back to the recorded scale, must fit the recorded target's place better
     than the places on the recorded screen that the crop found there resembles most. (The
@@ -475,24 +549,34 @@ def _doubt_back_by_parts(seen: _Screen, recording: _Recording, match: _Match,
     today = Parts.of(seen.gray, (x, y, sw, sh), found.point, **(_wide_hood(scale) if wide else {}))
     back = 1 / scale
     recorded_target = _add(recording.guess, recording.offset)
-    patch = seen.gray[y:y + sh, x:x + sw]
+    patch = seen.gray[y : y + sh, x : x + sw]
     if patch.shape != (sh, sw):
         return ""  # runs off the screen: the parts' own verdict stands
     if (sw, sh) != (tw, th):
-        patch = cv2.resize(patch, (tw, th), interpolation=cv2.INTER_AREA if scale > 1
-                           else cv2.INTER_LINEAR)
+        patch = cv2.resize(
+            patch, (tw, th), interpolation=cv2.INTER_AREA if scale > 1 else cv2.INTER_LINEAR
+        )
     zone = (recording.guess, _radius(tw, th))
-    likeliest = sorted((hit for hit in islice(_scan(screen, patch, keep_out=zone), 2 * _PER_SCALE)
-                        if not _near(hit, *zone)), reverse=True)[:_PER_SCALE]
+    likeliest = sorted(
+        (
+            hit
+            for hit in islice(_scan(screen, patch, keep_out=zone), 2 * _PER_SCALE)
+            if not _near(hit, *zone)
+        ),
+        reverse=True,
+    )[:_PER_SCALE]
     places = [_add((hit.x, hit.y), recording.offset) for hit in likeliest]
-    own, *others = _each(lambda place: today.verify(screen.gray, place, back),
-                         [recorded_target, *places])
+    own, *others = _each(
+        lambda place: today.verify(screen.gray, place, back), [recorded_target, *places]
+    )
     for there, other in zip(places, others):
         # (parts that fit best back at the recorded target itself are no other place)
         if other.score > own.score and apart(other, recorded_target):
-            return (f"doubtful: the parts fit {found.score:.2f} but what was found looks more "
-                    f"like {there} on the recorded screen ({other.score:.2f} of its parts) "
-                    f"than like the recorded target ({own.score:.2f})")
+            return (
+                f"doubtful: the parts fit {found.score:.2f} but what was found looks more "
+                f"like {there} on the recorded screen ({other.score:.2f} of its parts) "
+                f"than like the recorded target ({own.score:.2f})"
+            )
     return ""
 
 
@@ -506,7 +590,7 @@ def _inner_score(seen: _Screen, recording: _Recording, match: _Match) -> float |
     (ox, oy), (gx, gy) = recording.offset, recording.guess
     x0 = min(max(0, ox - w // 2), tw - w)
     y0 = min(max(0, oy - h // 2), th - h)
-    inner = recording.screen.gray[gy + y0:gy + y0 + h, gx + x0:gx + x0 + w]
+    inner = recording.screen.gray[gy + y0 : gy + y0 + h, gx + x0 : gx + x0 + w]
     if float(inner.std()) < _FLAT_INNER:
         return None
     at = _add((match.best.x, match.best.y), _scaled((x0, y0), recording.shape, match.scale))
@@ -514,41 +598,45 @@ def _inner_score(seen: _Screen, recording: _Recording, match: _Match) -> float |
     return 0.0 if hit is None else hit.score
 
 
-def _back_match(seen: _Screen, recorded: _Screen, match: _Match, guess: Point,
-                size: tuple[int, int]) -> tuple[_Hit, _Hit]:
+def _back_match(
+    seen: _Screen, recorded: _Screen, match: _Match, guess: Point, size: tuple[int, int]
+) -> tuple[_Hit, _Hit]:
     """The pixels of `match`, brought back to the anchor's size: how well they fit where the
     anchor was cut (top-left `guess`) on the recorded screen, and the best fit elsewhere."""
     import cv2
 
     (tw, th), (x, y) = size, (match.best.x, match.best.y)
     sw, sh = max(1, round(tw * match.scale)), max(1, round(th * match.scale))
-    patch = seen.gray[y:y + sh, x:x + sw]
+    patch = seen.gray[y : y + sh, x : x + sw]
     if (sw, sh) != (tw, th):
-        patch = cv2.resize(patch, (tw, th), interpolation=cv2.INTER_AREA if match.scale > 1
-                           else cv2.INTER_LINEAR)
+        patch = cv2.resize(
+            patch, (tw, th), interpolation=cv2.INTER_AREA if match.scale > 1 else cv2.INTER_LINEAR
+        )
     own = _probe(recorded.gray, patch, guess, pad=2) or _NOWHERE
     zone = (guess, _radius(tw, th))
     elsewhere = (hit for hit in _scan(recorded, patch, keep_out=zone) if not _near(hit, *zone))
     return own, max(elsewhere, default=_NOWHERE)
 
 
-def _settle(screen: _Screen, sized: Image, hits: list[_Hit], *, threshold: float,
-            margin: float) -> tuple[_Hit, _Hit, bool]:
+def _settle(
+    screen: _Screen, sized: Image, hits: list[_Hit], *, threshold: float, margin: float
+) -> tuple[_Hit, _Hit, bool]:
     """The best candidate, the runner-up elsewhere, and whether colour had to decide."""
     best, _ = _rank(hits, sized.shape)
     # The coarse search samples a long ridge of equal scores (a plain panel, a field wider
     # than it was) sparsely: look around the winner exactly before trusting its position.
     zone = ((best.x, best.y), _radius(sized.shape[1], sized.shape[0]))
-    hits = hits + _search_region(screen.gray, _gray(sized), (best.x, best.y),
-                                 pad=2 * _SAME_PLACE, keep_out=zone)
+    hits = hits + _search_region(
+        screen.gray, _gray(sized), (best.x, best.y), pad=2 * _SAME_PLACE, keep_out=zone
+    )
     best, runner = _rank(hits, sized.shape)
     if best.score < threshold or _accepted(best, runner, threshold, margin) or sized.ndim != 3:
         return best, runner, False
-    colour = _each(lambda hit: _Hit(_colour_score(screen.rgb, sized, (hit.x, hit.y)),
-                                    hit.x, hit.y), hits)
+    colour = _each(
+        lambda hit: _Hit(_colour_score(screen.rgb, sized, (hit.x, hit.y)), hit.x, hit.y), hits
+    )
     c_best, c_runner = _rank(colour, sized.shape)
-    if c_best.score - c_runner.score >= margin and \
-            _score_at(hits, c_best) >= threshold:
+    if c_best.score - c_runner.score >= margin and _score_at(hits, c_best) >= threshold:
         return c_best, c_runner, True
     return best, runner, False
 
@@ -567,7 +655,7 @@ class _Context:
         cw, ch = max(2 * w, _CONTEXT[0]), max(2 * h, _CONTEXT[1])
         x0 = min(max(0, x + w // 2 - cw // 2), max(0, width - cw))
         y0 = min(max(0, y + h // 2 - ch // 2), max(0, height - ch))
-        return cls(gray[y0:y0 + ch, x0:x0 + cw], (x + offset[0] - x0, y + offset[1] - y0))
+        return cls(gray[y0 : y0 + ch, x0 : x0 + cw], (x + offset[0] - x0, y + offset[1] - y0))
 
     def scores(self, screen: _Screen, targets: list[Point], scale: float) -> list[float]:
         """How well the context matches with the target at each of `targets`, at `scale`."""
@@ -582,7 +670,7 @@ class _Context:
         top = max([0] + [pad - y for _, y in corners])
         right = max([0] + [x + w + pad - width for x, _ in corners])
         bottom = max([0] + [y + h + pad - height for _, y in corners])
-        part = sized[top:h - bottom, left:w - right]
+        part = sized[top : h - bottom, left : w - right]
         if part.size * 2 < sized.size:  # mostly off the screen: no evidence either way
             return [0.0] * len(targets)
         hits = (_probe(screen.gray, part, (x + left, y + top), pad=pad) for x, y in corners)
@@ -596,8 +684,9 @@ def _factors(w: int, h: int) -> tuple[int, ...]:
     return (4, 2) if 24 <= min(w, h) < 64 else (_factor(w, h),)
 
 
-def _search_scales(screen: _Screen, tmpl: Image, scales: Sequence[float],
-                   steps: Sequence[float]) -> tuple[float, list[_Hit], dict[float, list[_Hit]]]:
+def _search_scales(
+    screen: _Screen, tmpl: Image, scales: Sequence[float], steps: Sequence[float]
+) -> tuple[float, list[_Hit], dict[float, list[_Hit]]]:
     """The best scale, coarse to fine, and the candidates at that scale, best first; and the
     candidates at each of `scales`, best first."""
     scans = _each(lambda s: sorted(_scan(screen, _resized(tmpl, s)), reverse=True), scales)
@@ -608,13 +697,15 @@ def _search_scales(screen: _Screen, tmpl: Image, scales: Sequence[float],
     best, scale = _fit_scale(screen.gray, tmpl, best, coarse, steps)
     sized = _resized(tmpl, scale)
     # (a full-resolution probe of a big crop costs a few ms: at once, on the pool)
-    others = _each(lambda hit: _probe(screen.gray, sized, (hit.x, hit.y), pad=2),
-                   scanned[coarse][1:])
+    others = _each(
+        lambda hit: _probe(screen.gray, sized, (hit.x, hit.y), pad=2), scanned[coarse][1:]
+    )
     return scale, [best, *(hit for hit in others if hit is not None)], scanned
 
 
-def _fit_scale(gray: Image, tmpl: Image, hit: _Hit, scale: float,
-               steps: Sequence[float]) -> tuple[_Hit, float]:
+def _fit_scale(
+    gray: Image, tmpl: Image, hit: _Hit, scale: float, steps: Sequence[float]
+) -> tuple[_Hit, float]:
     """Around `hit`, a match of `tmpl` at `scale`: the scale among `scale` + `steps` that fits
     best, and its match."""
     th, tw = _resized(tmpl, scale).shape
@@ -622,12 +713,15 @@ def _fit_scale(gray: Image, tmpl: Image, hit: _Hit, scale: float,
 
     def fit(s: float) -> tuple[_Hit | None, float]:
         sized = _resized(tmpl, s)
-        return _probe(gray, sized, _sub(centre, (sized.shape[1] // 2, sized.shape[0] // 2)),
-                      pad=3), s
+        return _probe(
+            gray, sized, _sub(centre, (sized.shape[1] // 2, sized.shape[0] // 2)), pad=3
+        ), s
 
-    fits = [(hit, scale)] + [(probed, s) for probed, s in
-                             _each(fit, [round(scale + step, 3) for step in steps])
-                             if probed is not None]
+    fits = [(hit, scale)] + [
+        (probed, s)
+        for probed, s in _each(fit, [round(scale + step, 3) for step in steps])
+        if probed is not None
+    ]
     best, fitted = max(fits)
     return best, fitted
 
@@ -651,12 +745,22 @@ def _accepted(best: _Hit, runner: _Hit, threshold: float, margin: float) -> bool
 def _why(best: _Hit, runner: _Hit, threshold: float, margin: float, shift: Point) -> str:
     if best.score < threshold:
         return f"no match: the best score {best.score:.3f} is below the threshold {threshold:.2f}"
-    return (f"ambiguous: a match at {_add((runner.x, runner.y), shift)} scores {runner.score:.3f}, "
-            f"within {margin:.2f} of the best ({best.score:.3f})")
+    return (
+        f"ambiguous: a match at {_add((runner.x, runner.y), shift)} scores {runner.score:.3f}, "
+        f"within {margin:.2f} of the best ({best.score:.3f})"
+    )
 
 
-def _located(started: float, best: _Hit, runner: _Hit, scale: float, shift: Point,
-             stages: list[str], found: bool, reason: str) -> Located:
+def _located(
+    started: float,
+    best: _Hit,
+    runner: _Hit,
+    scale: float,
+    shift: Point,
+    stages: list[str],
+    found: bool,
+    reason: str,
+) -> Located:
     return Located(
         found=found,
         point=_add((best.x, best.y), shift) if found else None,
@@ -679,9 +783,18 @@ def _scaled(offset: Point, shape: tuple[int, ...], scale: float) -> Point:
 
 
 def _refused(started: float, reason: str, searched: str = "") -> Located:
-    return Located(found=False, point=None, score=0.0, margin=0.0, scale=1.0, top_left=None,
-                   searched=searched, best_elsewhere=None, elapsed_ms=_since(started),
-                   reason=reason)
+    return Located(
+        found=False,
+        point=None,
+        score=0.0,
+        margin=0.0,
+        scale=1.0,
+        top_left=None,
+        searched=searched,
+        best_elsewhere=None,
+        elapsed_ms=_since(started),
+        reason=reason,
+    )
 
 
 def _resized(image: Image, scale: float) -> Image:

@@ -70,8 +70,16 @@ class Parts:
     shade: int = 0  # the target's grayscale there
 
     @classmethod
-    def of(cls, gray: Image, box: Box, target: Point, *, least: tuple[int, int] = _LEAST,
-           most: int = _MOST, spans: bool = False) -> Parts:
+    def of(
+        cls,
+        gray: Image,
+        box: Box,
+        target: Point,
+        *,
+        least: tuple[int, int] = _LEAST,
+        most: int = _MOST,
+        spans: bool = False,
+    ) -> Parts:
         """Parts of `gray` (a screen, or an anchor alone) in `box` widened by _REACH, and to
         at least `least`; `most` of them at most. With `spans` (`gray` being a screen), the
         flat stretches through the target too, which verify() places it by whenever they are
@@ -86,25 +94,34 @@ class Parts:
         hood = gray[y0:y1, x0:x1]
         side = _side(hood.shape)
         stride = max(side // 2, math.ceil(math.sqrt(hood.size / most)))
-        places = _textured(hood, _steps(hood.shape[1], side, stride),
-                           _steps(hood.shape[0], side, stride), side)
+        places = _textured(
+            hood, _steps(hood.shape[1], side, stride), _steps(hood.shape[0], side, stride), side
+        )
         inside = (target[0] - x0, target[1] - y0)
         # Along each axis, whether each part is level with the target in the same widget.
-        level = np.array([[abs(p[axis] + side / 2 - inside[axis]) <= _LEVEL
-                           and not _fenced(hood, inside, p[1 - axis] + side // 2, axis)
-                           for axis in (0, 1)] for p in places], dtype=bool).reshape(-1, 2)
+        level = np.array(
+            [
+                [
+                    abs(p[axis] + side / 2 - inside[axis]) <= _LEVEL
+                    and not _fenced(hood, inside, p[1 - axis] + side // 2, axis)
+                    for axis in (0, 1)
+                ]
+                for p in places
+            ],
+            dtype=bool,
+        ).reshape(-1, 2)
         if not spans or not _inside(gray, target):
             return cls(hood, (x0, y0), inside, places, level)
         x_span, y_span = (_long(_span(gray, target, axis), (x0, y0)[axis]) for axis in (0, 1))
-        return cls(hood, (x0, y0), inside, places, level, (x_span, y_span),
-                   int(gray[target[1], target[0]]))
+        return cls(
+            hood, (x0, y0), inside, places, level, (x_span, y_span), int(gray[target[1], target[0]])
+        )
 
     @property
     def side(self) -> int:
         return _side(self.gray.shape)
 
-    def verify(self, gray: Image, target: Point, scale: float, *,
-               fixed: bool = False) -> Verdict:
+    def verify(self, gray: Image, target: Point, scale: float, *, fixed: bool = False) -> Verdict:
         """How well the parts fit `gray` when the recorded target is at `target` at `scale`.
 
         Each part is looked for within a few pixels (more for parts far from the target) of
@@ -115,9 +132,17 @@ class Parts:
 
         if not self.places:
             return Verdict(0.0, None, scale, scale)
-        sized = cv2.resize(self.gray, None, fx=scale, fy=scale,
-                           interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR) \
-            if scale != 1.0 else self.gray
+        sized = (
+            cv2.resize(
+                self.gray,
+                None,
+                fx=scale,
+                fy=scale,
+                interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+            )
+            if scale != 1.0
+            else self.gray
+        )
         side = max(4, round(self.side * scale))
         tx, ty = self.target
         # score, x, y (found), ox, oy (recorded), and how sharply the score peaks along x
@@ -126,19 +151,19 @@ class Parts:
         found: list[tuple[float, ...]] = []
         for px, py in self.places:
             sx, sy = round(px * scale), round(py * scale)
-            part = sized[sy:sy + side, sx:sx + side]
+            part = sized[sy : sy + side, sx : sx + side]
             distance = math.hypot(px + self.side / 2 - tx, py + self.side / 2 - ty)
             pad = 4 + round(0.04 * distance)
             guess = (round(target[0] + (px - tx) * scale), round(target[1] + (py - ty) * scale))
-            correlated = _correlate(gray, part, guess, pad) if part.shape == (side, side) \
-                else None
+            correlated = _correlate(gray, part, guess, pad) if part.shape == (side, side) else None
             if correlated is None:
                 found.append((0.0, 0.0, 0.0, px, py, 0.0, 0.0))
                 continue
             result, (x0, y0) = correlated
             _, score, _, (x, y) = cv2.minMaxLoc(result)
-            found.append((float(score), x0 + x, y0 + y, px, py,
-                          *_sharpness(result, x, y, float(score))))
+            found.append(
+                (float(score), x0 + x, y0 + y, px, py, *_sharpness(result, x, y, float(score)))
+            )
         table = np.array(found, dtype=np.float64)
         good = table[:, 0] >= _FIT
         fit = None
@@ -164,8 +189,9 @@ class Parts:
         fitted_scale = fit[2]
         says_all = table[:, 1:3] + (np.array([tx, ty]) - table[:, 3:5]) * fitted_scale
         says = says_all[good]
-        point, spanned = self._by_spans(gray, (says * weight).sum(axis=0) / weight.sum(axis=0),
-                                        float(fitted_scale))
+        point, spanned = self._by_spans(
+            gray, (says * weight).sum(axis=0) / weight.sum(axis=0), float(fitted_scale)
+        )
         # Along each axis: how far the target is from the nearest part that pins it down,
         # how surely the fit of all of them places it (one standard deviation, px), and
         # whether that is sure enough: a part near it, the flat stretch it was in, or a
@@ -180,18 +206,35 @@ class Parts:
             # scale is, even one the fit threw out: a list's rows keep to the font while the
             # list's box scales, and a target far from every part is placed by the box.
             level = self.level[:, axis] & (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
-            off = float(np.abs(says_all[level, axis] - point[axis]).max()) \
-                if level.any() and reach[axis] > _NEAR else 0.0
+            off = (
+                float(np.abs(says_all[level, axis] - point[axis]).max())
+                if level.any() and reach[axis] > _NEAR
+                else 0.0
+            )
             # A tight fit of far parts does not place it where the stretch it was in is not
             # found today (the fit may be a row off, or the stretch gone).
-            sure.append((reach[axis] <= _PIN_REACH or spanned[axis] is True or
-                         (spread[axis] <= _PIN_SPREAD and spanned[axis] is None))
-                        and off <= _FAR_OFF)
-        return Verdict(score, (round(point[0]), round(point[1])), float(fitted_scale), scale,
-                       max(reach), max(spread), all(sure), False in spanned)
+            sure.append(
+                (
+                    reach[axis] <= _PIN_REACH
+                    or spanned[axis] is True
+                    or (spread[axis] <= _PIN_SPREAD and spanned[axis] is None)
+                )
+                and off <= _FAR_OFF
+            )
+        return Verdict(
+            score,
+            (round(point[0]), round(point[1])),
+            float(fitted_scale),
+            scale,
+            max(reach),
+            max(spread),
+            all(sure),
+            False in spanned,
+        )
 
-    def _by_spans(self, gray: Image, start: np.ndarray, scale: float
-                  ) -> tuple[np.ndarray, list[bool | None]]:
+    def _by_spans(
+        self, gray: Image, start: np.ndarray, scale: float
+    ) -> tuple[np.ndarray, list[bool | None]]:
         """The target placed by the flat stretches through it, from `start` (where the
         parts put it), and along each axis whether its stretch placed it, or None when there
         is no such stretch on the recorded screen. Placing one axis moves the line the other
@@ -209,11 +252,11 @@ class Parts:
                 break
         else:
             point, placed = start, [False, False]  # they disagree: they place nothing
-        return point, [placed[axis] if self.spans[axis] is not None else None
-                       for axis in (0, 1)]
+        return point, [placed[axis] if self.spans[axis] is not None else None for axis in (0, 1)]
 
-    def _along(self, gray: Image, point: np.ndarray, axis: int, scale: float,
-               across_known: bool) -> float | None:
+    def _along(
+        self, gray: Image, point: np.ndarray, axis: int, scale: float, across_known: bool
+    ) -> float | None:
         """Where the flat stretch through `point` along `axis` puts the target today: at the
         same share of it as on the recorded screen, when its length is what `scale` makes
         the recorded one's. When `point` was placed across the way by a stretch too, the
@@ -266,8 +309,9 @@ def _span(gray: Image, point: Point, axis: int) -> tuple[int, int] | None:
 
 def _long(span: tuple[int, int] | None, origin: int) -> tuple[int, int] | None:
     """`span`, moved by -`origin`, when it is at least _SPAN px long."""
-    return None if span is None or span[1] - span[0] < _SPAN else \
-        (span[0] - origin, span[1] - origin)
+    return (
+        None if span is None or span[1] - span[0] < _SPAN else (span[0] - origin, span[1] - origin)
+    )
 
 
 def _fenced(gray: Image, target: Point, end: float, axis: int) -> bool:
@@ -279,7 +323,7 @@ def _fenced(gray: Image, target: Point, end: float, axis: int) -> bool:
         gray, target = gray.T, (target[1], target[0])
     tx, ty = target
     lo, hi = sorted((tx, int(end)))
-    band = gray[max(0, ty - _LEVEL):ty + _LEVEL + 1, max(0, lo):hi + 1].astype(np.float32)
+    band = gray[max(0, ty - _LEVEL) : ty + _LEVEL + 1, max(0, lo) : hi + 1].astype(np.float32)
     if band.shape[0] < 2 * _LEVEL or band.shape[1] == 0:
         return False
     # A border: a column of the band that is one shade from end to end, and not the shade
@@ -294,8 +338,9 @@ def _sharpness(result: np.ndarray, x: int, y: int, score: float) -> tuple[float,
     h, w = result.shape
     across = [float(result[y, i]) for i in (x - 2, x + 2) if 0 <= i < w]
     down = [float(result[j, x]) for j in (y - 2, y + 2) if 0 <= j < h]
-    return tuple(min(1.0, max(0.0, score - max(side, default=score - 0.2)) / 0.2)
-                 for side in (across, down))  # type: ignore[return-value]
+    return tuple(
+        min(1.0, max(0.0, score - max(side, default=score - 0.2)) / 0.2) for side in (across, down)
+    )  # type: ignore[return-value]
 
 
 def _solve(rows: np.ndarray, scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -318,7 +363,7 @@ def _solve(rows: np.ndarray, scale: float | None = None) -> tuple[np.ndarray, np
     variance = max(float(residual @ residual) / dof, 0.25)
     covariance = np.zeros((3, 3))
     try:
-        covariance[:a.shape[1], :a.shape[1]] = variance * np.linalg.inv(aw.T @ aw)
+        covariance[: a.shape[1], : a.shape[1]] = variance * np.linalg.inv(aw.T @ aw)
     except np.linalg.LinAlgError:
         covariance[:] = np.inf
     if scale is not None:
@@ -350,14 +395,15 @@ def _textured(gray: Image, xs: list[int], ys: list[int], side: int) -> tuple[Poi
     def total(table: np.ndarray) -> np.ndarray:
         # only the corners are taken, then made int64: the squares' sums are whole numbers
         # below 2**53, so exact
-        a, b, c, d = (table[y, x].astype(np.int64)
-                      for y, x in ((y1, x1), (y0, x1), (y1, x0), (y0, x0)))
+        a, b, c, d = (
+            table[y, x].astype(np.int64) for y, x in ((y1, x1), (y0, x1), (y1, x0), (y0, x0))
+        )
         return a - b - c + d
 
     n = (x1 - x0) * (y1 - y0)
     s1, s2 = total(sums), total(squares)
     # std >= T  <=>  n * sum(v^2) - sum(v)^2 >= T^2 * n^2 (both sides exact below 2**53)
-    rows, cols = np.nonzero(n * s2 - s1 * s1 >= _TEXTURE ** 2 * n * n)
+    rows, cols = np.nonzero(n * s2 - s1 * s1 >= _TEXTURE**2 * n * n)
     return tuple((xs[c], ys[r]) for r, c in zip(rows.tolist(), cols.tolist()))
 
 
@@ -369,9 +415,13 @@ def _steps(length: int, side: int, stride: int) -> list[int]:
     return [round(i * (length - side) / (count - 1)) for i in range(count)]
 
 
-def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
-           judged: dict[tuple[Point, float], Verdict] | None = None,
-           known: float | None = None) -> tuple[Verdict, Verdict]:
+def decide(
+    parts: Parts,
+    gray: Image,
+    places: list[tuple[float, Point, float]],
+    judged: dict[tuple[Point, float], Verdict] | None = None,
+    known: float | None = None,
+) -> tuple[Verdict, Verdict]:
     """The best of `places` (whole-crop score, target, scale: the likeliest first) by how
     well the parts fit there, and the best of the others further than _APART from it.
     `judged` keeps the verdicts on places across calls (a second search adds places). At the
@@ -383,32 +433,38 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
     def judge(place: tuple[Point, float]) -> Verdict:
         point, scale = place
         verdict = parts.verify(gray, point, scale)
-        if scale == known and verdict.point is not None \
-                and abs(verdict.scale - known) <= _AGREE:
+        if scale == known and verdict.point is not None and abs(verdict.scale - known) <= _AGREE:
             # The parts agree with the known scale: let them place the target at it. Held
             # to it, they must still put the target where they put it freely, within
             # _FAR_OFF px and the free fit's own doubt (three sigmas); when holding the scale
             # moves it further, the parts near the target disagree with the known scale (a
             # list's rows keep to the font while its box scales), and the place is not sure.
             held = parts.verify(gray, point, scale, fixed=True)
-            if held.point is not None and \
-                    math.dist(held.point, verdict.point) > _FAR_OFF + 3 * verdict.spread:
+            if (
+                held.point is not None
+                and math.dist(held.point, verdict.point) > _FAR_OFF + 3 * verdict.spread
+            ):
                 held = replace(held, pinned=False)
             verdict = held
         return _held(verdict, known)
 
-    new = list(dict.fromkeys((point, scale) for _, point, scale in places
-                             if (point, scale) not in judged))
+    new = list(
+        dict.fromkeys((point, scale) for _, point, scale in places if (point, scale) not in judged)
+    )
     judged.update(zip(new, _each(judge, new)))
     verdicts = [judged[point, scale] for _, point, scale in places]
     found = sorted((v for v in verdicts if v.point is not None), key=lambda v: -v.score)
     # The two best again at the scale their parts fit (a coarse scale is up to 4% off), at
     # once: neither depends on the other.
-    redo = [(rank, (verdict.point, round(verdict.scale, 3)))
-            for rank, verdict in enumerate(found[:2])
-            if verdict.point is not None and abs(verdict.scale - verdict.asked) > 0.01]
-    agains = _each(lambda place: judged.get(place) or
-                   _held(parts.verify(gray, place[0], place[1]), known), [p for _, p in redo])
+    redo = [
+        (rank, (verdict.point, round(verdict.scale, 3)))
+        for rank, verdict in enumerate(found[:2])
+        if verdict.point is not None and abs(verdict.scale - verdict.asked) > 0.01
+    ]
+    agains = _each(
+        lambda place: judged.get(place) or _held(parts.verify(gray, place[0], place[1]), known),
+        [p for _, p in redo],
+    )
     for (rank, place), again in zip(redo, agains):
         judged[place] = again
         if again.score >= found[rank].score:
@@ -426,15 +482,20 @@ def decide(parts: Parts, gray: Image, places: list[tuple[float, Point, float]],
 def apart(verdict: Verdict, point: Point) -> bool:
     """Whether `verdict` puts its target at another place than `point`: further than _APART
     px and than its own placement is unsure by (three sigmas)."""
-    return verdict.point is not None and \
-        math.dist(verdict.point, point) > _APART + 3 * verdict.spread
+    return (
+        verdict.point is not None and math.dist(verdict.point, point) > _APART + 3 * verdict.spread
+    )
 
 
 def _held(verdict: Verdict, known: float | None) -> Verdict:
     """`verdict`, not pinned when its parts fit a scale other than the `known` one by enough
     to put a target as far from them as this one off by more than _FAR_OFF px."""
-    if known is None or verdict.point is None or abs(verdict.scale - known) <= _AGREE \
-            or verdict.reach * abs(verdict.scale - known) <= _FAR_OFF:
+    if (
+        known is None
+        or verdict.point is None
+        or abs(verdict.scale - known) <= _AGREE
+        or verdict.reach * abs(verdict.scale - known) <= _FAR_OFF
+    ):
         return verdict
     return replace(verdict, pinned=False)
 

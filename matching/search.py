@@ -52,8 +52,7 @@ def _each(fn: Callable[[_T], _R], items: Iterable[_T]) -> list[_R]:
     for it, but small correlations keep only one core busy. Run inline on a worker itself
     (no waiting on the pool from inside it)."""
     items = list(items)
-    if _WORKERS < 2 or len(items) < 2 or \
-            threading.current_thread().name.startswith(_WORKER_NAME):
+    if _WORKERS < 2 or len(items) < 2 or threading.current_thread().name.startswith(_WORKER_NAME):
         return [fn(item) for item in items]
     return list(_pool().map(fn, items))
 
@@ -84,8 +83,12 @@ class _Screen:
             busy: Box = (0, 0, 0, 0)
         else:
             x, y, w, h = cv2.boundingRect(found)
-            busy = (4 * x, 4 * y, min(gray.shape[1], 4 * (x + w)) - 4 * x,
-                    min(gray.shape[0], 4 * (y + h)) - 4 * y)
+            busy = (
+                4 * x,
+                4 * y,
+                min(gray.shape[1], 4 * (x + w)) - 4 * x,
+                min(gray.shape[0], 4 * (y + h)) - 4 * y,
+            )
         return cls(rgb, {1: gray, 2: half, 4: quarter}, busy)
 
     @property
@@ -93,8 +96,15 @@ class _Screen:
         return self.levels[1]
 
 
-def _search_region(image: Image, tmpl: Image, top_left: Point, *, pad: int,
-                   keep_out: Zone | None = None, others: int = _PEAKS) -> list[_Hit]:
+def _search_region(
+    image: Image,
+    tmpl: Image,
+    top_left: Point,
+    *,
+    pad: int,
+    keep_out: Zone | None = None,
+    others: int = _PEAKS,
+) -> list[_Hit]:
     """Full-resolution matches with their top-left within `pad` of `top_left`.
 
     Without `keep_out`: the best, then the best outside its neighbourhood, then other peaks.
@@ -122,22 +132,24 @@ def _search_region(image: Image, tmpl: Image, top_left: Point, *, pad: int,
     return hits + [_Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
 
 
-def _correlate(image: Image, tmpl: Image, top_left: Point,
-               pad: int) -> tuple[npt.NDArray[np.float32], Point] | None:
+def _correlate(
+    image: Image, tmpl: Image, top_left: Point, pad: int
+) -> tuple[npt.NDArray[np.float32], Point] | None:
     """The correlation map of `tmpl` placed within `pad` of `top_left` (clipped to the image),
     and the image position of its first cell; only that part of `image` is made grayscale."""
     import cv2
 
     th, tw = tmpl.shape
     x0, y0 = max(0, top_left[0] - pad), max(0, top_left[1] - pad)
-    region = image[y0:max(0, top_left[1] + pad + th), x0:max(0, top_left[0] + pad + tw)]
+    region = image[y0 : max(0, top_left[1] + pad + th), x0 : max(0, top_left[0] + pad + tw)]
     if region.shape[0] < th or region.shape[1] < tw:
         return None
     return cv2.matchTemplate(_gray(region), tmpl, cv2.TM_CCOEFF_NORMED), (x0, y0)
 
 
-def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None,
-          keep_out: Zone | None = None) -> Iterator[_Hit]:
+def _scan(
+    screen: _Screen, tmpl: Image, *, factor: int | None = None, keep_out: Zone | None = None
+) -> Iterator[_Hit]:
     """The screen's likeliest places, found at reduced resolution and scored at full.
 
     Lazily, in the order the coarse search ranks them: callers may stop at the first
@@ -156,7 +168,9 @@ def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None,
     bx, by, bw, bh = screen.busy
     sh, sw = small.shape
     x0, y0 = max(0, bx // factor - sw - 1), max(0, by // factor - sh - 1)
-    coarse = screen.levels[factor][y0:(by + bh) // factor + sh + 2, x0:(bx + bw) // factor + sw + 2]
+    coarse = screen.levels[factor][
+        y0 : (by + bh) // factor + sh + 2, x0 : (bx + bw) // factor + sw + 2
+    ]
     if small.shape[0] > coarse.shape[0] or small.shape[1] > coarse.shape[1]:
         return
     result = cv2.matchTemplate(coarse, small, cv2.TM_CCOEFF_NORMED)
@@ -166,18 +180,28 @@ def _scan(screen: _Screen, tmpl: Image, *, factor: int | None = None,
     rx, ry = _radius(tw, th)
     # A quarter-resolution scan ranks a small crop's true place less reliably: keep more.
     count = _PEAKS * factor if min(tw, th) < 64 else _PEAKS
-    places = [(x + x0, y + y0) for x, y in
-              _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor)))]
+    places = [
+        (x + x0, y + y0)
+        for x, y in _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor)))
+    ]
     if factor == 4:
         # A big crop: its places scored at half resolution first, where it is as telling and
         # a look costs a fourth; the two best get the full-resolution look, the others keep
         # their half-resolution score (if anything a little high: blur makes things alike).
-        halves = sorted((hit for x, y in places
-                         if (hit := _probe(screen.levels[2], pyramid[2], (2 * x, 2 * y), pad=2))),
-                        reverse=True)
+        halves = sorted(
+            (
+                hit
+                for x, y in places
+                if (hit := _probe(screen.levels[2], pyramid[2], (2 * x, 2 * y), pad=2))
+            ),
+            reverse=True,
+        )
         for rank, half in enumerate(halves):
-            hit = _probe(screen.gray, tmpl, (2 * half.x, 2 * half.y), pad=2) if rank < 2 else \
-                _Hit(half.score, 2 * half.x, 2 * half.y)
+            hit = (
+                _probe(screen.gray, tmpl, (2 * half.x, 2 * half.y), pad=2)
+                if rank < 2
+                else _Hit(half.score, 2 * half.x, 2 * half.y)
+            )
             if hit is not None:
                 yield hit
         return
@@ -197,7 +221,7 @@ def _blank(result: npt.NDArray[np.float32], zone: Zone, *, origin: Point = (0, 0
     """Take `zone` (top-left positions around a place) out of a correlation map."""
     (x, y), (rx, ry) = zone
     x, y = x - origin[0], y - origin[1]
-    result[max(0, y - ry):max(0, y + ry + 1), max(0, x - rx):max(0, x + rx + 1)] = -1.0
+    result[max(0, y - ry) : max(0, y + ry + 1), max(0, x - rx) : max(0, x + rx + 1)] = -1.0
 
 
 def _peaks(result: npt.NDArray[np.float32], *, count: int, spread: tuple[int, int]) -> list[Point]:
@@ -248,15 +272,17 @@ def _colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
     import cv2
 
     x, y = top_left
-    window = rgb[y:y + tmpl.shape[0], x:x + tmpl.shape[1]]
+    window = rgb[y : y + tmpl.shape[0], x : x + tmpl.shape[1]]
 
     def matched() -> float:  # matchTemplate's own rules: off the screen's edge, or flat
         return float(cv2.matchTemplate(window, tmpl, cv2.TM_CCOEFF_NORMED)[0, 0])
 
     if tmpl.ndim != 3 or window.shape != tmpl.shape:
         return matched()
-    seen, wanted = (cv2.subtract(v, cv2.mean(v)).ravel()
-                    for v in (window.astype(np.float32), tmpl.astype(np.float32)))
+    seen, wanted = (
+        cv2.subtract(v, cv2.mean(v)).ravel()
+        for v in (window.astype(np.float32), tmpl.astype(np.float32))
+    )
     wanted_norm = float(np.sqrt(wanted.dot(wanted)))
     if wanted_norm < _FLAT_NORM:
         return matched()

@@ -114,8 +114,13 @@ class InputCapture:
     an exception in the recording thread is re-raised by join().
     """
 
-    def __init__(self, display_name: str | None, out: queue.SimpleQueue, *,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        display_name: str | None,
+        out: queue.SimpleQueue,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.out = out
         self._name = display_name
         self._sync = ClockSync(clock)
@@ -132,12 +137,23 @@ class InputCapture:
         from Xlib.ext import record
 
         self._data = connect(self._name)
-        self._context = self._control.record_create_context(0, [record.AllClients], [{
-            "core_requests": (_CHANGE_KEYBOARD_MAPPING, _CHANGE_KEYBOARD_MAPPING),
-            "core_replies": (0, 0),
-            "ext_requests": (0, 0, 0, 0), "ext_replies": (0, 0, 0, 0),
-            "delivered_events": (0, 0), "device_events": (X.KeyPress, X.MotionNotify),
-            "errors": (0, 0), "client_started": False, "client_died": False}])
+        self._context = self._control.record_create_context(
+            0,
+            [record.AllClients],
+            [
+                {
+                    "core_requests": (_CHANGE_KEYBOARD_MAPPING, _CHANGE_KEYBOARD_MAPPING),
+                    "core_replies": (0, 0),
+                    "ext_requests": (0, 0, 0, 0),
+                    "ext_replies": (0, 0, 0, 0),
+                    "delivered_events": (0, 0),
+                    "device_events": (X.KeyPress, X.MotionNotify),
+                    "errors": (0, 0),
+                    "client_started": False,
+                    "client_died": False,
+                }
+            ],
+        )
         self._control.sync()
         self._thread.start()
         return self
@@ -230,6 +246,6 @@ def keymap_changes(data: bytes, *, swapped: bool) -> list[tuple[int, list[list[i
         if opcode == _CHANGE_KEYBOARD_MAPPING and 8 + 4 * count * data[at + 5] <= 4 * length:
             first, per = data[at + 4], data[at + 5]
             syms = struct.unpack_from(f"{order}{count * per}I", data, at + 8)
-            out.append((first, [list(syms[n * per:(n + 1) * per]) for n in range(count)]))
+            out.append((first, [list(syms[n * per : (n + 1) * per]) for n in range(count)]))
         at += 4 * length
     return out

@@ -14,9 +14,20 @@ from storage.keys import is_modifier, parse_chord
 
 __all__ = ["ChordError", "ChordFilter", "Filtered"]
 
-_CANONICAL = {"Control_L": "ctrl", "Control_R": "ctrl", "Shift_L": "shift", "Shift_R": "shift",
-              "Alt_L": "alt", "Alt_R": "alt", "Meta_L": "alt", "Meta_R": "alt",
-              "Super_L": "super", "Super_R": "super", "Hyper_L": "super", "Hyper_R": "super"}
+_CANONICAL = {
+    "Control_L": "ctrl",
+    "Control_R": "ctrl",
+    "Shift_L": "shift",
+    "Shift_R": "shift",
+    "Alt_L": "alt",
+    "Alt_R": "alt",
+    "Meta_L": "alt",
+    "Meta_R": "alt",
+    "Super_L": "super",
+    "Super_R": "super",
+    "Hyper_L": "super",
+    "Hyper_R": "super",
+}
 
 
 class ChordError(ValueError):
@@ -41,8 +52,10 @@ class ChordFilter:
             signature = _signature(text)
             for other, known in self._chords.items():
                 if known == signature:
-                    raise ChordError(f"the {name} chord {text!r} is the same keys as the "
-                                     f"{other} chord {chords[other]!r}: choose different keys")
+                    raise ChordError(
+                        f"the {name} chord {text!r} is the same keys as the "
+                        f"{other} chord {chords[other]!r}: choose different keys"
+                    )
             self._chords[name] = signature
         self.paused = False
         self._pending: list[RawEvent] = []  # held back since a modifier went down alone
@@ -79,8 +92,11 @@ class ChordFilter:
             else:
                 self._keep(event, out)
             return
-        held = frozenset(_CANONICAL.get(k, k) for c, k in self._down.items()
-                         if c != event.keycode and is_modifier(k))
+        held = frozenset(
+            _CANONICAL.get(k, k)
+            for c, k in self._down.items()
+            if c != event.keycode and is_modifier(k)
+        )
         for chord, (mods, key) in self._chords.items():
             if held == mods and name.lower() == key:
                 out.fired.append(chord)
@@ -100,8 +116,9 @@ class ChordFilter:
         self._keep(event, out)
 
     def _only_modifiers_held(self, keycode: int) -> bool:
-        return all(is_modifier(k) for c, k in self._down.items() if c != keycode) and \
-            not any(c in self._swallowed for c in self._down)
+        return all(is_modifier(k) for c, k in self._down.items() if c != keycode) and not any(
+            c in self._swallowed for c in self._down
+        )
 
     def _without_keys(self, events: list[RawEvent]) -> list[RawEvent]:
         return [e for e in events if e.kind not in ("key_down", "key_up")]
@@ -122,7 +139,9 @@ class ChordFilter:
 def _signature(text: str) -> tuple[frozenset[str], str]:
     chord = parse_chord(text)
     if is_modifier(chord.key) or not all(is_modifier(k) for k in chord.modifiers):
-        raise ChordError(f"{text!r} cannot be a chord: it needs modifiers first and then one "
-                         f"key that is not a modifier, like ctrl+alt+End")
+        raise ChordError(
+            f"{text!r} cannot be a chord: it needs modifiers first and then one "
+            f"key that is not a modifier, like ctrl+alt+End"
+        )
     mods = frozenset(_CANONICAL.get(k, k) for k in chord.modifiers)
     return mods, chord.key.lower()

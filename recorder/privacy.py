@@ -26,9 +26,18 @@ __all__ = ["DEFAULT_DENY", "DenyList", "Redactor", "TypedOnScreen", "reduce_reda
 
 # class:PATTERN or title:PATTERN, shell-style and case-insensitive
 DEFAULT_DENY = (
-    "class:pinentry*", "class:*polkit*", "class:gcr-prompter", "class:ssh-askpass*",
-    "class:keepassxc", "class:1password", "class:bitwarden", "class:seahorse",
-    "class:kwalletd*", "title:*password*", "title:*passphrase*", "title:*unlock*keyring*",
+    "class:pinentry*",
+    "class:*polkit*",
+    "class:gcr-prompter",
+    "class:ssh-askpass*",
+    "class:keepassxc",
+    "class:1password",
+    "class:bitwarden",
+    "class:seahorse",
+    "class:kwalletd*",
+    "title:*password*",
+    "title:*passphrase*",
+    "title:*unlock*keyring*",
 )
 
 
@@ -63,8 +72,9 @@ class Redactor:
         """Events as stored: keys other than modifiers keep only that a key went down or up."""
         if not self.enabled:
             return list(events)
-        return [replace(e, keycode=None, keysym=None, char=None) if _typed(e) else e
-                for e in events]
+        return [
+            replace(e, keycode=None, keysym=None, char=None) if _typed(e) else e for e in events
+        ]
 
     def action(self, action: Action) -> Action:
         if not self.enabled or action.action != "type":
@@ -74,8 +84,9 @@ class Redactor:
         return Action(action="type", text=placeholder)
 
 
-def reduce_redacted(events: Sequence[RawEvent], *, first_secret: int = 1,
-                    settings: InputSettings = DEFAULT_SETTINGS) -> list[Reduced]:
+def reduce_redacted(
+    events: Sequence[RawEvent], *, first_secret: int = 1, settings: InputSettings = DEFAULT_SETTINGS
+) -> list[Reduced]:
     """Reduce raw events as stored, also by a --redact-typing recorder (`doctor --repair`):
     its key presses lost which keys they were, so each run of them the reducer takes for
     typing types {{secret:N}}, numbered from `first_secret`, as the recorder made it. Which
@@ -91,9 +102,12 @@ def reduce_redacted(events: Sequence[RawEvent], *, first_secret: int = 1,
         else:
             stand_ins.append(replace(e, keycode=-1 - down.popleft()) if down else e)
     redactor = Redactor(enabled=True, first=first_secret)
-    return [replace(r, action=redactor.action(r.action)) if r.action.action == "type"
-            and stand_ins[r.first] is not events[r.first] else r
-            for r in reduce_events(stand_ins, settings=settings)]
+    return [
+        replace(r, action=redactor.action(r.action))
+        if r.action.action == "type" and stand_ins[r.first] is not events[r.first]
+        else r
+        for r in reduce_events(stand_ins, settings=settings)
+    ]
 
 
 class TypedOnScreen:
@@ -102,8 +116,9 @@ class TypedOnScreen:
 
     def __init__(self) -> None:
         # (screen shape, box (x0, y0, x1, y1), before, after): only the part typing changed
-        self._typed: list[tuple[tuple[int, ...], tuple[int, int, int, int], np.ndarray,
-                                np.ndarray]] = []
+        self._typed: list[
+            tuple[tuple[int, ...], tuple[int, int, int, int], np.ndarray, np.ndarray]
+        ] = []
 
     def add(self, before: np.ndarray, after: np.ndarray) -> None:
         """A redacted typing step's screens before and after it (RGB, what typed earlier
@@ -115,8 +130,14 @@ class TypedOnScreen:
             return
         x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
         x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
-        self._typed.append((before.shape, (x0, y0, x1, y1), before[y0:y1, x0:x1].copy(),
-                            after[y0:y1, x0:x1].copy()))
+        self._typed.append(
+            (
+                before.shape,
+                (x0, y0, x1, y1),
+                before[y0:y1, x0:x1].copy(),
+                after[y0:y1, x0:x1].copy(),
+            )
+        )
 
     def hide(self, rgb: np.ndarray) -> np.ndarray:
         """`rgb` with the typing kept painted back to how it was before, where it still shows

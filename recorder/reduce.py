@@ -47,14 +47,27 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from storage.grouping import (DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, SERVER_TICK, InputSettings,
-                              Thresholds)
+from storage.grouping import (
+    DEFAULT_SETTINGS,
+    DEFAULT_THRESHOLDS,
+    SERVER_TICK,
+    InputSettings,
+    Thresholds,
+)
 from storage.keys import is_modifier, parse_chord
 from storage.values import RawEvent
 from storage.vocabulary import MAX_KEY_HOLD, MAX_SCROLL, MAX_WAIT, Action, ActionError
 
-__all__ = ["DEFAULT_SETTINGS", "DEFAULT_THRESHOLDS", "Carry", "InputSettings", "Reduced",
-           "Thresholds", "reduce_events", "reduce_piece"]
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "DEFAULT_THRESHOLDS",
+    "Carry",
+    "InputSettings",
+    "Reduced",
+    "Thresholds",
+    "reduce_events",
+    "reduce_piece",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +81,14 @@ class Reduced:
     last: int  # index of its last raw event (-1 for wait)
 
 
-def reduce_events(events: Sequence[RawEvent], *, settings: InputSettings = DEFAULT_SETTINGS,
-                  thresholds: Thresholds = DEFAULT_THRESHOLDS,
-                  pointer_at: tuple[int, int] | None = None, until: float | None = None
-                  ) -> list[Reduced]:
+def reduce_events(
+    events: Sequence[RawEvent],
+    *,
+    settings: InputSettings = DEFAULT_SETTINGS,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    pointer_at: tuple[int, int] | None = None,
+    until: float | None = None,
+) -> list[Reduced]:
     """Reduce one recording's raw events to vocabulary actions, sorted by start time.
 
     `settings` are those the recording stored (the X server's defaults for one made before
@@ -81,9 +98,11 @@ def reduce_events(events: Sequence[RawEvent], *, settings: InputSettings = DEFAU
     """
     held = _modifiers_held(events)
     keys = _key_presses(events, settings)
-    actions = [*_keyboard_actions(events, keys, held, settings, thresholds),
-               *_pointer_actions(events, [p.down for p in keys], held, settings, thresholds),
-               *_hovers(events, thresholds, pointer_at, until)]
+    actions = [
+        *_keyboard_actions(events, keys, held, settings, thresholds),
+        *_pointer_actions(events, [p.down for p in keys], held, settings, thresholds),
+        *_hovers(events, thresholds, pointer_at, until),
+    ]
     actions.sort(key=lambda r: (r.t_start, r.first))
     return _with_waits(actions, thresholds.idle)
 
@@ -96,28 +115,43 @@ class Carry:
     end: float | None = None  # when every action so far had ended
 
 
-def reduce_piece(events: Sequence[RawEvent], *, carry: Carry = Carry(),
-                 until: float | None = None, settings: InputSettings = DEFAULT_SETTINGS,
-                 thresholds: Thresholds = DEFAULT_THRESHOLDS) -> tuple[list[Reduced], Carry]:
+def reduce_piece(
+    events: Sequence[RawEvent],
+    *,
+    carry: Carry = Carry(),
+    until: float | None = None,
+    settings: InputSettings = DEFAULT_SETTINGS,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> tuple[list[Reduced], Carry]:
     """Reduce a piece of a recording cut at a quiet moment, and what it leaves for the next.
 
     `until` is the time of the first event after the piece (None for the last piece). The
     pieces' actions together are those of the whole recording; indices are the piece's.
     """
-    reduced = reduce_events(events, settings=settings, thresholds=thresholds,
-                            pointer_at=carry.pointer_at, until=until)
+    reduced = reduce_events(
+        events, settings=settings, thresholds=thresholds, pointer_at=carry.pointer_at, until=until
+    )
     if reduced and carry.end is not None and reduced[0].t_start - carry.end >= thresholds.idle:
         reduced.insert(0, _wait(carry.end, reduced[0].t_start))
     ends = [r.t_end for r in reduced] + ([carry.end] if carry.end is not None else [])
-    return reduced, Carry(_pointer_left_at(events, reduced, carry.pointer_at),
-                          max(ends, default=None))
+    return reduced, Carry(
+        _pointer_left_at(events, reduced, carry.pointer_at), max(ends, default=None)
+    )
 
 
 # --- modifiers ---------------------------------------------------------------------------
 
 # A fixed order, so one gesture always spells the same (`ctrl+shift+s`, whoever went first).
-_MODIFIER_ORDER = ("ctrl", "alt", "shift", "super", "meta", "hyper",
-                   "ISO_Level3_Shift", "Mode_switch")
+_MODIFIER_ORDER = (
+    "ctrl",
+    "alt",
+    "shift",
+    "super",
+    "meta",
+    "hyper",
+    "ISO_Level3_Shift",
+    "Mode_switch",
+)
 # Held while typing, these choose which character a key types; they make no chord.
 _TYPING_MODIFIERS = frozenset({"shift", "ISO_Level3_Shift", "Mode_switch"})
 
@@ -141,6 +175,7 @@ def _key_id(e: RawEvent) -> object:
 
 # --- keyboard ----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class _KeyPress:
     """One press of one key, autorepeat folded in: its key_down and its final key_up."""
@@ -152,9 +187,13 @@ class _KeyPress:
     keycode: int | None
 
 
-def _keyboard_actions(events: Sequence[RawEvent], presses: list[_KeyPress],
-                      held: list[tuple[str, ...]], settings: InputSettings,
-                      th: Thresholds) -> list[Reduced]:
+def _keyboard_actions(
+    events: Sequence[RawEvent],
+    presses: list[_KeyPress],
+    held: list[tuple[str, ...]],
+    settings: InputSettings,
+    th: Thresholds,
+) -> list[Reduced]:
     buttons = [i for i, e in enumerate(events) if e.kind == "button_down"]
     starts = sorted([p.down for p in presses] + buttons)  # what makes a modifier not alone
     out: list[Reduced] = []
@@ -194,41 +233,61 @@ def _key_presses(events: Sequence[RawEvent], settings: InputSettings) -> list[_K
     return presses
 
 
-def _repeats(press: _KeyPress, down: RawEvent, events: Sequence[RawEvent],
-             settings: InputSettings) -> bool:
+def _repeats(
+    press: _KeyPress, down: RawEvent, events: Sequence[RawEvent], settings: InputSettings
+) -> bool:
     """Whether `down`, a key_down of the key `press` pressed, is the server repeating it."""
     if press.up is None:
         return True  # still down: only autorepeat presses a key that is down
     if not settings.repeat_releases:
         return False  # this server's repeats are presses alone: a release ended the press
     released, began = events[press.up].t, events[press.down].t
-    return (settings.repeats(down.keycode) and abs(down.t - released) < SERVER_TICK / 2
-            and down.t - began >= settings.repeat_delay - settings.repeat_interval)
+    return (
+        settings.repeats(down.keycode)
+        and abs(down.t - released) < SERVER_TICK / 2
+        and down.t - began >= settings.repeat_delay - settings.repeat_interval
+    )
 
 
-def _is_typed(press: _KeyPress, events: Sequence[RawEvent], held: list[tuple[str, ...]],
-              settings: InputSettings) -> bool:
+def _is_typed(
+    press: _KeyPress,
+    events: Sequence[RawEvent],
+    held: list[tuple[str, ...]],
+    settings: InputSettings,
+) -> bool:
     """A character typed once: a held key that repeats typed more, and is a `key`."""
-    return (press.char.isprintable() and press.char != ""
-            and set(held[press.down]) <= _TYPING_MODIFIERS
-            and (_hold(press, events) < settings.repeat_delay
-                 or not settings.repeats(press.keycode)))
+    return (
+        press.char.isprintable()
+        and press.char != ""
+        and set(held[press.down]) <= _TYPING_MODIFIERS
+        and (_hold(press, events) < settings.repeat_delay or not settings.repeats(press.keycode))
+    )
 
 
-def _ends_burst(previous: _KeyPress, press: _KeyPress, events: Sequence[RawEvent],
-                buttons: list[int], th: Thresholds) -> bool:
+def _ends_burst(
+    previous: _KeyPress,
+    press: _KeyPress,
+    events: Sequence[RawEvent],
+    buttons: list[int],
+    th: Thresholds,
+) -> bool:
     pause = events[press.down].t - events[_last(previous)].t
     return pause > th.type_pause or _any_between(buttons, previous.down, press.down)
 
 
 def _typed(burst: list[_KeyPress], events: Sequence[RawEvent]) -> Reduced:
     text = "".join(p.char for p in burst)
-    return _reduced(Action("type", text=text), events, burst[0].down,
-                    max(_last(p) for p in burst))
+    return _reduced(Action("type", text=text), events, burst[0].down, max(_last(p) for p in burst))
 
 
-def _key_action(press: _KeyPress, events: Sequence[RawEvent], held: list[tuple[str, ...]],
-                settings: InputSettings, *, starts: list[int]) -> Action | None:
+def _key_action(
+    press: _KeyPress,
+    events: Sequence[RawEvent],
+    held: list[tuple[str, ...]],
+    settings: InputSettings,
+    *,
+    starts: list[int],
+) -> Action | None:
     """The `key` action of a non-typing press; a modifier gets one only when pressed alone.
     A hold of at least the repeat delay is its `duration`; a shorter one is a tap."""
     if press.keysym is None:
@@ -279,14 +338,22 @@ class _ButtonPress:
     up: int | None
 
 
-def _pointer_actions(events: Sequence[RawEvent], keys: list[int], held: list[tuple[str, ...]],
-                     settings: InputSettings, th: Thresholds) -> list[Reduced]:
+def _pointer_actions(
+    events: Sequence[RawEvent],
+    keys: list[int],
+    held: list[tuple[str, ...]],
+    settings: InputSettings,
+    th: Thresholds,
+) -> list[Reduced]:
     """Clicks, multi-clicks, drags, long presses and scrolls; `keys` are the positions of
     the key presses, in order: a key pressed between two button presses parts them."""
     runs: list[list[_ButtonPress]] = []  # presses that make one gesture: a multi-click, a scroll
     for press in _button_presses(events):
-        if runs and not _any_between(keys, runs[-1][-1].down, press.down) \
-                and _joins(runs[-1], press, events, held, settings, th):
+        if (
+            runs
+            and not _any_between(keys, runs[-1][-1].down, press.down)
+            and _joins(runs[-1], press, events, held, settings, th)
+        ):
             runs[-1].append(press)
         else:
             runs.append([press])
@@ -307,8 +374,14 @@ def _button_presses(events: Sequence[RawEvent]) -> list[_ButtonPress]:
     return presses
 
 
-def _joins(run: list[_ButtonPress], press: _ButtonPress, events: Sequence[RawEvent],
-           held: list[tuple[str, ...]], settings: InputSettings, th: Thresholds) -> bool:
+def _joins(
+    run: list[_ButtonPress],
+    press: _ButtonPress,
+    events: Sequence[RawEvent],
+    held: list[tuple[str, ...]],
+    settings: InputSettings,
+    th: Thresholds,
+) -> bool:
     """Whether `press` continues the multi-click or scroll that `run` began."""
     first, previous = run[0], run[-1]
     if press.button != first.button or held[press.down] != held[first.down]:
@@ -317,9 +390,14 @@ def _joins(run: list[_ButtonPress], press: _ButtonPress, events: Sequence[RawEve
     stray = _distance(events[first.down], events[press.down])
     if press.button in _WHEEL:
         return gap <= th.scroll_gap and stray <= th.scroll_distance and len(run) < MAX_SCROLL
-    return (press.button == 1 and len(run) < 3 and gap <= settings.multi_click_time
-            and stray <= settings.multi_click_distance
-            and _is_click(previous, events, th) and _is_click(press, events, th))
+    return (
+        press.button == 1
+        and len(run) < 3
+        and gap <= settings.multi_click_time
+        and stray <= settings.multi_click_distance
+        and _is_click(previous, events, th)
+        and _is_click(press, events, th)
+    )
 
 
 def _is_click(press: _ButtonPress, events: Sequence[RawEvent], th: Thresholds) -> bool:
@@ -330,15 +408,21 @@ def _is_click(press: _ButtonPress, events: Sequence[RawEvent], th: Thresholds) -
     return _distance(down, up) <= th.drag_distance and up.t - down.t < th.long_press
 
 
-def _run_actions(run: list[_ButtonPress], events: Sequence[RawEvent],
-                 held: list[tuple[str, ...]], th: Thresholds) -> list[Reduced]:
+def _run_actions(
+    run: list[_ButtonPress], events: Sequence[RawEvent], held: list[tuple[str, ...]], th: Thresholds
+) -> list[Reduced]:
     first, final = run[0], run[-1]
     at = _position(events[first.down])
     with_key = "+".join(held[first.down]) or None
     last = final.up if final.up is not None else final.down
     if first.button in _WHEEL:
-        scroll = Action("scroll", coordinate=at, scroll_direction=_WHEEL[first.button],
-                        scroll_amount=len(run), with_key=with_key)
+        scroll = Action(
+            "scroll",
+            coordinate=at,
+            scroll_direction=_WHEEL[first.button],
+            scroll_amount=len(run),
+            with_key=with_key,
+        )
         return [_reduced(scroll, events, first.down, last)]
     if len(run) > 1:
         clicks = Action(_MULTI_CLICKS[len(run)], coordinate=at, with_key=with_key)
@@ -346,8 +430,9 @@ def _run_actions(run: list[_ButtonPress], events: Sequence[RawEvent],
     return _press_actions(first, events, with_key, th)
 
 
-def _press_actions(press: _ButtonPress, events: Sequence[RawEvent], with_key: str | None,
-                   th: Thresholds) -> list[Reduced]:
+def _press_actions(
+    press: _ButtonPress, events: Sequence[RawEvent], with_key: str | None, th: Thresholds
+) -> list[Reduced]:
     """A single press: a click, a drag, a long press, or a press the recording cut short."""
     if press.button not in _CLICKS:
         return []
@@ -358,21 +443,32 @@ def _press_actions(press: _ButtonPress, events: Sequence[RawEvent], with_key: st
     if press.button != 1:
         return [_reduced(click, events, press.down, last)]
     if up is not None and _distance(down, up) > th.drag_distance:
-        drag = Action("left_click_drag", start_coordinate=_position(down),
-                      coordinate=_position(up), with_key=with_key)
+        drag = Action(
+            "left_click_drag",
+            start_coordinate=_position(down),
+            coordinate=_position(up),
+            with_key=with_key,
+        )
         return [_reduced(drag, events, press.down, last)]
     if with_key is not None or (up is not None and up.t - down.t < th.long_press):
         return [_reduced(click, events, press.down, last)]
-    pressed = _reduced(Action("left_mouse_down", coordinate=_position(down)), events,
-                       press.down, press.down)
+    pressed = _reduced(
+        Action("left_mouse_down", coordinate=_position(down)), events, press.down, press.down
+    )
     if up is None:
         return [pressed]
-    return [pressed, _reduced(Action("left_mouse_up", coordinate=_position(up)), events,
-                              last, last)]
+    return [
+        pressed,
+        _reduced(Action("left_mouse_up", coordinate=_position(up)), events, last, last),
+    ]
 
 
-def _hovers(events: Sequence[RawEvent], th: Thresholds, pointer_at: tuple[int, int] | None,
-            until: float | None) -> list[Reduced]:
+def _hovers(
+    events: Sequence[RawEvent],
+    th: Thresholds,
+    pointer_at: tuple[int, int] | None,
+    until: float | None,
+) -> list[Reduced]:
     """Places the pointer moved to and rested at, without a press there."""
     pointer = [i for i, e in enumerate(events) if e.kind in _POINTER_KINDS]
     out: list[Reduced] = []
@@ -392,23 +488,31 @@ def _hovers(events: Sequence[RawEvent], th: Thresholds, pointer_at: tuple[int, i
             continue
         after = events[pointer[n + 1]] if n + 1 < len(pointer) else None
         rest = (after.t if after is not None else end) - e.t
-        if (buttons or rest < th.hover_time
-                or (after is not None and after.kind == "button_down" and rest < th.idle
-                    and _distance(e, after) <= th.drag_distance)
-                or (left_at is not None
-                    and math.dist(_position(e), left_at) <= th.drag_distance)):
+        if (
+            buttons
+            or rest < th.hover_time
+            or (
+                after is not None
+                and after.kind == "button_down"
+                and rest < th.idle
+                and _distance(e, after) <= th.drag_distance
+            )
+            or (left_at is not None and math.dist(_position(e), left_at) <= th.drag_distance)
+        ):
             continue
         out.append(_reduced(Action("mouse_move", coordinate=_position(e)), events, i, i))
         left_at = _position(e)
     return out
 
 
-def _pointer_left_at(events: Sequence[RawEvent], reduced: Sequence[Reduced],
-                     before: tuple[int, int] | None) -> tuple[int, int] | None:
+def _pointer_left_at(
+    events: Sequence[RawEvent], reduced: Sequence[Reduced], before: tuple[int, int] | None
+) -> tuple[int, int] | None:
     """Where `events` (reduced to `reduced`) left the pointer for the hover rule: at their
     last press, release or hover; `before` when they have none."""
-    last = max((i for i, e in enumerate(events) if e.kind in ("button_down", "button_up")),
-               default=-1)
+    last = max(
+        (i for i, e in enumerate(events) if e.kind in ("button_down", "button_up")), default=-1
+    )
     hover = max((r.first for r in reduced if r.action.action == "mouse_move"), default=-1)
     if max(last, hover) < 0:
         return before
@@ -428,6 +532,7 @@ def _distance(a: RawEvent, b: RawEvent) -> float:
 
 # --- merging -----------------------------------------------------------------------------
 
+
 def _with_waits(actions: Iterable[Reduced], idle: float) -> list[Reduced]:
     """The actions with a `wait` in each gap of at least `idle` seconds between them."""
     out: list[Reduced] = []
@@ -441,8 +546,9 @@ def _with_waits(actions: Iterable[Reduced], idle: float) -> list[Reduced]:
 
 
 def _wait(start: float, end: float) -> Reduced:
-    return Reduced(Action("wait", duration=round(min(end - start, MAX_WAIT), 3)), start, end,
-                   -1, -1)
+    return Reduced(
+        Action("wait", duration=round(min(end - start, MAX_WAIT), 3)), start, end, -1, -1
+    )
 
 
 def _reduced(action: Action, events: Sequence[RawEvent], first: int, last: int) -> Reduced:

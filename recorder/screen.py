@@ -73,8 +73,11 @@ class FrameTimeline:
         with self._lock:
             self.grabbed += 1
             last = self._frames[-1] if self._frames else None
-            if last is not None and last.crc == crc and (last.width, last.height) == (width,
-                                                                                       height):
+            if (
+                last is not None
+                and last.crc == crc
+                and (last.width, last.height) == (width, height)
+            ):
                 last.t_last = t
                 return
         frame = Frame(t, t, crc, width, height, zlib.compress(raw or b"", 1))
@@ -82,14 +85,18 @@ class FrameTimeline:
             self._frames.append(frame)
             self._bytes += len(frame.zdata)
             while len(self._frames) > max(self.max_frames, 1) and (
-                    self.keep_from is None or self._frames[1].t_first <= self.keep_from
-                    or self._bytes > self.max_bytes):
+                self.keep_from is None
+                or self._frames[1].t_first <= self.keep_from
+                or self._bytes > self.max_bytes
+            ):
                 self._drop_first()
 
     def note_window(self, info: WindowInfo) -> None:
         with self._lock:
-            if not self._windows or (self._windows[-1].window_class, self._windows[-1].title) \
-                    != (info.window_class, info.title):
+            if not self._windows or (self._windows[-1].window_class, self._windows[-1].title) != (
+                info.window_class,
+                info.title,
+            ):
                 self._windows.append(info)
 
     def before(self, t: float) -> Frame | None:
@@ -99,8 +106,7 @@ class FrameTimeline:
             i = bisect_right([f.t_first for f in self._frames], t) - 1
             return self._frames[i] if i >= 0 else None
 
-    def settled_after(self, t: float, *, settle: float, limit: float, now: float
-                      ) -> Frame | None:
+    def settled_after(self, t: float, *, settle: float, limit: float, now: float) -> Frame | None:
         """The first frame after t that stayed unchanged for `settle` s, or the one on screen
         at `limit`; None while that cannot be known yet, or when the frames from t on are no
         longer all held."""
@@ -143,8 +149,7 @@ class FrameTimeline:
         with self._lock:
             while len(self._frames) > 1 and self._frames[1].t_first <= t:
                 self._drop_first()
-            self._windows = [w for w in self._windows[:-1] if w.t >= t - 60] + \
-                self._windows[-1:]
+            self._windows = [w for w in self._windows[:-1] if w.t >= t - 60] + self._windows[-1:]
 
     def _drop_first(self) -> None:
         self._bytes -= len(self._frames[0].zdata)
@@ -159,9 +164,16 @@ class ScreenCapture:
     """A thread that grabs the screen at `fps` into a FrameTimeline and tracks the window;
     `on_window` returning True means: grab nothing while this window is active."""
 
-    def __init__(self, display_name: str, timeline: FrameTimeline, *, fps: float = 10.0,
-                 frames: bool = True, clock: Callable[[], float] = time.monotonic,
-                 on_window: Callable[[WindowInfo], bool] = lambda info: False):
+    def __init__(
+        self,
+        display_name: str,
+        timeline: FrameTimeline,
+        *,
+        fps: float = 10.0,
+        frames: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+        on_window: Callable[[WindowInfo], bool] = lambda info: False,
+    ):
         self.timeline, self.fps, self.frames, self._clock = timeline, fps, frames, clock
         self._name, self._on_window = display_name, on_window
         self._stop = threading.Event()
@@ -233,8 +245,12 @@ def active_window(conn: Any, now: float) -> WindowInfo:
         if window == X.PointerRoot or window == root:
             window = _client_under_pointer(root)
         for _ in range(10):
-            if window is None or window == X.NONE or not hasattr(window, "get_wm_class") \
-                    or window == root:
+            if (
+                window is None
+                or window == X.NONE
+                or not hasattr(window, "get_wm_class")
+                or window == root
+            ):
                 break
             info = _named(window, now)
             if info is not None:

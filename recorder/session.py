@@ -35,8 +35,7 @@ from .privacy import DenyList, Redactor, TypedOnScreen
 from .reduce import DEFAULT_THRESHOLDS, Carry, Reduced, Thresholds, reduce_piece
 from .screen import WINDOW_POLL, Frame, FrameTimeline, ScreenCapture, WindowInfo
 
-__all__ = ["DEFAULT_PAUSE_KEY", "DEFAULT_STOP_KEY", "RecordOptions", "RecordSummary",
-           "Recorder"]
+__all__ = ["DEFAULT_PAUSE_KEY", "DEFAULT_STOP_KEY", "RecordOptions", "RecordSummary", "Recorder"]
 
 DEFAULT_STOP_KEY = "ctrl+alt+End"
 DEFAULT_PAUSE_KEY = "ctrl+alt+Home"
@@ -106,9 +105,15 @@ class _Job:
 class Recorder:
     """Records the display into `store` until stopped; see `run`."""
 
-    def __init__(self, store: Store, *, options: RecordOptions = RecordOptions(),
-                 display: str | None = None, clock: Callable[[], float] = time.monotonic,
-                 say: Callable[[str], None] = lambda message: None):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        options: RecordOptions = RecordOptions(),
+        display: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        say: Callable[[str], None] = lambda message: None,
+    ):
         self.store, self.options, self._clock, self.say = store, options, clock, say
         self._display = display_name(display)
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
@@ -116,9 +121,14 @@ class Recorder:
         # how keys repeat and what a double click is here: the reduction decides by them
         self.settings = read_input_settings(self.capture._control)
         self.timeline = FrameTimeline()
-        self.screen = ScreenCapture(self._display, self.timeline, fps=options.fps,
-                                    frames=options.frames, clock=clock,
-                                    on_window=self._window_denied)
+        self.screen = ScreenCapture(
+            self._display,
+            self.timeline,
+            fps=options.fps,
+            frames=options.frames,
+            clock=clock,
+            on_window=self._window_denied,
+        )
         self._redactor = Redactor(enabled=options.redact_typing)
         self._held_back: deque[RawEvent] = deque()  # on the monotonic clock, not yet relative
         self._dropped_down: set[tuple[str, int]] = set()  # presses the deny-list dropped
@@ -134,22 +144,33 @@ class Recorder:
         self._carry = Carry()  # what the pieces reduced so far leave for the next
         self._waiting: _Piece | None = None  # cut, not reduced until the next event
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._finisher = threading.Thread(target=self._finish_jobs, name="deskreel-finisher",
-                                          daemon=True)
+        self._finisher = threading.Thread(
+            target=self._finish_jobs, name="deskreel-finisher", daemon=True
+        )
         self._finisher_error: BaseException | None = None
         self.write_failed = False
         self.paused = False
 
-    def run(self, should_stop: Callable[[], bool], *,
-            on_start: Callable[[str], None] = lambda name: None) -> RecordSummary:
+    def run(
+        self,
+        should_stop: Callable[[], bool],
+        *,
+        on_start: Callable[[str], None] = lambda name: None,
+    ) -> RecordSummary:
         """Record until the stop chord, `should_stop()`, or the X server going away."""
         conn = self.capture._control
         screen = conn.screen()
         name = self._create_recording(
             screen=(screen.width_in_pixels, screen.height_in_pixels),
-            dpi=_dpi(screen), keyboard_layout=_xkb_layout(conn),
-            extra={"fps": self.options.fps, "frames": self.options.frames,
-                   "display": self._display, INPUT_SETTINGS: self.settings.to_json()})
+            dpi=_dpi(screen),
+            keyboard_layout=_xkb_layout(conn),
+            extra={
+                "fps": self.options.fps,
+                "frames": self.options.frames,
+                "display": self._display,
+                INPUT_SETTINGS: self.settings.to_json(),
+            },
+        )
         self.t0 = self._clock()
         self.screen.start()
         self._finisher.start()
@@ -177,8 +198,16 @@ class Recorder:
         if self.paused:  # stopped while paused: the pause is not part of the recording
             self.t0 += self._clock() - self._paused_at
         duration = self._clock() - self.t0
-        return RecordSummary(self.recording_id, name, self.steps, self.events, duration,
-                             self.frames_stored, self.frame_bytes, ended_by)
+        return RecordSummary(
+            self.recording_id,
+            name,
+            self.steps,
+            self.events,
+            duration,
+            self.frames_stored,
+            self.frame_bytes,
+            ended_by,
+        )
 
     def _create_recording(self, **header: Any) -> str:
         """Create the recording; a default name another recorder took meanwhile (both started
@@ -186,8 +215,9 @@ class Recorder:
         for attempt in range(5):
             name = self.options.name or self._write(self.store.free_name, default_name())
             try:
-                self.recording_id = self._write(self.store.create_recording, name,
-                                                source="recorder", **header)
+                self.recording_id = self._write(
+                    self.store.create_recording, name, source="recorder", **header
+                )
                 return name
             except StorageError:
                 if self.options.name or attempt == 4:
@@ -203,24 +233,28 @@ class Recorder:
             if self._release(self._clock()) == "stop":
                 return "stop key"
             now = self._clock()
-            if self._batch and (len(self._batch) >= BATCH_ROWS
-                                or now - self._last_commit >= BATCH_SECONDS):
+            if self._batch and (
+                len(self._batch) >= BATCH_ROWS or now - self._last_commit >= BATCH_SECONDS
+            ):
                 self._commit()
             if self._waiting is not None and self._chunk.events:
                 self._reduce_waiting()
             if self._chunk.events and self._quiet(now):
                 self._waiting = self._cut(now)
             # the open chunk's frames stay; without one, those of events still held back
-            self.timeline.keep_from = (self.t0 + self._chunk.events[0].t if self._chunk.events
-                                       else now - 1.0)
+            self.timeline.keep_from = (
+                self.t0 + self._chunk.events[0].t if self._chunk.events else now - 1.0
+            )
             if not self._chunk.events:
                 self.timeline.forget_before(now - 5.0)
             self._check_finisher()
             if should_stop():
                 return "interrupt"
             if not self.capture.alive or _connection_lost(self.screen.error):
-                self.say("the X server went away: the recording ends here; everything "
-                         "captured so far is kept")
+                self.say(
+                    "the X server went away: the recording ends here; everything "
+                    "captured so far is kept"
+                )
                 return "X server gone"
             if self.screen.error is not None:
                 raise RecordError(f"screen capture failed: {self.screen.error}")
@@ -328,8 +362,12 @@ class Recorder:
             self.say("recording again")
 
     def _commit(self) -> None:
-        self._write(self.store.add_events, self.recording_id, self._redactor.events(self._batch),
-                    first_seq=self.events)
+        self._write(
+            self.store.add_events,
+            self.recording_id,
+            self._redactor.events(self._batch),
+            first_seq=self.events,
+        )
         self.events += len(self._batch)
         self._batch = []
         self._last_commit = self._clock()
@@ -337,8 +375,18 @@ class Recorder:
     def _quiet(self, now: float) -> bool:
         th = self.options.thresholds
         # longer than every rule looks ahead, so the cut changes no action (see reduce_piece)
-        wait_for = max(th.type_pause, th.hover_time, self.settings.multi_click_time,
-                       th.scroll_gap, th.long_press, th.idle, self.options.settle_cap) + 0.1
+        wait_for = (
+            max(
+                th.type_pause,
+                th.hover_time,
+                self.settings.multi_click_time,
+                th.scroll_gap,
+                th.long_press,
+                th.idle,
+                self.options.settle_cap,
+            )
+            + 0.1
+        )
         return not self._chunk.held and now - (self.t0 + self._chunk.events[-1].t) >= wait_for
 
     def _drain(self) -> None:
@@ -353,9 +401,11 @@ class Recorder:
         except SQLAlchemyError as err:
             self.write_failed = True
             reason = str(getattr(err, "orig", None) or err).splitlines()[0]
-            raise WriteFailed(f"cannot write to {self.store.label} ({reason}): recording "
-                              f"stopped; the {self.events} events and {self.steps} steps "
-                              f"already written are kept") from None
+            raise WriteFailed(
+                f"cannot write to {self.store.label} ({reason}): recording "
+                f"stopped; the {self.events} events and {self.steps} steps "
+                f"already written are kept"
+            ) from None
 
     def _write_tail(self) -> None:
         if self.write_failed:
@@ -371,8 +421,7 @@ class Recorder:
             self._commit()  # steps point at event rows: those rows go first
         chunk = self._chunk
         self._chunk = _Chunk(first_seq=self.events)
-        return _Piece(chunk, self.timeline.between(self.t0 + chunk.events[0].t, now), self.t0,
-                      now)
+        return _Piece(chunk, self.timeline.between(self.t0 + chunk.events[0].t, now), self.t0, now)
 
     def _reduce_waiting(self, *, final: bool = False) -> None:
         """Reduce the waiting piece: the first event after it is kept, or the recording (or
@@ -381,14 +430,19 @@ class Recorder:
         if piece is None:
             return
         until = self._chunk.events[0].t if self._chunk.events else None
-        reduced, self._carry = reduce_piece(piece.chunk.events, carry=self._carry,
-                                            until=until, settings=self.settings,
-                                            thresholds=self.options.thresholds)
+        reduced, self._carry = reduce_piece(
+            piece.chunk.events,
+            carry=self._carry,
+            until=until,
+            settings=self.settings,
+            thresholds=self.options.thresholds,
+        )
         numbered = list(enumerate(reduced, start=self._numbered + 1))
         self._numbered += len(reduced)
         if numbered:
-            self._jobs.put(_Job(numbered, piece.chunk.first_seq, piece.timeline, piece.t0,
-                                piece.cut_at, final))
+            self._jobs.put(
+                _Job(numbered, piece.chunk.first_seq, piece.timeline, piece.t0, piece.cut_at, final)
+            )
 
     def _end_pieces(self) -> None:
         """Reduce and store everything kept so far: the recording ends, or pauses."""
@@ -433,8 +487,11 @@ class Recorder:
             if following is not None:
                 limit = min(limit, t0 + following)
             after_frame = timeline.settled_after(
-                t0 + r.t_end, settle=self.options.settle, limit=limit,
-                now=now if not job.final else max(now, limit))
+                t0 + r.t_end,
+                settle=self.options.settle,
+                limit=limit,
+                now=now if not job.final else max(now, limit),
+            )
             if private:  # not stored; what it typed is painted out of the frames after it
                 self._keep_typed(before_frame, after_frame)
                 before_frame = after_frame = None
@@ -445,10 +502,18 @@ class Recorder:
             after, _ = self._store_frame(after_frame)
             if pixels is not None and r.action.is_pointer and r.action.target:
                 anchor = _anchor(pixels, r.action.target)
-        return Step(step=number, action=action, t_start=r.t_start,
-                    t_end=r.t_end, events=events, before_frame=before, after_frame=after,
-                    anchor=anchor, window_class=window.window_class if window else None,
-                    window_title=window.title if window else None)
+        return Step(
+            step=number,
+            action=action,
+            t_start=r.t_start,
+            t_end=r.t_end,
+            events=events,
+            before_frame=before,
+            after_frame=after,
+            anchor=anchor,
+            window_class=window.window_class if window else None,
+            window_title=window.title if window else None,
+        )
 
     def _keep_typed(self, before: Frame | None, after: Frame | None) -> None:
         """Keep a redacted typing's screens, to paint what it typed out of later frames;
@@ -467,8 +532,14 @@ class Recorder:
         if key is None:
             rgb = self._typed.hide(frame.pixels())
             data = encode_webp(rgb)
-            key = self._write(self.store.put_frame, data, width=frame.width,
-                              height=frame.height, fmt="webp", pixel_hash=pixel_hash(rgb))
+            key = self._write(
+                self.store.put_frame,
+                data,
+                width=frame.width,
+                height=frame.height,
+                fmt="webp",
+                pixel_hash=pixel_hash(rgb),
+            )
             self._frame_keys[id(frame)] = key
             self._latest = (frame, rgb)
             self.frames_stored += 1
@@ -485,8 +556,13 @@ def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
         return None
     choice = choose_anchor(pixels, target)
     bx, by, bw, bh = choice.box
-    return Anchor(png=encode_png(pixels[by:by + bh, bx:bx + bw]), box=choice.box,
-                  offset=choice.offset, score=choice.score, margin=choice.margin)
+    return Anchor(
+        png=encode_png(pixels[by : by + bh, bx : bx + bw]),
+        box=choice.box,
+        offset=choice.offset,
+        score=choice.score,
+        margin=choice.margin,
+    )
 
 
 def default_name() -> str:
@@ -512,8 +588,9 @@ def _xkb_layout(conn: Any) -> str | None:
     from Xlib import X
 
     try:
-        prop = conn.screen().root.get_full_property(conn.intern_atom("_XKB_RULES_NAMES"),
-                                                     X.AnyPropertyType)
+        prop = conn.screen().root.get_full_property(
+            conn.intern_atom("_XKB_RULES_NAMES"), X.AnyPropertyType
+        )
     except Exception:
         return None
     if prop is None:

@@ -53,8 +53,7 @@ class Finding:
     @property
     def shift(self) -> tuple[int, int] | None:
         point = self.located.point
-        return None if point is None else (point[0] - self.recorded[0],
-                                           point[1] - self.recorded[1])
+        return None if point is None else (point[0] - self.recorded[0], point[1] - self.recorded[1])
 
     def message(self, step: Step, threshold: float) -> str:
         """The one line a person reads when the target was not found."""
@@ -63,18 +62,25 @@ class Finding:
         if loc.top_left is not None and step.anchor is not None:  # the best match's target
             (x, y), (ox, oy) = loc.top_left, step.anchor.offset
             where = f" at {[x + round(ox * loc.scale), y + round(oy * loc.scale)]}"
-        return (f"step {step.step} ({step.action.action}): target not found: best score "
-                f"{loc.score:.3f}{where}, margin {loc.margin:.3f}, threshold {threshold:.2f}; "
-                f"searched {loc.searched or 'nothing'} around {list(self.recorded)} for "
-                f"{self.waited:.1f}s ({self.attempts} grabs): {loc.reason}")
+        return (
+            f"step {step.step} ({step.action.action}): target not found: best score "
+            f"{loc.score:.3f}{where}, margin {loc.margin:.3f}, threshold {threshold:.2f}; "
+            f"searched {loc.searched or 'nothing'} around {list(self.recorded)} for "
+            f"{self.waited:.1f}s ({self.attempts} grabs): {loc.reason}"
+        )
 
 
 class Locator:
     """Looks for anchors on one display; use it from the replay thread only."""
 
-    def __init__(self, display_name: str, *, options: AnchorOptions = AnchorOptions(),
-                 pause: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        display_name: str,
+        *,
+        options: AnchorOptions = AnchorOptions(),
+        pause: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.options, self._pause, self._clock = options, pause, clock
         self.grabber = Grabber(display_name)
         self._images: dict[int, Any] = {}
@@ -99,8 +105,10 @@ class Locator:
             try:
                 image = self._images[step.step] = decode_image(anchor.png)
             except ValueError:
-                raise StorageError(f"step {step.step} ({step.action.action}): its anchor "
-                                   f"image is damaged: run 'deskreel doctor'") from None
+                raise StorageError(
+                    f"step {step.step} ({step.action.action}): its anchor "
+                    f"image is damaged: run 'deskreel doctor'"
+                ) from None
         # The recorder checked the crop against its whole screen; a crop that had no
         # look-alike there may be taken at once where it matches exactly near its place.
         unique = anchor.margin is not None and anchor.margin >= DISTINCT_MARGIN
@@ -111,10 +119,18 @@ class Locator:
         while True:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
-            located = locate(screen, image, anchor.offset, expected=target,
-                             threshold=self.options.threshold, margin=self.options.margin,
-                             unique=unique, context=context, scale_hint=self.scale,
-                             shift_hint=self.shift)
+            located = locate(
+                screen,
+                image,
+                anchor.offset,
+                expected=target,
+                threshold=self.options.threshold,
+                margin=self.options.margin,
+                unique=unique,
+                context=context,
+                scale_hint=self.scale,
+                shift_hint=self.shift,
+            )
             if located.found and located.point is not None:
                 self.scale, self.shift = hints_after(located.point, located.scale, target)
             waited = self._clock() - started
@@ -137,7 +153,7 @@ class Locator:
             x, y = loc.top_left
             w = round(anchor.box[2] * loc.scale)
             h = round(anchor.box[3] * loc.scale)
-            crop = self.last_screen[max(y, 0):y + h, max(x, 0):x + w]
+            crop = self.last_screen[max(y, 0) : y + h, max(x, 0) : x + w]
             if crop.size:
                 path = folder / f"step{step.step:04d}-best-match.png"
                 write_private(path, encode_png(crop))

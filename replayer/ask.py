@@ -20,10 +20,18 @@ __all__ = ["ask"]
 _SLICE = 0.1  # s between looks at the abort switch while waiting for an answer
 
 
-def ask(question: str, options: Sequence[str], *, recommended: str, headless: str,
-        timeout: float = 30.0, stdin: TextIO | None = None, stderr: TextIO | None = None,
-        switch: AbortSwitch | None = None,
-        clock: Callable[[], float] = time.monotonic) -> str:
+def ask(
+    question: str,
+    options: Sequence[str],
+    *,
+    recommended: str,
+    headless: str,
+    timeout: float = 30.0,
+    stdin: TextIO | None = None,
+    stderr: TextIO | None = None,
+    switch: AbortSwitch | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> str:
     """One of `options` (their first letters also answer); `headless` without a TTY.
 
     Raises Interrupted as soon as `switch` is tripped.
@@ -33,8 +41,7 @@ def ask(question: str, options: Sequence[str], *, recommended: str, headless: st
     if not stdin.isatty():
         return headless
     labels = "/".join(f"[{o[0]}]{o[1:]}" for o in options)
-    stderr.write(f"{question}\n  {labels} (recommended: {recommended}; taken in "
-                 f"{timeout:g}s): ")
+    stderr.write(f"{question}\n  {labels} (recommended: {recommended}; taken in {timeout:g}s): ")
     stderr.flush()
     while True:
         ready = _wait(stdin, clock() + timeout, switch, clock)
@@ -51,8 +58,9 @@ def ask(question: str, options: Sequence[str], *, recommended: str, headless: st
         stderr.flush()
 
 
-def _wait(stdin: TextIO, deadline: float, switch: AbortSwitch | None,
-          clock: Callable[[], float]) -> bool:
+def _wait(
+    stdin: TextIO, deadline: float, switch: AbortSwitch | None, clock: Callable[[], float]
+) -> bool:
     """Whether a line can be read before `deadline`; Interrupted when the switch trips."""
     while True:
         if switch is not None:

@@ -21,8 +21,13 @@ __all__ = ["BUTTONS", "WHEEL", "Gestures", "execute", "expand_env", "missing_env
 # {{env:NAME}} in scripts; {{secret:N}} where `record --redact-typing` hid typed text
 PLACEHOLDER = re.compile(r"\{\{env:([A-Za-z_][A-Za-z0-9_]*)\}\}|" + SECRET.pattern)
 
-BUTTONS = {"left_click": 1, "middle_click": 2, "right_click": 3, "double_click": 1,
-           "triple_click": 1}
+BUTTONS = {
+    "left_click": 1,
+    "middle_click": 2,
+    "right_click": 3,
+    "double_click": 1,
+    "triple_click": 1,
+}
 CLICK_COUNT = {"double_click": 2, "triple_click": 3}
 WHEEL = {"up": 4, "down": 5, "left": 6, "right": 7}
 
@@ -40,9 +45,15 @@ class Gestures:
     settle: float = 0.005  # after moving onto a target, before pressing
 
 
-def execute(action: Action, injector: Injector, *, gestures: Gestures = Gestures(),
-            target: tuple[int, int] | None = None, scale: float = 1.0,
-            log: Callable[[str], None] = lambda message: None) -> str:
+def execute(
+    action: Action,
+    injector: Injector,
+    *,
+    gestures: Gestures = Gestures(),
+    target: tuple[int, int] | None = None,
+    scale: float = 1.0,
+    log: Callable[[str], None] = lambda message: None,
+) -> str:
     """Perform `action`; `target` (and `scale`) come from re-anchoring. Returns a note."""
     kind = action.action
     point = target or action.target
@@ -92,8 +103,7 @@ def expand_env(text: str) -> str:
 
 def missing_env(text: str) -> list[str]:
     """The variables that `text`'s placeholders need and that are not set."""
-    return [name for name in map(_variable, PLACEHOLDER.finditer(text))
-            if name not in os.environ]
+    return [name for name in map(_variable, PLACEHOLDER.finditer(text)) if name not in os.environ]
 
 
 def _variable(match: re.Match[str]) -> str:
@@ -121,15 +131,21 @@ def _move(injector: Injector, point: tuple[int, int] | None, gestures: Gestures)
         injector.pause(gestures.settle)
 
 
-def _click(injector: Injector, button: int, gestures: Gestures, *, hold: float | None = None
-           ) -> None:
+def _click(
+    injector: Injector, button: int, gestures: Gestures, *, hold: float | None = None
+) -> None:
     injector.button_down(button)
     injector.pause(gestures.click_hold if hold is None else hold)
     injector.button_up(button)
 
 
-def _drag(injector: Injector, action: Action, start: tuple[int, int] | None,
-          gestures: Gestures, scale: float) -> None:
+def _drag(
+    injector: Injector,
+    action: Action,
+    start: tuple[int, int] | None,
+    gestures: Gestures,
+    scale: float,
+) -> None:
     """The end moves with the start: same vector, scaled with the anchor's scale."""
     assert start is not None and action.start_coordinate and action.coordinate
     dx = round((action.coordinate[0] - action.start_coordinate[0]) * scale)
@@ -140,8 +156,10 @@ def _drag(injector: Injector, action: Action, start: tuple[int, int] | None,
         try:
             for i in range(1, gestures.drag_steps + 1):
                 injector.pause(gestures.drag_step_gap)
-                injector.move(round(start[0] + dx * i / gestures.drag_steps),
-                              round(start[1] + dy * i / gestures.drag_steps))
+                injector.move(
+                    round(start[0] + dx * i / gestures.drag_steps),
+                    round(start[1] + dy * i / gestures.drag_steps),
+                )
             injector.pause(gestures.drag_step_gap)
         finally:
             injector.button_up(1)

@@ -39,8 +39,10 @@ class Frames:
         try:
             image = decode_image(data)
         except ValueError:
-            raise StorageError(f"{self.store.label}: frame {key[:12]} ({fmt}) is damaged and "
-                               f"cannot be decoded: run 'deskreel doctor'") from None
+            raise StorageError(
+                f"{self.store.label}: frame {key[:12]} ({fmt}) is damaged and "
+                f"cannot be decoded: run 'deskreel doctor'"
+            ) from None
         self._decoded[key] = image
         if len(self._decoded) > self.DECODED:
             self._decoded.popitem(last=False)
@@ -52,8 +54,13 @@ class Frames:
             return None
         key = pixel_hash(rgb)
         if key not in self._saved:
-            key = self.writer.put_frame(encode_webp(rgb), width=rgb.shape[1],
-                                        height=rgb.shape[0], fmt="webp", pixel_hash=key)
+            key = self.writer.put_frame(
+                encode_webp(rgb),
+                width=rgb.shape[1],
+                height=rgb.shape[0],
+                fmt="webp",
+                pixel_hash=key,
+            )
             self._saved.add(key)
         return key
 

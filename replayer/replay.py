@@ -16,8 +16,7 @@ from typing import Any
 
 from xsession.settings import read_input_settings
 from xsession.display import connect, display_name
-from storage import (Evidence, Recording, StorageError, Step,
-                     StepResult, Store)
+from storage import Evidence, Recording, StorageError, Step, StepResult, Store
 
 from .anchoring import AnchorOptions, Finding, Locator
 from .ask import ask
@@ -64,15 +63,25 @@ class ReplayOutcome:
 
 def select_steps(steps: list[Step], options: ReplayOptions) -> list[Step]:
     """The enabled steps between --from and --to (inclusive)."""
-    return [s for s in steps if not s.disabled
-            and (options.first is None or s.step >= options.first)
-            and (options.last is None or s.step <= options.last)]
+    return [
+        s
+        for s in steps
+        if not s.disabled
+        and (options.first is None or s.step >= options.first)
+        and (options.last is None or s.step <= options.last)
+    ]
 
 
-def replay(store: Store, recording: Recording, *, options: ReplayOptions = ReplayOptions(),
-           display: str | None = None, progress: Progress | None = None,
-           results: Store | None = None,
-           clock: Callable[[], float] = time.monotonic) -> ReplayOutcome:
+def replay(
+    store: Store,
+    recording: Recording,
+    *,
+    options: ReplayOptions = ReplayOptions(),
+    display: str | None = None,
+    progress: Progress | None = None,
+    results: Store | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> ReplayOutcome:
     """Replay `recording` on `display` ($DISPLAY by default); the run's results go to
     `results` (by default `store`, which may then be opened read-only)."""
     writer = results or store
@@ -97,10 +106,18 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
     try:
         release_held(conn)  # keys or buttons a killed process left down
         injector = Injector(conn, pause=run.switch.pause)
-        run.locator = Locator(name, options=options.anchoring, pause=run.switch.pause,
-                              clock=clock) if options.anchor else None
-        watcher = AbortWatcher(name, run.switch, chord=options.abort_key,
-                               corners=options.corners, injected=lambda: injector.last_move)
+        run.locator = (
+            Locator(name, options=options.anchoring, pause=run.switch.pause, clock=clock)
+            if options.anchor
+            else None
+        )
+        watcher = AbortWatcher(
+            name,
+            run.switch,
+            chord=options.abort_key,
+            corners=options.corners,
+            injected=lambda: injector.last_move,
+        )
         with on_signals(run.switch), prompt_switches(), watcher:
             if watcher.warning:
                 progress.note(watcher.warning)
@@ -129,8 +146,13 @@ def replay(store: Store, recording: Recording, *, options: ReplayOptions = Repla
 class _Run:
     """The state of one replay: its schedule, results and verdict."""
 
-    def __init__(self, steps: list[Step], options: ReplayOptions, progress: Progress,
-                 clock: Callable[[], float]):
+    def __init__(
+        self,
+        steps: list[Step],
+        options: ReplayOptions,
+        progress: Progress,
+        clock: Callable[[], float],
+    ):
         self.steps, self.options, self.progress, self.clock = steps, options, progress, clock
         self.switch = AbortSwitch()
         self.locator: Locator | None = None
@@ -146,16 +168,21 @@ class _Run:
     def steps_through(self, injector: Injector) -> None:
         self.injector = injector
         self.start = self.clock()
-        due = deadlines([s.t_start for s in self.steps], start=self.start,
-                        speed=self.options.speed, max_idle=self.options.max_idle)
+        due = deadlines(
+            [s.t_start for s in self.steps],
+            start=self.start,
+            speed=self.options.speed,
+            max_idle=self.options.max_idle,
+        )
         for index, (step, deadline) in enumerate(zip(self.steps, due)):
             self.switch.pause_until(deadline + self.delay, self.clock)
             self._keep_apart(step)
             self.progress.step(index + 1, step, "running")
             result = self._one(step, deadline + self.delay)
             self.results.append(result)
-            self.progress.step(index + 1, step, "ok" if result.status == "passed"
-                               else result.status)
+            self.progress.step(
+                index + 1, step, "ok" if result.status == "passed" else result.status
+            )
             if result.status == "failed":
                 first = self.status != "failed"
                 self.status = "failed"
@@ -175,23 +202,36 @@ class _Run:
         verify = self.options.verify
         before = None
         if verify is not None:
-            before = self.locator.last_screen if finding and self.locator else \
-                self.frames.grab()
+            before = self.locator.last_screen if finding and self.locator else self.frames.grab()
         try:
-            note = execute(step.action, self.injector, gestures=self.options.gestures,
-                           target=target, scale=scale)
+            note = execute(
+                step.action,
+                self.injector,
+                gestures=self.options.gestures,
+                target=target,
+                scale=scale,
+            )
         except Interrupted:
-            self.results.append(self._result(step, "aborted", self.switch.reason, began,
-                                             finding, timing))
+            self.results.append(
+                self._result(step, "aborted", self.switch.reason, began, finding, timing)
+            )
             raise
         except Exception as err:  # an X error: this step failed (stop unless --keep-going)
-            return self._result(step, "failed", f"step {step.step} ({step.action.action}) "
-                                f"failed: {err}", began, finding, timing)
+            return self._result(
+                step,
+                "failed",
+                f"step {step.step} ({step.action.action}) failed: {err}",
+                began,
+                finding,
+                timing,
+            )
         self.spacing.done(step.action, step.action.target, self.clock())
         if finding is not None and target is not None:
             # where the recorded screen's origin is now: a recorded place p is at it + p * scale
-            origin = (round(target[0] - finding.recorded[0] * scale),
-                      round(target[1] - finding.recorded[1] * scale))
+            origin = (
+                round(target[0] - finding.recorded[0] * scale),
+                round(target[1] - finding.recorded[1] * scale),
+            )
             self.last_shift = (origin, scale)
         if verify is not None:
             return self._verified(step, verify, before, note, began, finding, timing)
@@ -206,35 +246,68 @@ class _Run:
             self.delay += wait
             self.switch.pause(wait)
 
-    def _verified(self, step: Step, verify: VerifyOptions, before: Any, note: str,
-                  began: float, finding: Finding | None, timing: dict) -> StepResult:
+    def _verified(
+        self,
+        step: Step,
+        verify: VerifyOptions,
+        before: Any,
+        note: str,
+        began: float,
+        finding: Finding | None,
+        timing: dict,
+    ) -> StepResult:
         """Let the screen settle, then compare it with the recording's after-frame."""
-        screen = settled_screen(self.frames.grab, settle=verify.settle, cap=verify.settle_cap,
-                                pause=self.switch.pause, clock=self.clock)
+        screen = settled_screen(
+            self.frames.grab,
+            settle=verify.settle,
+            cap=verify.settle_cap,
+            pause=self.switch.pause,
+            clock=self.clock,
+        )
         action = step.action
         shift, scale = self.last_shift  # for a target that was not looked for
         located = None
         if finding is not None and finding.located.point is not None:
             located, scale = finding.located.point, finding.located.scale
         masks = [*verify.masks, *self.masks.get(None, []), *self.masks.get(step.step, [])]
-        checks = checks_for(action=action.action, before=self.frames.recorded(step.before_frame),
-                            after=self.frames.recorded(step.after_frame), screen=screen,
-                            target=action.target, located=located, scale=scale, shift=shift,
-                            region=action.region, masks=masks, options=verify,
-                            earlier=before)
-        details = {**timing, Evidence.CHECKS: [c.to_json() for c in checks],
-                   Evidence.BEFORE: self.frames.save(before),
-                   Evidence.AFTER: self.frames.save(screen)}
+        checks = checks_for(
+            action=action.action,
+            before=self.frames.recorded(step.before_frame),
+            after=self.frames.recorded(step.after_frame),
+            screen=screen,
+            target=action.target,
+            located=located,
+            scale=scale,
+            shift=shift,
+            region=action.region,
+            masks=masks,
+            options=verify,
+            earlier=before,
+        )
+        details = {
+            **timing,
+            Evidence.CHECKS: [c.to_json() for c in checks],
+            Evidence.BEFORE: self.frames.save(before),
+            Evidence.AFTER: self.frames.save(screen),
+        }
         failed = [c for c in checks if not c.passed]
         if not failed:
-            why = "the recording has no frames of this step" if step.after_frame is None \
+            why = (
+                "the recording has no frames of this step"
+                if step.after_frame is None
                 else "the recording shows no change"
-            note = note or (f"{len(checks)} checks passed" if checks else
-                            f"passed without comparing the screen: {why}")
+            )
+            note = note or (
+                f"{len(checks)} checks passed"
+                if checks
+                else f"passed without comparing the screen: {why}"
+            )
             return self._result(step, "passed", note, began, finding, details)
         details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
-        message = f"step {step.step} ({action.action}): the screen differs from the " \
+        message = (
+            f"step {step.step} ({action.action}): the screen differs from the "
             f"recording: " + "; ".join(c.describe() for c in failed)
+        )
         return self._result(step, "failed", message, began, finding, details)
 
     def _recorded_screen(self, step: Step) -> Any:
@@ -251,8 +324,7 @@ class _Run:
             self.delay += finding.waited  # the rest of the schedule waits with this step
         return finding
 
-    def _missing(self, step: Step, finding: Finding, began: float, timing: dict
-                 ) -> StepResult:
+    def _missing(self, step: Step, finding: Finding, began: float, timing: dict) -> StepResult:
         """No input for this step; then abort (exit 1), skip, or ask the person."""
         threshold = self.options.anchoring.threshold
         message = finding.message(step, threshold)
@@ -263,12 +335,17 @@ class _Run:
         if choice == "ask":
             self.progress.note(message)
             try:
-                choice = ask(f"step {step.step}: target not found. Skip it or abort the "
-                             f"replay?", ["skip", "abort", "retry"], recommended="abort",
-                             headless="abort", switch=self.switch)
+                choice = ask(
+                    f"step {step.step}: target not found. Skip it or abort the replay?",
+                    ["skip", "abort", "retry"],
+                    recommended="abort",
+                    headless="abort",
+                    switch=self.switch,
+                )
             except Interrupted:
-                self.results.append(self._result(step, "aborted", self.switch.reason, began,
-                                                 finding, timing))
+                self.results.append(
+                    self._result(step, "aborted", self.switch.reason, began, finding, timing)
+                )
                 raise
             if choice == "retry":
                 return self._one(step, self.clock())
@@ -287,8 +364,11 @@ class _Run:
             return {}
         details = {Evidence.BEFORE: self.frames.save(screen)}
         if loc.top_left is not None and anchor is not None:
-            details[Evidence.BEST_MATCH] = [*loc.top_left, round(anchor.box[2] * loc.scale),
-                                   round(anchor.box[3] * loc.scale)]
+            details[Evidence.BEST_MATCH] = [
+                *loc.top_left,
+                round(anchor.box[2] * loc.scale),
+                round(anchor.box[3] * loc.scale),
+            ]
         return details
 
     def _crops(self, step: Step, finding: Finding, report: Path, details: dict) -> str:
@@ -302,19 +382,37 @@ class _Run:
         details[Evidence.CROPS] = [p.relative_to(report).as_posix() for p in saved]
         return f" (crops in the report: {', '.join(details[Evidence.CROPS])})"
 
-    def _result(self, step: Step, status: str, message: str, began: float,
-                finding: Finding | None, details: dict) -> StepResult:
+    def _result(
+        self,
+        step: Step,
+        status: str,
+        message: str,
+        began: float,
+        finding: Finding | None,
+        details: dict,
+    ) -> StepResult:
         loc = finding.located if finding else None
         extra = dict(details)
         if finding is not None:
-            extra.update({Evidence.LOCATE_MS: round(finding.waited * 1000, 1),
-                          Evidence.ATTEMPTS: finding.attempts,
-                          Evidence.SEARCHED: finding.located.searched})
-        return StepResult(step=step.step, status=status, message=message,
-                          t_start=began - self.start, t_end=self.clock() - self.start,
-                          score=loc.score if loc else None, margin=loc.margin if loc else None,
-                          scale=loc.scale if loc else None,
-                          shift=finding.shift if finding else None, details=extra)
+            extra.update(
+                {
+                    Evidence.LOCATE_MS: round(finding.waited * 1000, 1),
+                    Evidence.ATTEMPTS: finding.attempts,
+                    Evidence.SEARCHED: finding.located.searched,
+                }
+            )
+        return StepResult(
+            step=step.step,
+            status=status,
+            message=message,
+            t_start=began - self.start,
+            t_end=self.clock() - self.start,
+            score=loc.score if loc else None,
+            margin=loc.margin if loc else None,
+            scale=loc.scale if loc else None,
+            shift=finding.shift if finding else None,
+            details=extra,
+        )
 
 
 def _close_all(*things: Any) -> None:
@@ -331,8 +429,10 @@ def _check_env(steps: list[Step]) -> None:
         if step.action.action == "type":
             missing = missing_env(step.action.text or "")
             if missing:
-                raise ReplayError(f"step {step.step} (type) types {step.action.text!r} but "
-                                f"${missing[0]} is not set: export it before replaying")
+                raise ReplayError(
+                    f"step {step.step} (type) types {step.action.text!r} but "
+                    f"${missing[0]} is not set: export it before replaying"
+                )
 
 
 def _warn_frameless(steps: list[Step], progress: Progress) -> None:
@@ -341,19 +441,23 @@ def _warn_frameless(steps: list[Step], progress: Progress) -> None:
     blind = [s.step for s in steps if s.after_frame is None]
     if blind:
         listed = ", ".join(map(str, blind[:8])) + (", ..." if len(blind) > 8 else "")
-        progress.note(f"warning: {len(blind)} of {len(steps)} steps have no recorded frames "
-                      f"(steps {listed}): --verify checks only that their targets are found, "
-                      f"not what the screen shows")
+        progress.note(
+            f"warning: {len(blind)} of {len(steps)} steps have no recorded frames "
+            f"(steps {listed}): --verify checks only that their targets are found, "
+            f"not what the screen shows"
+        )
 
 
 def _dry_run(steps: list[Step], options: ReplayOptions, progress: Progress) -> ReplayOutcome:
-    due = deadlines([s.t_start for s in steps], start=0.0, speed=options.speed,
-                    max_idle=options.max_idle)
+    due = deadlines(
+        [s.t_start for s in steps], start=0.0, speed=options.speed, max_idle=options.max_idle
+    )
     results = []
     for index, (step, deadline) in enumerate(zip(steps, due)):
         progress.step(index + 1, step, f"would run at {deadline:.3f}s")
-        results.append(StepResult(step=step.step, status="skipped", t_start=deadline,
-                                  t_end=deadline))
+        results.append(
+            StepResult(step=step.step, status="skipped", t_start=deadline, t_end=deadline)
+        )
     progress.done("passed", "dry run: no input was sent")
     return ReplayOutcome(None, "passed", results, "dry run")
 
@@ -362,4 +466,3 @@ def _options_json(options: ReplayOptions) -> dict:
     data = asdict(options)
     data["report_dir"] = str(options.report_dir) if options.report_dir else None
     return data
-

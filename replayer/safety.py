@@ -25,10 +25,18 @@ CORNER_MARGIN = 2  # px from the screen edge that count as "in the corner"
 SPIN = 0.002  # s before a deadline when a replay stops sleeping and spins
 SWITCH = 0.0002  # s: how often threads hand over the interpreter lock during a replay
 
-_MODIFIER_MASKS = {"Control_L": "ControlMask", "Control_R": "ControlMask",
-                   "Shift_L": "ShiftMask", "Shift_R": "ShiftMask", "Alt_L": "Mod1Mask",
-                   "Alt_R": "Mod1Mask", "Meta_L": "Mod1Mask", "Super_L": "Mod4Mask",
-                   "Super_R": "Mod4Mask", "Hyper_L": "Mod4Mask"}
+_MODIFIER_MASKS = {
+    "Control_L": "ControlMask",
+    "Control_R": "ControlMask",
+    "Shift_L": "ShiftMask",
+    "Shift_R": "ShiftMask",
+    "Alt_L": "Mod1Mask",
+    "Alt_R": "Mod1Mask",
+    "Meta_L": "Mod1Mask",
+    "Super_L": "Mod4Mask",
+    "Super_R": "Mod4Mask",
+    "Hyper_L": "Mod4Mask",
+}
 
 
 class AbortSwitch:
@@ -110,10 +118,16 @@ class AbortWatcher:
     `injected` gives the points the replay's own latest move goes from and to: the pointer
     there is the replay's doing, not a person's signal."""
 
-    def __init__(self, display_name: str | None, switch: AbortSwitch, *,
-                 chord: str | None = DEFAULT_ABORT_KEY, corners: bool = True,
-                 injected: Callable[[], Collection[tuple[int, int]]] = tuple,
-                 poll: float = 0.02):
+    def __init__(
+        self,
+        display_name: str | None,
+        switch: AbortSwitch,
+        *,
+        chord: str | None = DEFAULT_ABORT_KEY,
+        corners: bool = True,
+        injected: Callable[[], Collection[tuple[int, int]]] = tuple,
+        poll: float = 0.02,
+    ):
         self._name, self.switch, self.chord, self.corners = display_name, switch, chord, corners
         self._injected, self._poll = injected, poll
         self._stop = threading.Event()
@@ -159,12 +173,15 @@ class AbortWatcher:
         # Shift on top, so that the chord works while a replayed step holds shift.
         optional = [m for m in (X.ShiftMask, X.LockMask, X.Mod2Mask, X.Mod5Mask) if not m & mask]
         for extra in _subsets(optional):
-            root.grab_key(keycode, mask | extra, True, X.GrabModeAsync, X.GrabModeAsync,
-                          onerror=catcher)
+            root.grab_key(
+                keycode, mask | extra, True, X.GrabModeAsync, X.GrabModeAsync, onerror=catcher
+            )
         self._conn.sync()
         if catcher.get_error():
-            self.warning = (f"abort key {chord_text!r} is grabbed by another program; "
-                            f"use SIGINT or a screen corner to abort")
+            self.warning = (
+                f"abort key {chord_text!r} is grabbed by another program; "
+                f"use SIGINT or a screen corner to abort"
+            )
         self._keycode, self._mask = keycode, mask
 
     def _run(self) -> None:

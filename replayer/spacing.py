@@ -41,12 +41,14 @@ class Spacing:
     hovered: float | None = None  # when the latest hover's move was made
 
     @classmethod
-    def of(cls, *settings: InputSettings, thresholds: Thresholds = DEFAULT_THRESHOLDS
-           ) -> Spacing:
+    def of(cls, *settings: InputSettings, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Spacing:
         """For input settings (the recording's, the display's): the longest time, the
         widest distance, so that neither sees a double click."""
-        return cls(max(s.multi_click_time for s in settings),
-                   max(s.multi_click_distance for s in settings), thresholds.hover_time)
+        return cls(
+            max(s.multi_click_time for s in settings),
+            max(s.multi_click_distance for s in settings),
+            thresholds.hover_time,
+        )
 
     def not_before(self, action: Action, point: tuple[int, int] | None) -> float:
         """The clock time before which `action`, aimed at `point`, must not start."""

@@ -41,7 +41,8 @@ def absolute(seconds: Iterable[float], start: float) -> Iterator[float]:
         yield due
 
 
-def deadlines(times: Iterable[float], *, start: float, speed: float = 1.0,
-              max_idle: float | None = None) -> list[float]:
+def deadlines(
+    times: Iterable[float], *, start: float, speed: float = 1.0, max_idle: float | None = None
+) -> list[float]:
     """The whole chain: recorded step times to absolute monotonic deadlines."""
     return list(absolute(at_speed(cap_idle(gaps(times), max_idle), speed), start))

@@ -90,14 +90,15 @@ class Check:
     scale: float = 1.0  # compared at this scale, part by part when not 1
 
     def describe(self) -> str:
-        differ = (f"{self.changed * 100:.1f}% of pixels differ (largest patch "
-                  f"{self.patch} px)")
+        differ = f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)"
         if self.scale != 1.0:
             differ += f", compared at {self.scale:g}x"
         if self.match == "none":
             place = list(self.expected) if self.expected else "its place"
-            return (f"{self.kind} {list(self.box)}: not found near {place} (best match "
-                    f"{self.score:.3f} within {_NEAR} px), {differ} there")
+            return (
+                f"{self.kind} {list(self.box)}: not found near {place} (best match "
+                f"{self.score:.3f} within {_NEAR} px), {differ} there"
+            )
         where = f"at {list(self.found_at)}" if self.found_at else "nowhere"
         if self.match == "far":
             where += " (appeared there during the step)"
@@ -107,10 +108,21 @@ class Check:
         return asdict(self)
 
 
-def checks_for(*, action: str, before: Image | None, after: Image | None, screen: Image,
-               target: Point | None, located: Point | None, scale: float,
-               shift: Point = (0, 0), region: Box | None, masks: Sequence[Box],
-               options: VerifyOptions, earlier: Image | None = None) -> list[Check]:
+def checks_for(
+    *,
+    action: str,
+    before: Image | None,
+    after: Image | None,
+    screen: Image,
+    target: Point | None,
+    located: Point | None,
+    scale: float,
+    shift: Point = (0, 0),
+    region: Box | None,
+    masks: Sequence[Box],
+    options: VerifyOptions,
+    earlier: Image | None = None,
+) -> list[Check]:
     """Every check of one step; empty when the recording has no frames to compare with.
 
     `screen` is today's screen once the step settled, `earlier` today's screen before the
@@ -134,17 +146,32 @@ def checks_for(*, action: str, before: Image | None, after: Image | None, screen
     checks = []
     if target is not None and action in POINTER_ACTIONS:
         # where the step acted: found near the re-anchored target, never elsewhere
-        checks.append(_find("target", after, seen, _around(target, after.shape), mapper,
-                            keep, options, far=False))
+        checks.append(
+            _find(
+                "target",
+                after,
+                seen,
+                _around(target, after.shape),
+                mapper,
+                keep,
+                options,
+                far=False,
+            )
+        )
     if before is not None and before.shape == after.shape:
         for box in _effects(before, after, keep, options):
             checks.append(_find("effect", after, seen, box, mapper, keep, options))
     return checks
 
 
-def settled_screen(grab: Callable[[], Image], *, settle: float, cap: float,
-                   pause: Callable[[float], None],
-                   clock: Callable[[], float] = time.monotonic) -> Image:
+def settled_screen(
+    grab: Callable[[], Image],
+    *,
+    settle: float,
+    cap: float,
+    pause: Callable[[float], None],
+    clock: Callable[[], float] = time.monotonic,
+) -> Image:
     """Grab until the screen stays the same for `settle` s (or `cap` s have passed)."""
     started = clock()
     last = grab()
@@ -178,8 +205,9 @@ class _Mapper:
     """Recorded coordinates to today's: relative to the target (or else the origin) through
     the shift and scale."""
 
-    def __init__(self, target: Point | None, located: Point | None, scale: float,
-                 shift: Point = (0, 0)):
+    def __init__(
+        self, target: Point | None, located: Point | None, scale: float, shift: Point = (0, 0)
+    ):
         if target is None:
             target, located = (0, 0), shift
         elif located is None:  # not looked for: where the screen's origin puts it
@@ -200,27 +228,28 @@ class _Views:
 
     def __init__(self, screen: Image, earlier: Image | None, scale: float):
         self.screen = _view(screen, scale)
-        self.earlier = None if earlier is None or earlier.shape != screen.shape else \
-            _view(earlier, scale)
+        self.earlier = (
+            None if earlier is None or earlier.shape != screen.shape else _view(earlier, scale)
+        )
 
 
 class _Content:
     """A recorded region (`box` of the recorded `frame`) as today's screen should show it:
     resized by the scale."""
 
-    def __init__(self, frame: Image, box: Box, keep: Image, scale: float,
-                 options: VerifyOptions):
+    def __init__(self, frame: Image, box: Box, keep: Image, scale: float, options: VerifyOptions):
         import cv2
 
         x, y, w, h = box
-        keep = keep[y:y + h, x:x + w]
+        keep = keep[y : y + h, x : x + w]
         if scale == 1.0:
-            self.gray = _gray(frame[y:y + h, x:x + w])
+            self.gray = _gray(frame[y : y + h, x : x + w])
         else:
             size = (max(1, round(w * scale)), max(1, round(h * scale)))
             self.gray = _resized_view(frame, box, size, scale)
-            keep = cv2.resize(keep.astype(np.uint8), size,
-                              interpolation=cv2.INTER_NEAREST).astype(bool)
+            keep = cv2.resize(keep.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST).astype(
+                bool
+            )
         self.keep, self.scale, self.options = keep, scale, options
         self.height, self.width = self.gray.shape
 
@@ -233,8 +262,9 @@ class _Content:
         """The fraction of its unmasked pixels that differ at (x, y) of `view`, and the
         largest patch of them."""
         if self.scale == 1.0:
-            return _changed(self.gray, view[y:y + self.height, x:x + self.width], self.keep,
-                            self.options)
+            return _changed(
+                self.gray, view[y : y + self.height, x : x + self.width], self.keep, self.options
+            )
         return _parts_changed(self.gray, view, x, y, self.keep, self.scale, self.options)
 
     def passes(self, view: Image, x: int, y: int) -> bool:
@@ -244,7 +274,7 @@ class _Content:
 def _unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Image:
     keep = np.ones(shape[:2], bool)
     for x, y, w, h in masks:
-        keep[max(y, 0):y + h, max(x, 0):x + w] = False
+        keep[max(y, 0) : y + h, max(x, 0) : x + w] = False
     return keep
 
 
@@ -273,37 +303,52 @@ def _resized_view(frame: Image, box: Box, size: tuple[int, int], scale: float) -
     right, bottom = min(fw - x - w, _CONTEXT), min(fh - y - h, _CONTEXT)
     at = (round(left * scale), round(top * scale))
     grown = (at[0] + size[0] + round(right * scale), at[1] + size[1] + round(bottom * scale))
-    image = cv2.resize(frame[y - top:y + h + bottom, x - left:x + w + right], grown,
-                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    return _view(image, scale)[at[1]:at[1] + size[1], at[0]:at[0] + size[0]]
+    image = cv2.resize(
+        frame[y - top : y + h + bottom, x - left : x + w + right],
+        grown,
+        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+    )
+    return _view(image, scale)[at[1] : at[1] + size[1], at[0] : at[0] + size[0]]
 
 
 def _effects(before: Image, after: Image, keep: Image, options: VerifyOptions) -> list[Box]:
     """Boxes around what the action changed on the recorded screen, largest first."""
     import cv2
 
-    changed = (np.abs(_gray(before).astype(np.int16) - _gray(after)) > options.pixel_threshold)
+    changed = np.abs(_gray(before).astype(np.int16) - _gray(after)) > options.pixel_threshold
     changed &= keep
     if not changed.any():
         return []
     grown = cv2.dilate(changed.astype(np.uint8), np.ones((9, 9), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
-    boxes = [tuple(int(v) for v in stats[i][:4]) for i in range(1, count)
-             if stats[i][4] >= _MIN_EFFECT]
+    boxes = [
+        tuple(int(v) for v in stats[i][:4]) for i in range(1, count) if stats[i][4] >= _MIN_EFFECT
+    ]
     boxes.sort(key=lambda b: -b[2] * b[3])
     height, width = after.shape[:2]
-    return [_clamp((x - _PAD, y - _PAD, w + 2 * _PAD, h + 2 * _PAD), width, height)
-            for x, y, w, h in boxes[:_MAX_EFFECTS]]
+    return [
+        _clamp((x - _PAD, y - _PAD, w + 2 * _PAD, h + 2 * _PAD), width, height)
+        for x, y, w, h in boxes[:_MAX_EFFECTS]
+    ]
 
 
-def _around(target: tuple[int, int], shape: tuple[int, ...], size: tuple[int, int] = (96, 48)
-            ) -> Box:
-    return _clamp((target[0] - size[0] // 2, target[1] - size[1] // 2, *size), shape[1],
-                  shape[0])
+def _around(
+    target: tuple[int, int], shape: tuple[int, ...], size: tuple[int, int] = (96, 48)
+) -> Box:
+    return _clamp((target[0] - size[0] // 2, target[1] - size[1] // 2, *size), shape[1], shape[0])
 
 
-def _find(kind: str, after: Image, seen: _Views, box: Box, mapper: _Mapper, keep: Image,
-          options: VerifyOptions, *, far: bool = True) -> Check:
+def _find(
+    kind: str,
+    after: Image,
+    seen: _Views,
+    box: Box,
+    mapper: _Mapper,
+    keep: Image,
+    options: VerifyOptions,
+    *,
+    far: bool = True,
+) -> Check:
     """Is the recorded content of `box` on the screen: near its mapped place or, failing
     that (when `far`), where it appeared during the step?"""
     x, y, w, h = box
@@ -326,12 +371,22 @@ def _find(kind: str, after: Image, seen: _Views, box: Box, mapper: _Mapper, keep
         places.append(expected[:2])  # the best match near it may be anywhere in a blank
     if not places:
         return Check(kind, box, None, 0.0, 1.0, w * h, False, expected, "none", mapper.scale)
-    (changed, patch), (fx, fy) = min((content.changed(seen.screen, px, py), (px, py))
-                                     for px, py in places)
+    (changed, patch), (fx, fy) = min(
+        (content.changed(seen.screen, px, py), (px, py)) for px, py in places
+    )
     passed = _passes(changed, patch, options)
-    return Check(kind, box, (fx, fy, cw, ch), round(max(score, 0.0), 4), round(changed, 4),
-                 patch, passed, expected, "near" if passed and match == "none" else match,
-                 mapper.scale)
+    return Check(
+        kind,
+        box,
+        (fx, fy, cw, ch),
+        round(max(score, 0.0), 4),
+        round(changed, 4),
+        patch,
+        passed,
+        expected,
+        "near" if passed and match == "none" else match,
+        mapper.scale,
+    )
 
 
 def _appeared(seen: _Views, content: _Content) -> tuple[float, int, int] | None:
@@ -352,22 +407,31 @@ def _appeared(seen: _Views, content: _Content) -> tuple[float, int, int] | None:
             return None
         if not content.passes(seen.earlier, x, y):
             return (float(value), x, y)
-        scores[max(0, y - ch // 2):y + ch // 2 + 1, max(0, x - cw // 2):x + cw // 2 + 1] = -1
+        scores[max(0, y - ch // 2) : y + ch // 2 + 1, max(0, x - cw // 2) : x + cw // 2 + 1] = -1
 
 
-def _checkpoint(after: Image, seen: _Views, box: Box, mapper: _Mapper, keep: Image,
-                options: VerifyOptions) -> Check:
+def _checkpoint(
+    after: Image, seen: _Views, box: Box, mapper: _Mapper, keep: Image, options: VerifyOptions
+) -> Check:
     """A region compared at its mapped place (resized by the scale)."""
     x, y, w, h = box
     mapped = mx, my, mw, mh = mapper.box(box)
     sh, sw = seen.screen.shape
     if mx < 0 or my < 0 or mw <= 0 or mh <= 0 or mx + mw > sw or my + mh > sh:
-        return Check("checkpoint", box, None, 0.0, 1.0, w * h, False, mapped, "none",
-                     mapper.scale)
+        return Check("checkpoint", box, None, 0.0, 1.0, w * h, False, mapped, "none", mapper.scale)
     content = _Content(after, box, keep, mapper.scale, options)
     changed, patch = content.changed(seen.screen, mx, my)
-    return Check("checkpoint", box, mapped, round(1.0 - changed, 4), round(changed, 4),
-                 patch, _passes(changed, patch, options), mapped, scale=mapper.scale)
+    return Check(
+        "checkpoint",
+        box,
+        mapped,
+        round(1.0 - changed, 4),
+        round(changed, 4),
+        patch,
+        _passes(changed, patch, options),
+        mapped,
+        scale=mapper.scale,
+    )
 
 
 def _best_match(view: Image, content: _Content, area: Box) -> tuple[float, int, int]:
@@ -389,23 +453,25 @@ def _scores(view: Image, tmpl: Image) -> Image | None:
     if tmpl.shape[0] > view.shape[0] or tmpl.shape[1] > view.shape[1] or tmpl.size == 0:
         return None
     if float(tmpl.std()) < 1.0:  # flat: correlation is undefined, compare levels instead
-        diff = cv2.matchTemplate(view.astype(np.float32), tmpl.astype(np.float32),
-                                 cv2.TM_SQDIFF_NORMED)
+        diff = cv2.matchTemplate(
+            view.astype(np.float32), tmpl.astype(np.float32), cv2.TM_SQDIFF_NORMED
+        )
         return 1.0 - diff
     return cv2.matchTemplate(view, tmpl, cv2.TM_CCOEFF_NORMED)
 
 
 def _crop(image: Image, box: Box) -> Image:
     x, y, w, h = box
-    return image[y:y + h, x:x + w]
+    return image[y : y + h, x : x + w]
 
 
 def _passes(changed: float, patch: int, options: VerifyOptions) -> bool:
     return changed <= options.tolerance and patch <= options.max_patch
 
 
-def _changed(expected: Image, seen: Image, keep: Image, options: VerifyOptions
-             ) -> tuple[float, int]:
+def _changed(
+    expected: Image, seen: Image, keep: Image, options: VerifyOptions
+) -> tuple[float, int]:
     """The fraction of unmasked pixels that differ (grayscale both), and the largest patch
     of them."""
     if not keep.any():
@@ -416,8 +482,9 @@ def _changed(expected: Image, seen: Image, keep: Image, options: VerifyOptions
     return _measured(diff & keep, keep)
 
 
-def _parts_changed(tmpl: Image, view: Image, x: int, y: int, keep: Image, scale: float,
-                   options: VerifyOptions) -> tuple[float, int]:
+def _parts_changed(
+    tmpl: Image, view: Image, x: int, y: int, keep: Image, scale: float, options: VerifyOptions
+) -> tuple[float, int]:
     """`_changed` at another scale: `tmpl` (blurred, resized) compared with `view` at (x, y)
     part by part (see `_part`). Text drifts along a line and down a page when fonts take
     whole pixel sizes, so a part is looked for around where the parts found nearest to it
@@ -431,11 +498,14 @@ def _parts_changed(tmpl: Image, view: Image, x: int, y: int, keep: Image, scale:
     size = max(4, round(_PART * scale))
     found: dict[tuple[int, int], Point] = {}  # (row, column) of a part -> where it was found
     differing: dict[tuple[int, int], Image] = {}
-    cuts = [(row, col, top, left) for row, top in enumerate(_cuts(height, size))
-            for col, left in enumerate(_cuts(width, size))]
+    cuts = [
+        (row, col, top, left)
+        for row, top in enumerate(_cuts(height, size))
+        for col, left in enumerate(_cuts(width, size))
+    ]
 
     def look(row: int, col: int, top: int, left: int, guess: Point) -> None:
-        part = tmpl[top:top + size, left:left + size]
+        part = tmpl[top : top + size, left : left + size]
         at, differs = _part(part, view, x + left, y + top, guess, options)
         if at is not None:
             found[(row, col)] = at
@@ -443,7 +513,7 @@ def _parts_changed(tmpl: Image, view: Image, x: int, y: int, keep: Image, scale:
             differing[(row, col)] = differs
 
     # a part a mask touches is not compared
-    kept = [c for c in cuts if keep[c[2]:c[2] + size, c[3]:c[3] + size].all()]
+    kept = [c for c in cuts if keep[c[2] : c[2] + size, c[3] : c[3] + size].all()]
     for row, col, top, left in kept:
         look(row, col, top, left, _nearest(found, row, col, behind=True) or (0, 0))
     for row, col, top, left in kept:
@@ -452,25 +522,31 @@ def _parts_changed(tmpl: Image, view: Image, x: int, y: int, keep: Image, scale:
             look(row, col, top, left, guess)
     diff = np.zeros(tmpl.shape, bool)
     for row, col, top, left in kept:
-        diff[top:top + size, left:left + size] |= differing[(row, col)]
+        diff[top : top + size, left : left + size] |= differing[(row, col)]
     return _measured(diff & keep, keep)
 
 
-def _nearest(found: dict[tuple[int, int], Point], row: int, col: int, *, behind: bool,
-             reach: int = 3) -> Point | None:
+def _nearest(
+    found: dict[tuple[int, int], Point], row: int, col: int, *, behind: bool, reach: int = 3
+) -> Point | None:
     """Where the part nearest to (row, col), within `reach` parts, was found: of those in
     its row or the row above when `behind`, of any around it otherwise; else, when
     `behind`, the last one found in its column."""
-    rows = (row, row - 1) if behind else sorted(range(row - reach, row + reach + 1),
-                                                key=lambda r: abs(r - row))  # ties: its row
-    near = [(np.hypot(r - row, c - col), found[(r, c)]) for r in rows
-            for c in range(col - reach, col + reach + 1)
-            if (r, c) in found and (r, c) != (row, col)]
+    rows = (
+        (row, row - 1)
+        if behind
+        else sorted(range(row - reach, row + reach + 1), key=lambda r: abs(r - row))
+    )  # ties: its row
+    near = [
+        (np.hypot(r - row, c - col), found[(r, c)])
+        for r in rows
+        for c in range(col - reach, col + reach + 1)
+        if (r, c) in found and (r, c) != (row, col)
+    ]
     if near:
         return min(near, key=lambda n: n[0])[1]
     if behind:
-        return next((found[(r, col)] for r in range(row - 2, -1, -1) if (r, col) in found),
-                    None)
+        return next((found[(r, col)] for r in range(row - 2, -1, -1) if (r, col) in found), None)
     return None
 
 
@@ -482,8 +558,16 @@ def _cuts(length: int, size: int) -> list[int]:
     return starts
 
 
-def _part(part: Image, view: Image, x: int, y: int, guess: Point, options: VerifyOptions,
-          *, halves: bool = True) -> tuple[Point | None, Image]:
+def _part(
+    part: Image,
+    view: Image,
+    x: int,
+    y: int,
+    guess: Point,
+    options: VerifyOptions,
+    *,
+    halves: bool = True,
+) -> tuple[Point | None, Image]:
     """Where `part`, expected at (x, y) of `view` moved by `guess`, is within _SLACK px of
     there (None when it is not, or when it has no detail to say where), and which of its
     pixels differ.
@@ -501,12 +585,12 @@ def _part(part: Image, view: Image, x: int, y: int, guess: Point, options: Verif
     slack = _SLACK if detailed else _FLAT_SLACK
     gx, gy = x + guess[0], y + guess[1]
     x0, y0 = max(0, gx - slack), max(0, gy - slack)
-    window = view[y0:gy + h + slack, x0:gx + w + slack]
+    window = view[y0 : gy + h + slack, x0 : gx + w + slack]
     if window.shape[0] < h or window.shape[1] < w:
         return None, np.ones(part.shape, bool)
     places = sliding_window_view(window, part.shape)  # every place within the slack
     off = np.abs(places.astype(np.int16) - part) > options.pixel_threshold
-    ys, xs = np.mgrid[y0 - gy:y0 - gy + off.shape[0], x0 - gx:x0 - gx + off.shape[1]]
+    ys, xs = np.mgrid[y0 - gy : y0 - gy + off.shape[0], x0 - gx : x0 - gx + off.shape[1]]
     far = (ys * ys + xs * xs) / 1000.0  # a stroke or an edge fits in many places: the nearest
     counts = off.sum(axis=(2, 3)) + far
     ly, lx = np.unravel_index(int(counts.argmin()), counts.shape)
@@ -522,8 +606,9 @@ def _part(part: Image, view: Image, x: int, y: int, guess: Point, options: Verif
     return _by_halves(part, view, x, y, guess, options)
 
 
-def _by_halves(part: Image, view: Image, x: int, y: int, guess: Point,
-               options: VerifyOptions) -> tuple[Point | None, Image]:
+def _by_halves(
+    part: Image, view: Image, x: int, y: int, guess: Point, options: VerifyOptions
+) -> tuple[Point | None, Image]:
     """`_part` for a part not found whole. Text and the lines around it keep to whole pixels
     apart: a part across a gap between words, or holding a border and a line of text, may
     fit by halves (side by side, or one above the other), each looked for on its own."""
@@ -543,23 +628,25 @@ def _by_halves(part: Image, view: Image, x: int, y: int, guess: Point,
     return best
 
 
-def _correlated(part: Image, window: Image, far: Image, options: VerifyOptions
-                ) -> Point | None:
+def _correlated(part: Image, window: Image, far: Image, options: VerifyOptions) -> Point | None:
     """The place in `window` least `far` where `part` correlates at least match_threshold,
     when it has a level within pixel_threshold and a contrast within _CONTRAST times its own
     there; None when there is none."""
     import cv2
 
     scores = np.nan_to_num(cv2.matchTemplate(window, part, cv2.TM_CCOEFF_NORMED), nan=-1.0)
-    ly, lx = np.unravel_index(int(np.where(scores >= options.match_threshold, far, np.inf)
-                                  .argmin()), scores.shape)
+    ly, lx = np.unravel_index(
+        int(np.where(scores >= options.match_threshold, far, np.inf).argmin()), scores.shape
+    )
     score = float(scores[ly, lx])
     h, w = part.shape
-    found = window[ly:ly + h, lx:lx + w]
+    found = window[ly : ly + h, lx : lx + w]
     contrast = max(float(part.std()), 1e-6)
-    if (score >= options.match_threshold
-            and abs(float(found.mean()) - float(part.mean())) <= options.pixel_threshold
-            and 1 / _CONTRAST <= float(found.std()) / contrast <= _CONTRAST):
+    if (
+        score >= options.match_threshold
+        and abs(float(found.mean()) - float(part.mean())) <= options.pixel_threshold
+        and 1 / _CONTRAST <= float(found.std()) / contrast <= _CONTRAST
+    ):
         return lx, ly
     return None
 

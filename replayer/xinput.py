@@ -20,8 +20,12 @@ from storage.keys import char_keysym, keysym_of, parse_chord
 __all__ = ["Injector", "release_held"]
 
 # Core keymap columns: 0 plain, 1 shift, 4 level3 (AltGr), 5 level3+shift.
-_LEVELS = ((0, ()), (1, ("Shift_L",)), (4, ("ISO_Level3_Shift",)),
-           (5, ("ISO_Level3_Shift", "Shift_L")))
+_LEVELS = (
+    (0, ()),
+    (1, ("Shift_L",)),
+    (4, ("ISO_Level3_Shift",)),
+    (5, ("ISO_Level3_Shift", "Shift_L")),
+)
 _SPECIAL_CHARS = {"\n": "Return", "\r": "Return", "\t": "Tab", "\b": "BackSpace"}
 _MAPPING_SETTLE = 0.05  # s for clients to refetch a keymap we changed before we change it again
 # A root window property: the keysyms of every keycode a replay re-bound, as they were before.
@@ -116,8 +120,9 @@ class Injector:
     def type_text(self, text: str, *, interval: float = 0.0) -> None:
         """Type any Unicode text: map levels where the keymap has the character, else bind."""
         for char in text:
-            keysym = keysym_of(_SPECIAL_CHARS[char]) if char in _SPECIAL_CHARS else \
-                char_keysym(char)
+            keysym = (
+                keysym_of(_SPECIAL_CHARS[char]) if char in _SPECIAL_CHARS else char_keysym(char)
+            )
             keycode, mods = self._locate(keysym)
             held = self.hold([self._modifier_code(m) for m in mods])
             self.key_down(keycode)
@@ -157,8 +162,12 @@ class Injector:
         for level, mods in _LEVELS:
             for keycode, syms in self._map.items():
                 # a level is reachable only if its modifier keys are on the map
-                if len(syms) > level and syms[level] and syms[level] not in self._where \
-                        and all(keysym_of(m) in self._where for m in mods):
+                if (
+                    len(syms) > level
+                    and syms[level]
+                    and syms[level] not in self._where
+                    and all(keysym_of(m) in self._where for m in mods)
+                ):
                     self._where[syms[level]] = (keycode, mods)
 
     def _modifier_code(self, name: str) -> int:
@@ -173,8 +182,11 @@ class Injector:
         return self._bind(keysym), ()
 
     def _bind(self, keysym: int) -> int:
-        spare = [code for code, syms in self._map.items() if not any(syms)
-                 and code not in self._bound.values()]
+        spare = [
+            code
+            for code, syms in self._map.items()
+            if not any(syms) and code not in self._bound.values()
+        ]
         if not spare:  # every spare keycode is in use: recycle the oldest binding
             oldest = next(iter(self._bound))
             spare = [self._bound.pop(oldest)]
@@ -220,8 +232,13 @@ def release_held(display: Any) -> list[str]:
                 xtest.fake_input(display, X.KeyRelease, detail=keycode)
                 released.append(f"key {keycode}")
     mask = display.screen().root.query_pointer().mask
-    for button, flag in ((1, X.Button1Mask), (2, X.Button2Mask), (3, X.Button3Mask),
-                         (4, X.Button4Mask), (5, X.Button5Mask)):
+    for button, flag in (
+        (1, X.Button1Mask),
+        (2, X.Button2Mask),
+        (3, X.Button3Mask),
+        (4, X.Button4Mask),
+        (5, X.Button5Mask),
+    ):
         if mask & flag:
             xtest.fake_input(display, X.ButtonRelease, detail=button)
             released.append(f"button {button}")
@@ -248,12 +265,15 @@ def _restore_bindings(display: Any) -> list[str]:
         return []
     info = display.display.info
     try:
-        left = {int(code): [int(s) for s in syms]
-                for code, syms in json.loads(bytes(noted.value)).items()}
+        left = {
+            int(code): [int(s) for s in syms]
+            for code, syms in json.loads(bytes(noted.value)).items()
+        }
     except (ValueError, TypeError, AttributeError):  # not written by us: leave it alone
         return []
-    left = {code: syms for code, syms in left.items()
-            if info.min_keycode <= code <= info.max_keycode}
+    left = {
+        code: syms for code, syms in left.items() if info.min_keycode <= code <= info.max_keycode
+    }
     for keycode, syms in left.items():
         display.change_keyboard_mapping(keycode, [tuple(syms) or (0,)])
     root.delete_property(atom)

@@ -72,12 +72,28 @@ ROWS_LEFT = 480
 ROWS_LISTBOX = (480, 180, 300, 136)
 LAYOUTS = ("normal", "reordered", "renamed", "removed", "duplicate", "duplicate-context")
 # Integer pixel options that --scale multiplies; sizes with units ("3m") follow `tk scaling`.
-PIXEL_OPTIONS = ("borderwidth", "highlightthickness", "padx", "pady", "insertwidth",
-                 "insertborderwidth", "selectborderwidth", "spacing1", "spacing2", "spacing3")
+PIXEL_OPTIONS = (
+    "borderwidth",
+    "highlightthickness",
+    "padx",
+    "pady",
+    "insertwidth",
+    "insertborderwidth",
+    "selectborderwidth",
+    "spacing1",
+    "spacing2",
+    "spacing3",
+)
 
 # X modifier mask bits; Mod2 (NumLock) is left out because it says nothing about intent.
-MODIFIERS = (("shift", 0x1), ("lock", 0x2), ("ctrl", 0x4), ("alt", 0x8),
-             ("super", 0x40), ("altgr", 0x80))
+MODIFIERS = (
+    ("shift", 0x1),
+    ("lock", 0x2),
+    ("ctrl", 0x4),
+    ("alt", 0x8),
+    ("super", 0x40),
+    ("altgr", 0x80),
+)
 KEYBOARD_STATE_MASK = 0xFF  # pointer button bits differ between press and release
 
 
@@ -96,9 +112,17 @@ class EventLog:
 class SampleApp:
     """The widgets, their bindings and the JSON log they feed."""
 
-    def __init__(self, root: tk.Tk, log: EventLog, *, places: dict[str, Box],
-                 scale: float = 1.0, late: float | None = None, effect: str = "normal",
-                 log_status: bool = False) -> None:
+    def __init__(
+        self,
+        root: tk.Tk,
+        log: EventLog,
+        *,
+        places: dict[str, Box],
+        scale: float = 1.0,
+        late: float | None = None,
+        effect: str = "normal",
+        log_status: bool = False,
+    ) -> None:
         self.root = root
         self.log = log
         self.names: dict[str, str] = {str(root): "window"}
@@ -130,16 +154,28 @@ class SampleApp:
         if kind == "frame":
             return tk.Frame(self.root, relief="groove", bd=2)
         if name == "label:banner":
-            return tk.Label(self.root, text=BANNER_TEXT, anchor="w", padx=16, bd=0,
-                            background="#2f6db5", foreground="white",
-                            font=scaled_font(BANNER_FONT, self._scale))
+            return tk.Label(
+                self.root,
+                text=BANNER_TEXT,
+                anchor="w",
+                padx=16,
+                bd=0,
+                background="#2f6db5",
+                foreground="white",
+                font=scaled_font(BANNER_FONT, self._scale),
+            )
         if name == "entry":
             self.entry_value = tk.StringVar(self.root)
-            self.entry_value.trace_add("write", lambda *_: self.log.write(
-                "text_changed", widget="entry", value=self.entry_value.get()))
+            self.entry_value.trace_add(
+                "write",
+                lambda *_: self.log.write(
+                    "text_changed", widget="entry", value=self.entry_value.get()
+                ),
+            )
             # No cursor blinking and no cross-widget selection: screenshots stay stable.
-            return tk.Entry(self.root, textvariable=self.entry_value, insertofftime=0,
-                            exportselection=False)
+            return tk.Entry(
+                self.root, textvariable=self.entry_value, insertofftime=0, exportselection=False
+            )
         if name == "text":
             return self._make_text()
         if name == "listbox":
@@ -152,9 +188,13 @@ class SampleApp:
         return self._make_label(name)
 
     def _make_text(self) -> tk.Text:
-        self.text = tk.Text(self.root, font=scaled_font(MONO_FONT, self._scale),
-                            insertofftime=0, undo=False,
-                            exportselection=False)
+        self.text = tk.Text(
+            self.root,
+            font=scaled_font(MONO_FONT, self._scale),
+            insertofftime=0,
+            undo=False,
+            exportselection=False,
+        )
         # <<Modified>> is queued and coalesces keystrokes, so logs would differ run to run;
         # a tag right after the class bindings sees each edit as soon as it happens.
         tags = list(self.text.bindtags())
@@ -166,14 +206,24 @@ class SampleApp:
         return self.text
 
     def _make_label(self, name: str) -> tk.Label:
-        texts = {"label:name": "Name:", "label:double": "Double-click me",
-                 "label:triple": "Triple-click me", "label:context": "Right-click me",
-                 "label:status": "Ready", "label:clock": ""}
+        texts = {
+            "label:name": "Name:",
+            "label:double": "Double-click me",
+            "label:triple": "Triple-click me",
+            "label:context": "Right-click me",
+            "label:status": "Ready",
+            "label:clock": "",
+        }
         if name not in texts:  # a row label of the duplicate layouts: "label:Refund"
             return tk.Label(self.root, text=text_of(name), anchor="e")
         boxed = name in ("label:double", "label:triple", "label:context")
-        label_widget = tk.Label(self.root, text=texts[name], anchor="center" if boxed else "w",
-                                relief="groove" if boxed else "flat", bd=2)
+        label_widget = tk.Label(
+            self.root,
+            text=texts[name],
+            anchor="center" if boxed else "w",
+            relief="groove" if boxed else "flat",
+            bd=2,
+        )
         if name == "label:double":
             label_widget.bind("<Double-Button-1>", lambda e: self._label_event(e, "double"))
         elif name == "label:triple":
@@ -186,10 +236,23 @@ class SampleApp:
         # No border or highlight ring, so canvas coordinates equal widget coordinates.
         self.canvas = tk.Canvas(self.root, background="white", highlightthickness=0, bd=0)
         px = self._px
-        self.canvas.create_text(px(10), px(10), text="Drag the blue box", anchor="nw",
-                                font=scaled_font(FONT, self._scale))
-        self.canvas.create_rectangle(px(40), px(40), px(140), px(100), fill="#3060c0",
-                                     outline="black", width=px(2), tags=("rect",))
+        self.canvas.create_text(
+            px(10),
+            px(10),
+            text="Drag the blue box",
+            anchor="nw",
+            font=scaled_font(FONT, self._scale),
+        )
+        self.canvas.create_rectangle(
+            px(40),
+            px(40),
+            px(140),
+            px(100),
+            fill="#3060c0",
+            outline="black",
+            width=px(2),
+            tags=("rect",),
+        )
         # A widget binding, not tag_bind: item bindings run before the "Log" tag, which
         # would put drag_start ahead of its button_press in the log.
         self.canvas.bind("<ButtonPress-1>", self._drag_start)
@@ -223,9 +286,12 @@ class SampleApp:
         self.root.bind("<Control-s>", lambda e: self._shortcut("save"))
         self.root.bind("<Escape>", lambda e: self._shortcut("escape"))
         # Wheel notches are buttons 4/5; Tk 8.6 reports horizontal buttons 6/7 as Shift-4/5.
-        for sequence, axis, delta in (("<Button-4>", "y", -1), ("<Button-5>", "y", 1),
-                                      ("<Shift-Button-4>", "x", -1),
-                                      ("<Shift-Button-5>", "x", 1)):
+        for sequence, axis, delta in (
+            ("<Button-4>", "y", -1),
+            ("<Button-5>", "y", 1),
+            ("<Shift-Button-4>", "x", -1),
+            ("<Shift-Button-5>", "x", 1),
+        ):
             self.listbox.bind(sequence, lambda e, a=axis, d=delta: self._scroll(a, d))
 
     def _name(self, event: tk.Event) -> str:
@@ -237,14 +303,25 @@ class SampleApp:
         self._button("button_press", event)
 
     def _button(self, kind: str, event: tk.Event) -> None:
-        self.log.write(kind, widget=self._name(event), button=event.num, x=event.x, y=event.y,
-                       modifiers=modifiers(event.state),
-                       state=event.state & KEYBOARD_STATE_MASK)
+        self.log.write(
+            kind,
+            widget=self._name(event),
+            button=event.num,
+            x=event.x,
+            y=event.y,
+            modifiers=modifiers(event.state),
+            state=event.state & KEYBOARD_STATE_MASK,
+        )
 
     def _key(self, kind: str, event: tk.Event) -> None:
-        self.log.write(kind, widget=self._name(event), keysym=event.keysym, char=event.char,
-                       modifiers=modifiers(event.state),
-                       state=event.state & KEYBOARD_STATE_MASK)
+        self.log.write(
+            kind,
+            widget=self._name(event),
+            keysym=event.keysym,
+            char=event.char,
+            modifiers=modifiers(event.state),
+            state=event.state & KEYBOARD_STATE_MASK,
+        )
 
     def _clicked(self, name: str) -> None:
         self.log.write("click", widget=name, modifiers=self._press_modifiers)
@@ -260,10 +337,16 @@ class SampleApp:
     def _label_event(self, event: tk.Event, which: str) -> None:
         kinds = {"double": "double_click", "triple": "triple_click", "context": "right_click"}
         self._counts[which] += 1
-        self.log.write(kinds[which], widget=f"label:{which}", x=event.x, y=event.y,
-                       modifiers=modifiers(event.state))
+        self.log.write(
+            kinds[which],
+            widget=f"label:{which}",
+            x=event.x,
+            y=event.y,
+            modifiers=modifiers(event.state),
+        )
         self.widgets[f"label:{which}"].configure(
-            text=f"{kinds[which].replace('_', '-')} x{self._counts[which]}")
+            text=f"{kinds[which].replace('_', '-')} x{self._counts[which]}"
+        )
 
     def _text_edited(self, _event: tk.Event) -> None:
         value = self.text.get("1.0", "end-1c")
@@ -273,17 +356,21 @@ class SampleApp:
 
     def _listbox_selected(self, _event: tk.Event) -> None:
         for index in self.listbox.curselection():
-            self.log.write("select", widget="listbox", index=index,
-                           value=self.listbox.get(index))
+            self.log.write("select", widget="listbox", index=index, value=self.listbox.get(index))
 
     def _scroll(self, axis: str, delta: int) -> str:
         if axis == "y":
             self.listbox.yview_scroll(delta * SCROLL_UNITS, "units")
         else:
             self.listbox.xview_scroll(delta * SCROLL_UNITS, "units")
-        self.log.write("scroll", widget="listbox", axis=axis, delta=delta,
-                       first_visible=self.listbox.nearest(0),
-                       x_offset=round(self.listbox.xview()[0], 4))
+        self.log.write(
+            "scroll",
+            widget="listbox",
+            axis=axis,
+            delta=delta,
+            first_visible=self.listbox.nearest(0),
+            x_offset=round(self.listbox.xview()[0], 4),
+        )
         return "break"  # replaces Tk's own 5-line wheel step with ours
 
     def _drag_start(self, event: tk.Event) -> None:
@@ -291,8 +378,9 @@ class SampleApp:
         if not any("rect" in self.canvas.gettags(item) for item in under):
             return
         self._drag_from = (event.x, event.y)
-        self.log.write("drag_start", widget="canvas", x=event.x, y=event.y,
-                       item_pos=self._rect_pos())
+        self.log.write(
+            "drag_start", widget="canvas", x=event.x, y=event.y, item_pos=self._rect_pos()
+        )
 
     def _drag_motion(self, event: tk.Event) -> None:
         # Motion is not logged: how many events arrive depends on speed, not intent.
@@ -304,8 +392,9 @@ class SampleApp:
         if self._drag_from is not None:
             self._drag_motion(event)
             self._drag_from = None
-            self.log.write("drag_end", widget="canvas", x=event.x, y=event.y,
-                           item_pos=self._rect_pos())
+            self.log.write(
+                "drag_end", widget="canvas", x=event.x, y=event.y, item_pos=self._rect_pos()
+            )
 
     def _rect_pos(self) -> list[int]:
         x1, y1, _, _ = self.canvas.coords("rect")
@@ -324,29 +413,58 @@ class SampleApp:
     def report_ready(self) -> None:
         """Log the window geometry and every widget's screen rectangle; start a --late timer."""
         root = self.root
-        widgets = {name: [w.winfo_rootx(), w.winfo_rooty(), w.winfo_width(), w.winfo_height()]
-                   for name, w in self.widgets.items()}
+        widgets = {
+            name: [w.winfo_rootx(), w.winfo_rooty(), w.winfo_width(), w.winfo_height()]
+            for name, w in self.widgets.items()
+        }
         x1, y1, x2, y2 = (round(c) for c in self.canvas.coords("rect"))
-        widgets["canvas:rect"] = [self.canvas.winfo_rootx() + x1, self.canvas.winfo_rooty() + y1,
-                                  x2 - x1, y2 - y1]
+        widgets["canvas:rect"] = [
+            self.canvas.winfo_rootx() + x1,
+            self.canvas.winfo_rooty() + y1,
+            x2 - x1,
+            y2 - y1,
+        ]
         late: dict[str, float] = {}
         if self._late is not None and self._late_name is not None:
             # Not on screen yet: report where it will be.
             x, y, width, height = self.places[self._late_name]
-            widgets[self._late_name] = [root.winfo_rootx() + x, root.winfo_rooty() + y,
-                                        width, height]
+            widgets[self._late_name] = [
+                root.winfo_rootx() + x,
+                root.winfo_rooty() + y,
+                width,
+                height,
+            ]
             late["late"] = self._late
         # The list's rows on screen (None for a row scrolled out of view): its font does not
         # scale like the widgets, so a benchmark at another scale needs them to know which
         # row a point falls on.
         listbox = self.widgets.get("listbox")
-        rows = {} if listbox is None else {"listbox": [
-            None if box is None else
-            [listbox.winfo_rootx() + box[0], listbox.winfo_rooty() + box[1], box[2], box[3]]
-            for box in (listbox.bbox(i) for i in range(listbox.size()))]}
+        rows = (
+            {}
+            if listbox is None
+            else {
+                "listbox": [
+                    None
+                    if box is None
+                    else [
+                        listbox.winfo_rootx() + box[0],
+                        listbox.winfo_rooty() + box[1],
+                        box[2],
+                        box[3],
+                    ]
+                    for box in (listbox.bbox(i) for i in range(listbox.size()))
+                ]
+            }
+        )
         size = f"{root.winfo_width()}x{root.winfo_height()}"
-        self.log.write("ready", geometry=f"{size}+{root.winfo_rootx()}+{root.winfo_rooty()}",
-                       title=root.title(), widgets=widgets, rows=rows, **late)
+        self.log.write(
+            "ready",
+            geometry=f"{size}+{root.winfo_rootx()}+{root.winfo_rooty()}",
+            title=root.title(),
+            widgets=widgets,
+            rows=rows,
+            **late,
+        )
         if late:
             # Started once "ready" is written, so that the button appears `late` seconds
             # after the time "ready" gives, never a few ms before it.
@@ -363,8 +481,9 @@ class SampleApp:
         self.log.write("appeared", widget=self._late_name)
 
 
-def layout_places(layout: str, *, clock: bool = False, banner: bool = False,
-                  scale: float = 1.0) -> dict[str, Box]:
+def layout_places(
+    layout: str, *, clock: bool = False, banner: bool = False, scale: float = 1.0
+) -> dict[str, Box]:
     """Widget name -> (x, y, width, height) inside the window, in screen pixels."""
     places = dict(REORDERED_LAYOUT if layout == "reordered" else NORMAL_LAYOUT)
     if layout == "renamed":
@@ -376,8 +495,10 @@ def layout_places(layout: str, *, clock: bool = False, banner: bool = False,
     if not clock:
         del places["label:clock"]
     if banner:
-        places = {"label:banner": (0, 0, WINDOW_WIDTH, BANNER_HEIGHT),
-                  **{name: (x, y + BANNER_HEIGHT, w, h) for name, (x, y, w, h) in places.items()}}
+        places = {
+            "label:banner": (0, 0, WINDOW_WIDTH, BANNER_HEIGHT),
+            **{name: (x, y + BANNER_HEIGHT, w, h) for name, (x, y, w, h) in places.items()},
+        }
     return {name: scaled_box(box, scale) for name, box in places.items()}
 
 
@@ -436,16 +557,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--layout", choices=LAYOUTS, default="normal")
     parser.add_argument("--title", default="deskreel sample")
     parser.add_argument("--clock", action="store_true", help="show a HH:MM:SS clock")
-    parser.add_argument("--banner", action="store_true",
-                        help=f"a {BANNER_HEIGHT} px banner on top pushes everything down")
-    parser.add_argument("--scale", type=float, default=1.0,
-                        help="draw the whole window this many times bigger (0.5 to 2)")
-    parser.add_argument("--late", type=float, metavar="SECONDS",
-                        help="show the Save button only SECONDS after ready")
-    parser.add_argument("--effect", choices=("normal", "changed"), default="normal",
-                        help=f"'changed': clicking OK shows {CHANGED_OK_STATUS!r}")
-    parser.add_argument("--log-status", action="store_true",
-                        help="log a 'status' event whenever the status line changes")
+    parser.add_argument(
+        "--banner",
+        action="store_true",
+        help=f"a {BANNER_HEIGHT} px banner on top pushes everything down",
+    )
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="draw the whole window this many times bigger (0.5 to 2)",
+    )
+    parser.add_argument(
+        "--late",
+        type=float,
+        metavar="SECONDS",
+        help="show the Save button only SECONDS after ready",
+    )
+    parser.add_argument(
+        "--effect",
+        choices=("normal", "changed"),
+        default="normal",
+        help=f"'changed': clicking OK shows {CHANGED_OK_STATUS!r}",
+    )
+    parser.add_argument(
+        "--log-status",
+        action="store_true",
+        help="log a 'status' event whenever the status line changes",
+    )
     args = parser.parse_args(argv)
     if not re.fullmatch(r"[+-]\d+[+-]\d+", args.geometry):
         parser.error(f"--geometry must look like +X+Y, not {args.geometry!r}")
@@ -471,10 +610,16 @@ def main(argv: list[str] | None = None) -> None:
             # Sizes given in units ("3m" button padding) follow tk scaling; pixels we scale.
             root.tk.call("tk", "scaling", float(root.tk.call("tk", "scaling")) * args.scale)
         root.option_add("*Font", scaled_font(FONT, args.scale))
-        places = layout_places(args.layout, clock=args.clock, banner=args.banner,
-                               scale=args.scale)
-        app = SampleApp(root, EventLog(stream), places=places, scale=args.scale,
-                        late=args.late, effect=args.effect, log_status=args.log_status)
+        places = layout_places(args.layout, clock=args.clock, banner=args.banner, scale=args.scale)
+        app = SampleApp(
+            root,
+            EventLog(stream),
+            places=places,
+            scale=args.scale,
+            late=args.late,
+            effect=args.effect,
+            log_status=args.log_status,
+        )
         root.wait_visibility(root)
         # There is usually no window manager, so take the keyboard focus ourselves.
         root.focus_force()

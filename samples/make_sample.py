@@ -21,8 +21,16 @@ from xsession.xvfb import VirtualDisplay
 from samples.person import Person
 
 # what the recorder should make of the session below, step by step
-EXPECTED = ("left_click", "left_click", "type", "left_click", "double_click", "scroll",
-            "left_click_drag", "left_click")
+EXPECTED = (
+    "left_click",
+    "left_click",
+    "type",
+    "left_click",
+    "double_click",
+    "scroll",
+    "left_click_drag",
+    "left_click",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,15 +47,19 @@ def main(argv: list[str] | None = None) -> int:
             app.stop()
         kinds = _kinds(db) if code == 0 else ()
         if kinds != EXPECTED:
-            print(f"make_sample: the recording came out as {list(kinds)} (recorder exit code "
-                  f"{code}), not {list(EXPECTED)}; {out} is left as it was", file=sys.stderr)
+            print(
+                f"make_sample: the recording came out as {list(kinds)} (recorder exit code "
+                f"{code}), not {list(EXPECTED)}; {out} is left as it was",
+                file=sys.stderr,
+            )
             return 1
         db.chmod(0o644)  # a published sample, as git checks it out; the demo copies it 0600
         for stale in (f"{out}-wal", f"{out}-shm"):  # an old file's journal is not the new one's
             Path(stale).unlink(missing_ok=True)
         os.replace(db, out)
-    print(f"make_sample: recorded {len(kinds)} steps into {out} "
-          f"({out.stat().st_size / 1024:.0f} KB)")
+    print(
+        f"make_sample: recorded {len(kinds)} steps into {out} ({out.stat().st_size / 1024:.0f} KB)"
+    )
     return 0
 
 
@@ -66,9 +78,12 @@ def _session(person: Person, app: SampleApp) -> None:
 
 def _record(display: VirtualDisplay, db: Path, app: SampleApp) -> int:
     """Record the session into `db`; the recorder's exit code."""
-    recorder = subprocess.Popen([sys.executable, "-m", "deskreel", "record", str(db),
-                                 "--name", "demo"], env=display.env(),
-                                stderr=subprocess.PIPE, text=True)
+    recorder = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "record", str(db), "--name", "demo"],
+        env=display.env(),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     print(recorder.stderr.readline().rstrip(), file=sys.stderr)  # it records from here on
     # A button under the pointer is drawn lighter: resting on each target longer than a frame
     # (10 fps) before pressing, and after a step longer than the recorder waits for the screen

@@ -12,8 +12,14 @@ from replayer.xinput import Injector
 class Person:
     """Drives one display through its own XTest connection."""
 
-    def __init__(self, display: str, *, key_delay: float = 0.06, step_delay: float = 0.35,
-                 aim_delay: float = 0.05):
+    def __init__(
+        self,
+        display: str,
+        *,
+        key_delay: float = 0.06,
+        step_delay: float = 0.35,
+        aim_delay: float = 0.05,
+    ):
         """`aim_delay`: seconds resting on the target before a click or a drag presses;
         `step_delay`: seconds resting after each step."""
         self.conn = connect(display, extensions=("XTEST",))

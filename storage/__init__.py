@@ -4,16 +4,42 @@ from .edit import EditError, EditSummary, RecordingEdit, edit_recording
 from .keys import Chord, KeyNameError, parse_chord
 from .schema import SCHEMA_VERSION
 from .script import ScriptError, ScriptStep, parse_script, script_lines
-from .store import (NotFoundError,
-                    StorageError, Store, open_store, utc)
+from .store import NotFoundError, StorageError, Store, open_store, utc
 from .transfer import Copied, copy_recording
 from .values import RESULT_FRAME_KEYS, Anchor, Evidence, RawEvent, Recording, Run, Step, StepResult
 from .vocabulary import ACTIONS, CLICKS, POINTER_ACTIONS, Action, ActionError
 
 __all__ = [
-    "EditError", "EditSummary", "RecordingEdit", "edit_recording", "Copied", "copy_recording",
-    "ACTIONS", "CLICKS", "POINTER_ACTIONS", "SCHEMA_VERSION", "Action", "ActionError", "Anchor",
-    "Chord", "KeyNameError", "NotFoundError", "RawEvent", "Recording", "Run", "ScriptError",
-    "ScriptStep", "Step", "StepResult", "StorageError", "Store", "open_store", "parse_chord",
-    "parse_script", "script_lines", "RESULT_FRAME_KEYS", "Evidence", "utc",
+    "EditError",
+    "EditSummary",
+    "RecordingEdit",
+    "edit_recording",
+    "Copied",
+    "copy_recording",
+    "ACTIONS",
+    "CLICKS",
+    "POINTER_ACTIONS",
+    "SCHEMA_VERSION",
+    "Action",
+    "ActionError",
+    "Anchor",
+    "Chord",
+    "KeyNameError",
+    "NotFoundError",
+    "RawEvent",
+    "Recording",
+    "Run",
+    "ScriptError",
+    "ScriptStep",
+    "Step",
+    "StepResult",
+    "StorageError",
+    "Store",
+    "open_store",
+    "parse_chord",
+    "parse_script",
+    "script_lines",
+    "RESULT_FRAME_KEYS",
+    "Evidence",
+    "utc",
 ]

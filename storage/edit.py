@@ -59,8 +59,9 @@ class EditSummary:
     shift: float  # seconds every step moved earlier
 
 
-def edit_recording(store: Store, recording_id: int, edit: RecordingEdit, *,
-                   copy_to: str | None = None) -> EditSummary:
+def edit_recording(
+    store: Store, recording_id: int, edit: RecordingEdit, *, copy_to: str | None = None
+) -> EditSummary:
     """Apply `edit` to a recording, or to a new copy of it named `copy_to`, atomically."""
     for name in (edit.rename, copy_to):
         if name is not None and not name.strip():
@@ -69,21 +70,35 @@ def edit_recording(store: Store, recording_id: int, edit: RecordingEdit, *,
         with store.engine.begin() as conn:
             target = recording_id if copy_to is None else _copy(conn, recording_id, copy_to)
             r = s.recordings.c
-            rec = conn.execute(select(r.id, r.name, r.screen_width, r.screen_height)
-                               .where(r.id == target)).one()
+            rec = conn.execute(
+                select(r.id, r.name, r.screen_width, r.screen_height).where(r.id == target)
+            ).one()
             what = f"recording {rec.id} {rec.name!r}"
             if rec.screen_width:
                 _check_inserts(edit, (rec.screen_width, rec.screen_height), what)
             plan = _plan(_rows(conn, target), edit, what=what)
             _apply(conn, target, plan)
             if edit.rename is not None:
-                conn.execute(s.recordings.update().where(s.recordings.c.id == target)
-                             .values(name=edit.rename))
+                conn.execute(
+                    s.recordings.update()
+                    .where(s.recordings.c.id == target)
+                    .values(name=edit.rename)
+                )
     except IntegrityError:
-        raise EditError(f"{store.label} already holds a recording named "
-                        f"{edit.rename or copy_to!r}: choose another name") from None
-    return EditSummary(target, edit.rename or rec.name, len(plan.dropped), plan.inserted,
-                       plan.disabled, plan.enabled, len(plan.rows), plan.shift)
+        raise EditError(
+            f"{store.label} already holds a recording named "
+            f"{edit.rename or copy_to!r}: choose another name"
+        ) from None
+    return EditSummary(
+        target,
+        edit.rename or rec.name,
+        len(plan.dropped),
+        plan.inserted,
+        plan.disabled,
+        plan.enabled,
+        len(plan.rows),
+        plan.shift,
+    )
 
 
 @dataclass
@@ -125,14 +140,23 @@ def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
         raise EditError(f"the edit would leave {what} without steps: drop or trim less")
     shift = min(r["t_start"] for r in kept) if start is not None and kept else 0.0
     for number, row in enumerate(new, start=1):
-        row.update(step=number, t_start=max(0.0, row["t_start"] - shift),
-                   t_end=max(0.0, row["t_end"] - shift))
+        row.update(
+            step=number,
+            t_start=max(0.0, row["t_start"] - shift),
+            t_end=max(0.0, row["t_end"] - shift),
+        )
     return _Plan(
-        rows=new, dropped=dropped, kept=kept, renumbered={n: r["step"] for n, r in moved},
+        rows=new,
+        dropped=dropped,
+        kept=kept,
+        renumbered={n: r["step"] for n, r in moved},
         inserted=len(edit.insert_after),
         disabled=sum(1 for r in kept if r["step"] in edit.disable and not r["disabled"]),
         enabled=sum(1 for r in kept if r["step"] in edit.enable and r["disabled"]),
-        shift=shift, events_before=shift if start is not None else None, events_after=end)
+        shift=shift,
+        events_before=shift if start is not None else None,
+        events_after=end,
+    )
 
 
 def _check(edit: RecordingEdit, numbers: list[int], what: str) -> None:
@@ -142,9 +166,11 @@ def _check(edit: RecordingEdit, numbers: list[int], what: str) -> None:
     for n in sorted(set(asked)):
         if n not in known:
             raise EditError(f"{what} has no step {n} (it has {span})")
-    for a, b, verbs in ((edit.drop, edit.disable, "dropped and disabled"),
-                        (edit.drop, edit.enable, "dropped and enabled"),
-                        (edit.disable, edit.enable, "disabled and enabled")):
+    for a, b, verbs in (
+        (edit.drop, edit.disable, "dropped and disabled"),
+        (edit.drop, edit.enable, "dropped and enabled"),
+        (edit.disable, edit.enable, "disabled and enabled"),
+    ):
         if a & b:
             raise EditError(f"step {min(a & b)} cannot be both {verbs}")
     for name, value in (("trim-start", edit.trim_start), ("trim-end", edit.trim_end)):
@@ -172,8 +198,10 @@ def off_screen(action: Action, screen: tuple[int, int] | None) -> str | None:
 def _check_inserts(edit: RecordingEdit, screen: tuple[int, int], what: str) -> None:
     for after, action in edit.insert_after:
         if why := off_screen(action, screen):
-            raise EditError(f"cannot insert after step {after}: its {why} of {what} (x 0 to "
-                            f"{screen[0] - 1}, y 0 to {screen[1] - 1})")
+            raise EditError(
+                f"cannot insert after step {after}: its {why} of {what} (x 0 to "
+                f"{screen[0] - 1}, y 0 to {screen[1] - 1})"
+            )
 
 
 def _rows(conn: Connection, recording_id: int) -> list[Row]:
@@ -184,8 +212,14 @@ def _rows(conn: Connection, recording_id: int) -> list[Row]:
 
 def _new_row(action: Action, t: float) -> Row:
     row: Row = {c.name: _default(c) for c in s.actions.c}
-    row.update(step=None, kind=action.action, t_start=t, t_end=t, disabled=False,
-               body=json.dumps(action.to_json(), ensure_ascii=False))
+    row.update(
+        step=None,
+        kind=action.action,
+        t_start=t,
+        t_end=t,
+        disabled=False,
+        body=json.dumps(action.to_json(), ensure_ascii=False),
+    )
     return row
 
 
@@ -203,15 +237,17 @@ def _apply(conn: Connection, recording_id: int, plan: _Plan) -> None:
     _edit_masks(conn, recording_id, plan.renumbered)
     named = _edit_results(conn, recording_id, plan.renumbered)
     _edit_events(conn, recording_id, plan)
-    delete_unused_frames(conn, named | {r[k] for r in plan.dropped
-                                        for k in ("before_frame", "after_frame") if r[k]})
+    delete_unused_frames(
+        conn, named | {r[k] for r in plan.dropped for k in ("before_frame", "after_frame") if r[k]}
+    )
 
 
 def _edit_masks(conn: Connection, recording_id: int, renumbered: dict[int, int]) -> None:
     """A step's masks follow it to its new number; those of steps that went, go."""
     m = s.masks.c
-    rows = conn.execute(select(m.id, m.step).where(m.recording_id == recording_id,
-                                                   m.step.is_not(None))).all()
+    rows = conn.execute(
+        select(m.id, m.step).where(m.recording_id == recording_id, m.step.is_not(None))
+    ).all()
     for chunk in chunks([id_ for id_, step in rows if step not in renumbered]):
         conn.execute(s.masks.delete().where(m.id.in_(chunk)))
     for id_, step in rows:  # by id: a mask moved to step 2 must not move again with step 2
@@ -229,17 +265,27 @@ def _edit_results(conn: Connection, recording_id: int, renumbered: dict[int, int
     rows = conn.execute(select(r.run_id, r.step, r.details).where(r.run_id.in_(runs))).all()
     gone = [row for row in rows if row.step not in renumbered]
     if gone:
-        conn.execute(s.step_results.delete().where(
-            r.run_id == bindparam("b_run"), r.step == bindparam("b_step")),
-            [{"b_run": row.run_id, "b_step": row.step} for row in gone])
-    moves = [{"b_run": row.run_id, "b_step": row.step, "b_new": -renumbered[row.step]}
-             for row in rows if renumbered.get(row.step, row.step) != row.step]
+        conn.execute(
+            s.step_results.delete().where(
+                r.run_id == bindparam("b_run"), r.step == bindparam("b_step")
+            ),
+            [{"b_run": row.run_id, "b_step": row.step} for row in gone],
+        )
+    moves = [
+        {"b_run": row.run_id, "b_step": row.step, "b_new": -renumbered[row.step]}
+        for row in rows
+        if renumbered.get(row.step, row.step) != row.step
+    ]
     if moves:  # through -new: a result may move onto a number that another one is leaving
-        conn.execute(s.step_results.update().where(
-            r.run_id == bindparam("b_run"), r.step == bindparam("b_step")).values(
-            step=bindparam("b_new")), moves)
-        conn.execute(s.step_results.update().where(r.run_id.in_(runs), r.step < 0)
-                     .values(step=-r.step))
+        conn.execute(
+            s.step_results.update()
+            .where(r.run_id == bindparam("b_run"), r.step == bindparam("b_step"))
+            .values(step=bindparam("b_new")),
+            moves,
+        )
+        conn.execute(
+            s.step_results.update().where(r.run_id.in_(runs), r.step < 0).values(step=-r.step)
+        )
     return set().union(*(details_frames(row.details) for row in gone))
 
 
@@ -252,14 +298,20 @@ def _edit_events(conn: Connection, recording_id: int, plan: _Plan) -> None:
     for seq, t in conn.execute(select(e.seq, e.t).where(e.recording_id == recording_id)):
         if seq in kept:
             continue
-        if (seq in dropped or (plan.events_before is not None and t < plan.events_before)
-                or (plan.events_after is not None and t > plan.events_after)):
+        if (
+            seq in dropped
+            or (plan.events_before is not None and t < plan.events_before)
+            or (plan.events_after is not None and t > plan.events_after)
+        ):
             gone.append(seq)
     for chunk in chunks(gone):
         conn.execute(s.events.delete().where(e.recording_id == recording_id, e.seq.in_(chunk)))
     if plan.shift:
-        conn.execute(s.events.update().where(e.recording_id == recording_id).values(
-            t=case((e.t > plan.shift, e.t - plan.shift), else_=0.0)))
+        conn.execute(
+            s.events.update()
+            .where(e.recording_id == recording_id)
+            .values(t=case((e.t > plan.shift, e.t - plan.shift), else_=0.0))
+        )
 
 
 def _seqs(rows: Iterable[Row]) -> set[int]:
@@ -280,22 +332,33 @@ def _copy(conn: Connection, source: int, name: str) -> int:
     row.update(name=name, created=datetime.now(UTC), extra=json.dumps(extra), uid=new_uid())
     new = conn.execute(r.insert().values(**row)).inserted_primary_key[0]
     columns = [c for c in s.events.c if c.name != "recording_id"]
-    conn.execute(s.events.insert().from_select(
-        ["recording_id", *(c.name for c in columns)],
-        select(literal(new), *columns).where(s.events.c.recording_id == source)))
+    conn.execute(
+        s.events.insert().from_select(
+            ["recording_id", *(c.name for c in columns)],
+            select(literal(new), *columns).where(s.events.c.recording_id == source),
+        )
+    )
     anchors: dict[int, int] = {}
-    for anchor in conn.execute(select(s.anchors).where(s.anchors.c.recording_id == source)
-                               ).mappings():
+    for anchor in conn.execute(
+        select(s.anchors).where(s.anchors.c.recording_id == source)
+    ).mappings():
         values = {k: v for k, v in anchor.items() if k != "id"}
-        anchors[anchor["id"]] = conn.execute(s.anchors.insert().values(
-            {**values, "recording_id": new})).inserted_primary_key[0]
-    steps = [{**row, "recording_id": new, "anchor_id": anchors.get(row["anchor_id"])}
-             for row in _rows(conn, source)]
+        anchors[anchor["id"]] = conn.execute(
+            s.anchors.insert().values({**values, "recording_id": new})
+        ).inserted_primary_key[0]
+    steps = [
+        {**row, "recording_id": new, "anchor_id": anchors.get(row["anchor_id"])}
+        for row in _rows(conn, source)
+    ]
     if steps:
         conn.execute(s.actions.insert(), steps)
     columns = [c for c in s.masks.c if c.name not in ("id", "recording_id")]
-    conn.execute(s.masks.insert().from_select(
-        ["recording_id", *(c.name for c in columns)],
-        select(literal(new), *columns).where(s.masks.c.recording_id == source)
-        .order_by(s.masks.c.id)))
+    conn.execute(
+        s.masks.insert().from_select(
+            ["recording_id", *(c.name for c in columns)],
+            select(literal(new), *columns)
+            .where(s.masks.c.recording_id == source)
+            .order_by(s.masks.c.id),
+        )
+    )
     return new

@@ -13,8 +13,15 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-__all__ = ["DEFAULT_SETTINGS", "DEFAULT_THRESHOLDS", "InputSettings", "SERVER_TICK",
-           "SETTING_LIMITS", "Thresholds", "fits"]
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "DEFAULT_THRESHOLDS",
+    "InputSettings",
+    "SERVER_TICK",
+    "SETTING_LIMITS",
+    "Thresholds",
+    "fits",
+]
 
 # X server timestamps count milliseconds: events sharing one have one time (ClockSync), and
 # events a tick apart are at least this far apart.
@@ -66,22 +73,24 @@ class InputSettings:
         (a recording made before they were stored has none)."""
         if not isinstance(data, dict):
             return DEFAULT_SETTINGS
-        settings = DEFAULT_SETTINGS.with_values(**{name: data[name] for name in SETTING_LIMITS
-                                                   if name in data})
+        settings = DEFAULT_SETTINGS.with_values(
+            **{name: data[name] for name in SETTING_LIMITS if name in data}
+        )
         for name in ("repeat", "repeat_releases"):
             if isinstance(data.get(name), bool):
                 settings = replace(settings, **{name: data[name]})
         repeating = _hex_keys(data.get("repeating"))
         sources = data.get("sources")
-        return replace(settings, repeating=repeating,
-                       sources=tuple(str(s) for s in sources) if isinstance(sources, list)
-                       else ())
+        return replace(
+            settings,
+            repeating=repeating,
+            sources=tuple(str(s) for s in sources) if isinstance(sources, list) else (),
+        )
 
     def with_values(self, **values: Any) -> InputSettings:
         """These settings with those of `values` that are numbers within SETTING_LIMITS;
         any other value keeps the setting as it is."""
-        fit = {name: float(value) for name, value in values.items()
-               if fits(name, value)}
+        fit = {name: float(value) for name, value in values.items() if fits(name, value)}
         return replace(self, **fit)
 
     def with_mask(self, mask: bytes) -> InputSettings:
@@ -95,8 +104,12 @@ DEFAULT_SETTINGS = InputSettings()
 def fits(name: str, value: Any) -> bool:
     """Whether `value` may be the setting `name` (a number within its SETTING_LIMITS)."""
     low, high = SETTING_LIMITS[name]
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value) and low <= value <= high
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and low <= value <= high
+    )
 
 
 def _mask_hex(keys: frozenset[int]) -> str:
@@ -108,8 +121,9 @@ def _mask_hex(keys: frozenset[int]) -> str:
 
 
 def _mask_keys(mask: bytes) -> frozenset[int]:
-    return frozenset(code for code in range(min(len(mask) * 8, _KEYCODES))
-                     if mask[code // 8] >> (code % 8) & 1)
+    return frozenset(
+        code for code in range(min(len(mask) * 8, _KEYCODES)) if mask[code // 8] >> (code % 8) & 1
+    )
 
 
 def _hex_keys(text: Any) -> frozenset[int] | None:

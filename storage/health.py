@@ -80,15 +80,19 @@ class Health:
             out.append(f"integrity check failed: {self.integrity}")
         if self.missing_frames:
             rec, step, key = self.missing_frames[0]
-            out.append(f"{len(self.missing_frames)} step frames are missing (first: recording "
-                       f"{rec} step {step}, frame {key[:12]})")
+            out.append(
+                f"{len(self.missing_frames)} step frames are missing (first: recording "
+                f"{rec} step {step}, frame {key[:12]})"
+            )
         for run, step in self.unreadable_results:
             out.append(f"run {run} step {step}: its result details are unreadable")
         for tail in self.tails:
             if not tail.live:
-                out.append(f"recording {tail.recording_id} {tail.name!r} has {tail.events} "
-                           f"key or button presses after its last step (its recorder "
-                           f"stopped early)")
+                out.append(
+                    f"recording {tail.recording_id} {tail.name!r} has {tail.events} "
+                    f"key or button presses after its last step (its recorder "
+                    f"stopped early)"
+                )
         if self.orphan_frames and not self.busy:
             out.append(f"{len(self.orphan_frames)} frames belong to no step or run")
         if self.orphan_anchors:
@@ -98,13 +102,18 @@ class Health:
     @property
     def notes(self) -> list[str]:
         """What was not counted as a problem because it may still be being written."""
-        out = [f"recording {tail.recording_id} {tail.name!r} is still being written (last "
-               f"write {self.writing[tail.recording_id]:.0f} s ago): its {tail.events} key or "
-               f"button presses after its last step may not be reduced yet"
-               for tail in self.tails if tail.live]
+        out = [
+            f"recording {tail.recording_id} {tail.name!r} is still being written (last "
+            f"write {self.writing[tail.recording_id]:.0f} s ago): its {tail.events} key or "
+            f"button presses after its last step may not be reduced yet"
+            for tail in self.tails
+            if tail.live
+        ]
         if self.orphan_frames and self.busy:
-            out.append(f"{len(self.orphan_frames)} frames belong to no step or run yet: not "
-                       f"counted while {self.busy_names} may still be being written")
+            out.append(
+                f"{len(self.orphan_frames)} frames belong to no step or run yet: not "
+                f"counted while {self.busy_names} may still be being written"
+            )
         return out
 
     @property
@@ -140,7 +149,8 @@ def examine(store: Store, *, now: datetime | None = None) -> Health:
         a = s.actions.c
         used: set[str] = set()
         for rec, step, before, after in conn.execute(
-                select(a.recording_id, a.step, a.before_frame, a.after_frame)):
+            select(a.recording_id, a.step, a.before_frame, a.after_frame)
+        ):
             for key in (before, after):
                 if key is None:
                     continue
@@ -149,7 +159,8 @@ def examine(store: Store, *, now: datetime | None = None) -> Health:
                     health.missing_frames.append((rec, step, key))
         sr = s.step_results.c
         for run, step, details in conn.execute(
-                select(sr.run_id, sr.step, sr.details).order_by(sr.run_id, sr.step)):
+            select(sr.run_id, sr.step, sr.details).order_by(sr.run_id, sr.step)
+        ):
             try:
                 json.loads(details or "{}")
             except ValueError:  # damaged: the frames whose hash its text holds count as used
@@ -157,17 +168,18 @@ def examine(store: Store, *, now: datetime | None = None) -> Health:
             used |= details_frames(details)
         health.orphan_frames = sorted(frames - used)
         anchored = select(a.anchor_id).where(a.anchor_id.is_not(None))
-        health.orphan_anchors = list(conn.scalars(
-            select(s.anchors.c.id).where(s.anchors.c.id.not_in(anchored))))
+        health.orphan_anchors = list(
+            conn.scalars(select(s.anchors.c.id).where(s.anchors.c.id.not_in(anchored)))
+        )
         if health.others:
             health.writing, health.running = _recent_writes(conn, now)
-        health.tails = [replace(tail, live=tail.recording_id in health.writing)
-                        for tail in _tails(conn)]
+        health.tails = [
+            replace(tail, live=tail.recording_id in health.writing) for tail in _tails(conn)
+        ]
     return health
 
 
-def remove_orphans(store: Store, health: Health, *, keep_frames: bool = False
-                   ) -> tuple[int, int]:
+def remove_orphans(store: Store, health: Health, *, keep_frames: bool = False) -> tuple[int, int]:
     """Delete the frames (unless `keep_frames`) and anchors nothing refers to; returns how
     many of each."""
     an = s.anchors.c
@@ -178,16 +190,18 @@ def remove_orphans(store: Store, health: Health, *, keep_frames: bool = False
             frames = delete_unused_frames(conn, health.orphan_frames)
         anchored = select(s.actions.c.anchor_id).where(s.actions.c.anchor_id.is_not(None))
         for chunk in chunks(health.orphan_anchors):
-            anchors += conn.execute(s.anchors.delete().where(
-                an.id.in_(chunk), an.id.not_in(anchored))).rowcount
+            anchors += conn.execute(
+                s.anchors.delete().where(an.id.in_(chunk), an.id.not_in(anchored))
+            ).rowcount
     return frames, anchors
 
 
 class Reduce(Protocol):
     """The recorder's reducer, as `recover_tail` calls it."""
 
-    def __call__(self, events: Sequence[RawEvent], *, first_secret: int,
-                 settings: InputSettings) -> Sequence[Any]: ...
+    def __call__(
+        self, events: Sequence[RawEvent], *, first_secret: int, settings: InputSettings
+    ) -> Sequence[Any]: ...
 
 
 def recover_tail(store: Store, tail: Tail, *, reduce: Reduce) -> int:
@@ -202,32 +216,56 @@ def recover_tail(store: Store, tail: Tail, *, reduce: Reduce) -> int:
     with store.engine.connect() as conn:
         numbered = numbered_events(conn, tail.recording_id, since_seq=tail.first_seq)
         last = conn.scalar(select(func.max(a.step)).where(a.recording_id == tail.recording_id))
-        secrets = [int(n) for body in conn.scalars(select(a.body).where(
-            a.recording_id == tail.recording_id)) for n in SECRET.findall(body)]
+        secrets = [
+            int(n)
+            for body in conn.scalars(select(a.body).where(a.recording_id == tail.recording_id))
+            for n in SECRET.findall(body)
+        ]
     seqs = [seq for seq, _ in numbered]
     settings = store.recording(tail.recording_id).input_settings
-    reduced = reduce([event for _, event in numbered], first_secret=max(secrets, default=0) + 1,
-                     settings=settings)
+    reduced = reduce(
+        [event for _, event in numbered],
+        first_secret=max(secrets, default=0) + 1,
+        settings=settings,
+    )
     number = last or 0
-    store.add_steps(tail.recording_id, [
-        Step(step=number + i, action=r.action, t_start=r.t_start, t_end=r.t_end,
-             events=(seqs[r.first], seqs[r.last]) if r.first >= 0 else None)
-        for i, r in enumerate(reduced, start=1)])
+    store.add_steps(
+        tail.recording_id,
+        [
+            Step(
+                step=number + i,
+                action=r.action,
+                t_start=r.t_start,
+                t_end=r.t_end,
+                events=(seqs[r.first], seqs[r.last]) if r.first >= 0 else None,
+            )
+            for i, r in enumerate(reduced, start=1)
+        ],
+    )
     return len(reduced)
 
 
 def _tails(conn: Any) -> list[Tail]:
     a, e, r = s.actions.c, s.events.c, s.recordings.c
-    last = (select(a.recording_id, func.max(a.event_last).label("last"))
-            .group_by(a.recording_id).subquery())
-    query = (select(r.id, r.name, func.coalesce(last.c.last, -1), func.count(e.seq))
-             .select_from(s.recordings.join(s.events, e.recording_id == r.id)
-                          .outerjoin(last, last.c.recording_id == r.id))
-             .where(e.seq > func.coalesce(last.c.last, -1),
-                    e.kind.in_(("key_down", "button_down")))
-             .group_by(r.id, r.name, last.c.last))
-    return [Tail(rec, name, int(after) + 1, int(count))
-            for rec, name, after, count in conn.execute(query)]
+    last = (
+        select(a.recording_id, func.max(a.event_last).label("last"))
+        .group_by(a.recording_id)
+        .subquery()
+    )
+    query = (
+        select(r.id, r.name, func.coalesce(last.c.last, -1), func.count(e.seq))
+        .select_from(
+            s.recordings.join(s.events, e.recording_id == r.id).outerjoin(
+                last, last.c.recording_id == r.id
+            )
+        )
+        .where(e.seq > func.coalesce(last.c.last, -1), e.kind.in_(("key_down", "button_down")))
+        .group_by(r.id, r.name, last.c.last)
+    )
+    return [
+        Tail(rec, name, int(after) + 1, int(count))
+        for rec, name, after, count in conn.execute(query)
+    ]
 
 
 def _opened_elsewhere(store: Store, conn: Any) -> bool:
@@ -235,9 +273,11 @@ def _opened_elsewhere(store: Store, conn: Any) -> bool:
     database, or another process holding SQLite's lock on the file's shared memory (every
     connection to a WAL database holds one while it is open)."""
     if conn.dialect.name == "postgresql":
-        others = text("select count(*) from pg_stat_activity where datname = "
-                      "current_database() and backend_type = 'client backend' and "
-                      "pid <> pg_backend_pid()")
+        others = text(
+            "select count(*) from pg_stat_activity where datname = "
+            "current_database() and backend_type = 'client backend' and "
+            "pid <> pg_backend_pid()"
+        )
         for _ in range(10):  # a session closed a moment ago is listed until its backend exits
             if not conn.scalar(others):
                 return False
@@ -256,8 +296,7 @@ def _opened_elsewhere(store: Store, conn: Any) -> bool:
     except OSError:
         return True  # cannot tell: assume the worst
     me = str(os.getpid())  # "1: POSIX ADVISORY READ <pid> <major>:<minor>:<inode> 128 128"
-    return any(len(f) > 5 and f[5].rsplit(":", 1)[-1] == str(inode) and f[4] != me
-               for f in held)
+    return any(len(f) > 5 and f[5].rsplit(":", 1)[-1] == str(inode) and f[4] != me for f in held)
 
 
 def _recent_writes(conn: Any, now: datetime) -> tuple[dict[int, float], dict[int, float]]:

@@ -9,34 +9,91 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-__all__ = ["Chord", "KeyNameError", "parse_chord", "keysym_of", "keysym_name", "char_keysym",
-           "keysym_char", "MODIFIER_ALIASES", "is_modifier"]
+__all__ = [
+    "Chord",
+    "KeyNameError",
+    "parse_chord",
+    "keysym_of",
+    "keysym_name",
+    "char_keysym",
+    "keysym_char",
+    "MODIFIER_ALIASES",
+    "is_modifier",
+]
 
 # xdotool's own aliases, plus the spellings agents and people write most.
 MODIFIER_ALIASES: dict[str, str] = {
-    "ctrl": "Control_L", "control": "Control_L",
+    "ctrl": "Control_L",
+    "control": "Control_L",
     "shift": "Shift_L",
     "alt": "Alt_L",
-    "super": "Super_L", "win": "Super_L", "cmd": "Super_L", "meta": "Meta_L",
+    "super": "Super_L",
+    "win": "Super_L",
+    "cmd": "Super_L",
+    "meta": "Meta_L",
     "hyper": "Hyper_L",
 }
 # Canonical spelling of each modifier keysym inside a chord's text.
 _MODIFIER_TEXT: dict[str, str] = {
-    "Control_L": "ctrl", "Control_R": "ctrl", "Shift_L": "shift", "Shift_R": "shift",
-    "Alt_L": "alt", "Alt_R": "alt", "Super_L": "super", "Super_R": "super",
-    "Meta_L": "meta", "Meta_R": "meta", "Hyper_L": "hyper", "Hyper_R": "hyper",
+    "Control_L": "ctrl",
+    "Control_R": "ctrl",
+    "Shift_L": "shift",
+    "Shift_R": "shift",
+    "Alt_L": "alt",
+    "Alt_R": "alt",
+    "Super_L": "super",
+    "Super_R": "super",
+    "Meta_L": "meta",
+    "Meta_R": "meta",
+    "Hyper_L": "hyper",
+    "Hyper_R": "hyper",
 }
 # Lower-case spellings that people type for keys whose keysym name is mixed case.
 _FRIENDLY: dict[str, str] = {
-    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape",
-    "backspace": "BackSpace", "tab": "Tab", "space": "space", "delete": "Delete", "del": "Delete",
-    "insert": "Insert", "home": "Home", "end": "End", "pageup": "Prior", "page_up": "Prior",
-    "pagedown": "Next", "page_down": "Next", "up": "Up", "down": "Down", "left": "Left",
-    "right": "Right", "capslock": "Caps_Lock", "menu": "Menu", "print": "Print",
+    "enter": "Return",
+    "return": "Return",
+    "esc": "Escape",
+    "escape": "Escape",
+    "backspace": "BackSpace",
+    "tab": "Tab",
+    "space": "space",
+    "delete": "Delete",
+    "del": "Delete",
+    "insert": "Insert",
+    "home": "Home",
+    "end": "End",
+    "pageup": "Prior",
+    "page_up": "Prior",
+    "pagedown": "Next",
+    "page_down": "Next",
+    "up": "Up",
+    "down": "Down",
+    "left": "Left",
+    "right": "Right",
+    "capslock": "Caps_Lock",
+    "menu": "Menu",
+    "print": "Print",
 }
-_KEYSYM_GROUPS = ("latin1", "miscellany", "xkb", "latin2", "latin3", "latin4", "greek",
-                  "cyrillic", "technical", "special", "publishing", "katakana", "arabic",
-                  "hebrew", "thai", "korean", "apl", "xf86")
+_KEYSYM_GROUPS = (
+    "latin1",
+    "miscellany",
+    "xkb",
+    "latin2",
+    "latin3",
+    "latin4",
+    "greek",
+    "cyrillic",
+    "technical",
+    "special",
+    "publishing",
+    "katakana",
+    "arabic",
+    "hebrew",
+    "thai",
+    "korean",
+    "apl",
+    "xf86",
+)
 
 
 class KeyNameError(ValueError):
@@ -64,8 +121,10 @@ class Chord:
     @property
     def text(self) -> str:
         """The canonical xdotool spelling: `ctrl+shift+s`, `Return`."""
-        return "+".join(_MODIFIER_TEXT.get(k, k) if i < len(self.keys) - 1 else k
-                        for i, k in enumerate(self.keys))
+        return "+".join(
+            _MODIFIER_TEXT.get(k, k) if i < len(self.keys) - 1 else k
+            for i, k in enumerate(self.keys)
+        )
 
     @property
     def names(self) -> list[str]:
@@ -206,8 +265,11 @@ def _keysym_table() -> dict[str, int]:
             XK.load_keysym_group(group)
         except ImportError:  # an older python-xlib without this group
             continue
-    table = {name[3:]: value for name, value in vars(XK).items()
-             if name.startswith("XK_") and isinstance(value, int)}
+    table = {
+        name[3:]: value
+        for name, value in vars(XK).items()
+        if name.startswith("XK_") and isinstance(value, int)
+    }
     # X spells these XF86AudioMute; python-xlib spells them XF86_AudioMute.
     table.update({"XF86" + n[5:]: v for n, v in list(table.items()) if n.startswith("XF86_")})
     table.setdefault("EuroSign", 0x20AC)  # python-xlib lacks the currency group

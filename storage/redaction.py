@@ -39,8 +39,9 @@ class HiddenFrame(Protocol):
 HideTyping = Callable[[bytes, bytes, bytes], HiddenFrame | None]
 
 
-def redact_steps(store: Store, recording_id: int, steps: list[int], *,
-                 hide: HideTyping | None = None) -> int:
+def redact_steps(
+    store: Store, recording_id: int, steps: list[int], *, hide: HideTyping | None = None
+) -> int:
     """Redact these steps; returns how many were changed. Without `hide` the frames of
     later steps are kept as they are, even where they show what was typed."""
     a, e = s.actions.c, s.events.c
@@ -49,31 +50,34 @@ def redact_steps(store: Store, recording_id: int, steps: list[int], *,
         if sqlite:  # freed pages are zeroed, not left holding the old text
             conn.exec_driver_sql("PRAGMA secure_delete=ON")
         rows = conn.execute(select(s.actions).where(a.recording_id == recording_id)).all()
-        number = 1 + max((int(n) for row in rows for n in SECRET.findall(row.body)),
-                         default=0)
+        number = 1 + max((int(n) for row in rows for n in SECRET.findall(row.body)), default=0)
         frames: set[str] = set()
         kept: set[str] = set()  # hidden frames: one may be a redacted step's before-frame
         if hide is not None:
-            frames, kept = _hide_typing(conn, sorted(rows, key=lambda r: r.step), set(steps),
-                                        hide)
+            frames, kept = _hide_typing(conn, sorted(rows, key=lambda r: r.step), set(steps), hide)
         for row in (r for r in rows if r.step in steps):
             body = json.loads(row.body)
             if body.get("action") == "type" and not SECRET.fullmatch(body.get("text", "")):
                 body = Action(action="type", text=secret(number)).to_json()
                 number += 1
             frames |= {f for f in (row.before_frame, row.after_frame) if f}
-            conn.execute(s.actions.update().where(a.recording_id == recording_id,
-                                                  a.step == row.step)
-                         .values(body=json.dumps(body), before_frame=None, after_frame=None,
-                                 anchor_id=None))
+            conn.execute(
+                s.actions.update()
+                .where(a.recording_id == recording_id, a.step == row.step)
+                .values(body=json.dumps(body), before_frame=None, after_frame=None, anchor_id=None)
+            )
             if row.anchor_id is not None:
                 conn.execute(s.anchors.delete().where(s.anchors.c.id == row.anchor_id))
             if row.event_first is not None:
-                conn.execute(s.events.update().where(
-                    e.recording_id == recording_id, e.seq.between(row.event_first,
-                                                                  row.event_last),
-                    e.kind.in_(("key_down", "key_up")))
-                    .values(keycode=None, keysym=None, char=None))
+                conn.execute(
+                    s.events.update()
+                    .where(
+                        e.recording_id == recording_id,
+                        e.seq.between(row.event_first, row.event_last),
+                        e.kind.in_(("key_down", "key_up")),
+                    )
+                    .values(keycode=None, keysym=None, char=None)
+                )
         frames |= _forget_run_frames(conn, recording_id, steps)
         frames -= kept
         if frames:
@@ -84,8 +88,9 @@ def redact_steps(store: Store, recording_id: int, steps: list[int], *,
     return sum(1 for r in rows if r.step in steps)
 
 
-def _hide_typing(conn: Any, rows: list[Any], steps: set[int], hide: HideTyping
-                 ) -> tuple[set[str], set[str]]:
+def _hide_typing(
+    conn: Any, rows: list[Any], steps: set[int], hide: HideTyping
+) -> tuple[set[str], set[str]]:
     """Paint what each redacted step typed out of the frames of the steps after it, until
     a frame no longer shows it; returns (the frames replaced, the frames replacing them)."""
     shown = {r.step: [r.before_frame, r.after_frame] for r in rows}  # as they become
@@ -95,8 +100,9 @@ def _hide_typing(conn: Any, rows: list[Any], steps: set[int], hide: HideTyping
         if len(typing) < 2 or None in typing:
             continue
         done: dict[str, str] = {}  # this typing's: old -> hidden
-        for key in [k for r in rows if r.step > row.step and r.step not in steps
-                    for k in shown[r.step] if k]:
+        for key in [
+            k for r in rows if r.step > row.step and r.step not in steps for k in shown[r.step] if k
+        ]:
             if key in done:
                 continue
             data = _frame_data(conn, key)
@@ -120,17 +126,23 @@ def _replace_frame(conn: Any, old: str, hidden: HiddenFrame) -> str:
     returns its key (`old` is left to be forgotten)."""
     a, f, an = s.actions.c, s.frames.c, s.anchors.c
     width, height = conn.execute(select(f.width, f.height).where(f.hash == old)).one()
-    conn.execute(insert_ignore(conn, s.frames).values(
-        hash=hidden.pixel_hash, width=width, height=height, format=hidden.fmt,
-        data=hidden.data))
+    conn.execute(
+        insert_ignore(conn, s.frames).values(
+            hash=hidden.pixel_hash, width=width, height=height, format=hidden.fmt, data=hidden.data
+        )
+    )
     for anchor, x, y, w, h in conn.execute(
-            select(an.id, an.box_x, an.box_y, an.box_w, an.box_h)
-            .join(s.actions, a.anchor_id == an.id).where(a.before_frame == old)).all():
-        conn.execute(s.anchors.update().where(an.id == anchor)
-                     .values(png=hidden.crop_png((x, y, w, h))))
+        select(an.id, an.box_x, an.box_y, an.box_w, an.box_h)
+        .join(s.actions, a.anchor_id == an.id)
+        .where(a.before_frame == old)
+    ).all():
+        conn.execute(
+            s.anchors.update().where(an.id == anchor).values(png=hidden.crop_png((x, y, w, h)))
+        )
     for column in ("before_frame", "after_frame"):
-        conn.execute(s.actions.update().where(getattr(a, column) == old)
-                     .values({column: hidden.pixel_hash}))
+        conn.execute(
+            s.actions.update().where(getattr(a, column) == old).values({column: hidden.pixel_hash})
+        )
     return hidden.pixel_hash
 
 
@@ -141,24 +153,29 @@ def _forget_run_frames(conn, recording_id: int, steps: list[int]) -> set[str]:
     runs = select(s.runs.c.id).where(s.runs.c.recording_id == recording_id)
     frames: set[str] = set()
     for run_id, step, details in conn.execute(
-            select(r.run_id, r.step, r.details)
-            .where(r.run_id.in_(runs), r.step.in_(steps))).all():
+        select(r.run_id, r.step, r.details).where(r.run_id.in_(runs), r.step.in_(steps))
+    ).all():
         body = json.loads(details or "{}")
         named = result_frames(body)
         if named:
             frames |= named
             kept = {k: v for k, v in body.items() if k not in RESULT_FRAME_KEYS}
-            conn.execute(s.step_results.update().where(r.run_id == run_id, r.step == step)
-                         .values(details=json.dumps(kept)))
+            conn.execute(
+                s.step_results.update()
+                .where(r.run_id == run_id, r.step == step)
+                .values(details=json.dumps(kept))
+            )
     return frames
 
 
 def _forget_frames(conn, frames: set[str]) -> None:
     """Every step stops using these frames (and their anchors); then the frames go."""
     a = s.actions.c
-    users = conn.execute(select(a.recording_id, a.step, a.anchor_id, a.before_frame,
-                                a.after_frame)
-                         .where(or_(a.before_frame.in_(frames), a.after_frame.in_(frames))))
+    users = conn.execute(
+        select(a.recording_id, a.step, a.anchor_id, a.before_frame, a.after_frame).where(
+            or_(a.before_frame.in_(frames), a.after_frame.in_(frames))
+        )
+    )
     for rec, step, anchor, before, after in users.all():
         values = {}
         if before in frames:
@@ -167,6 +184,7 @@ def _forget_frames(conn, frames: set[str]) -> None:
                 conn.execute(s.anchors.delete().where(s.anchors.c.id == anchor))
         if after in frames:
             values["after_frame"] = None
-        conn.execute(s.actions.update().where(a.recording_id == rec, a.step == step)
-                     .values(**values))
+        conn.execute(
+            s.actions.update().where(a.recording_id == rec, a.step == step).values(**values)
+        )
     conn.execute(s.frames.delete().where(s.frames.c.hash.in_(frames)))

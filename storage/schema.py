@@ -6,21 +6,35 @@ is what the code reads and writes through.
 
 from __future__ import annotations
 
-from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, ForeignKeyConstraint,
-                        Integer, LargeBinary, MetaData, String, Table, Text)
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
 
 SCHEMA_VERSION = 3
 
 metadata = MetaData()
 
 meta = Table(
-    "deskreel_meta", metadata,
+    "deskreel_meta",
+    metadata,
     Column("key", String(64), primary_key=True),
     Column("value", Text, nullable=False),
 )
 
 recordings = Table(
-    "recordings", metadata,
+    "recordings",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(200), nullable=False, unique=True),
     Column("created", DateTime(timezone=True), nullable=False),
@@ -37,9 +51,11 @@ recordings = Table(
 )
 
 events = Table(
-    "events", metadata,
-    Column("recording_id", Integer, ForeignKey("recordings.id", ondelete="CASCADE"),
-           primary_key=True),
+    "events",
+    metadata,
+    Column(
+        "recording_id", Integer, ForeignKey("recordings.id", ondelete="CASCADE"), primary_key=True
+    ),
     Column("seq", Integer, primary_key=True),
     Column("t", Float, nullable=False),
     Column("kind", String(16), nullable=False),
@@ -52,7 +68,8 @@ events = Table(
 )
 
 frames = Table(
-    "frames", metadata,
+    "frames",
+    metadata,
     Column("hash", String(64), primary_key=True),  # sha256 of the decoded RGB pixels
     Column("width", Integer, nullable=False),
     Column("height", Integer, nullable=False),
@@ -61,10 +78,16 @@ frames = Table(
 )
 
 anchors = Table(
-    "anchors", metadata,
+    "anchors",
+    metadata,
     Column("id", Integer, primary_key=True),
-    Column("recording_id", Integer, ForeignKey("recordings.id", ondelete="CASCADE"),
-           nullable=False, index=True),
+    Column(
+        "recording_id",
+        Integer,
+        ForeignKey("recordings.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
     Column("png", LargeBinary, nullable=False),
     Column("box_x", Integer, nullable=False),
     Column("box_y", Integer, nullable=False),
@@ -77,9 +100,11 @@ anchors = Table(
 )
 
 actions = Table(
-    "actions", metadata,
-    Column("recording_id", Integer, ForeignKey("recordings.id", ondelete="CASCADE"),
-           primary_key=True),
+    "actions",
+    metadata,
+    Column(
+        "recording_id", Integer, ForeignKey("recordings.id", ondelete="CASCADE"), primary_key=True
+    ),
     Column("step", Integer, primary_key=True),
     Column("kind", String(32), nullable=False),
     Column("body", Text, nullable=False),  # the vocabulary object as JSON
@@ -96,10 +121,16 @@ actions = Table(
 )
 
 masks = Table(  # schema 2: regions that verification ignores (a clock, a blinking cursor)
-    "masks", metadata,
+    "masks",
+    metadata,
     Column("id", Integer, primary_key=True),
-    Column("recording_id", Integer, ForeignKey("recordings.id", ondelete="CASCADE"),
-           nullable=False, index=True),
+    Column(
+        "recording_id",
+        Integer,
+        ForeignKey("recordings.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
     Column("step", Integer),  # None: every step of the recording
     Column("x", Integer, nullable=False),
     Column("y", Integer, nullable=False),
@@ -108,10 +139,16 @@ masks = Table(  # schema 2: regions that verification ignores (a clock, a blinki
 )
 
 runs = Table(
-    "runs", metadata,
+    "runs",
+    metadata,
     Column("id", Integer, primary_key=True),
-    Column("recording_id", Integer, ForeignKey("recordings.id", ondelete="CASCADE"),
-           nullable=False, index=True),
+    Column(
+        "recording_id",
+        Integer,
+        ForeignKey("recordings.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
     Column("started", DateTime(timezone=True), nullable=False),
     Column("ended", DateTime(timezone=True)),
     Column("status", String(16), nullable=False),
@@ -121,7 +158,8 @@ runs = Table(
 )
 
 step_results = Table(
-    "step_results", metadata,
+    "step_results",
+    metadata,
     Column("run_id", Integer, primary_key=True),
     Column("step", Integer, primary_key=True),
     Column("status", String(16), nullable=False),

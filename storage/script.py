@@ -45,22 +45,32 @@ def parse_script(text: str) -> list[ScriptStep]:
         body = dict(obj) if isinstance(obj, dict) else obj
         t = body.pop("t", None) if isinstance(body, dict) else None
         told = body.pop("step", None) if isinstance(body, dict) else None
-        if isinstance(body, dict) and isinstance(body.get("action"), dict) \
-                and set(body) <= {"action", *DATASET_FIELDS}:
+        if (
+            isinstance(body, dict)
+            and isinstance(body.get("action"), dict)
+            and set(body) <= {"action", *DATASET_FIELDS}
+        ):
             body = body["action"]  # a line of an `actions` dataset: its frames stay behind
         try:
             action = Action.from_json(body, step=number)
         except ActionError as err:
             raise ScriptError(str(err)) from None
-        if told is not None and (isinstance(told, bool) or not isinstance(told, int)
-                                 or told < 1):
-            raise ScriptError(f"step {number} ({action.action}): step must be a whole number "
-                              f"from 1 (it is only informative), got {json.dumps(told)}")
+        if told is not None and (isinstance(told, bool) or not isinstance(told, int) or told < 1):
+            raise ScriptError(
+                f"step {number} ({action.action}): step must be a whole number "
+                f"from 1 (it is only informative), got {json.dumps(told)}"
+            )
         if t is not None:
-            if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
-                    or t < floor:
-                raise ScriptError(f"step {number} ({action.action}): t must be finite seconds, "
-                                  f"not before the previous step's, got {json.dumps(t)}")
+            if (
+                isinstance(t, bool)
+                or not isinstance(t, (int, float))
+                or not math.isfinite(t)
+                or t < floor
+            ):
+                raise ScriptError(
+                    f"step {number} ({action.action}): t must be finite seconds, "
+                    f"not before the previous step's, got {json.dumps(t)}"
+                )
             clock = float(t)
         floor = clock
         steps.append(ScriptStep(action, clock))
@@ -73,8 +83,9 @@ def script_lines(steps: list[tuple[Action, float]]) -> str:
     """JSON lines for the `actions` export: each action object plus `step` and `t`."""
     out = []
     for number, (action, t) in enumerate(steps, start=1):
-        out.append(json.dumps({"step": number, "t": round(t, 6), **action.to_json()},
-                              ensure_ascii=False))
+        out.append(
+            json.dumps({"step": number, "t": round(t, 6), **action.to_json()}, ensure_ascii=False)
+        )
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -84,8 +95,9 @@ def _objects(text: str) -> list[Any]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as err:
-            raise ScriptError(f"not valid JSON at line {err.lineno}, column {err.colno}: "
-                              f"{err.msg}") from None
+            raise ScriptError(
+                f"not valid JSON at line {err.lineno}, column {err.colno}: {err.msg}"
+            ) from None
         except RecursionError:
             raise ScriptError(_TOO_DEEP) from None
         if not isinstance(data, list):
@@ -98,8 +110,10 @@ def _objects(text: str) -> list[Any]:
         try:
             objects.append(json.loads(line))
         except json.JSONDecodeError as err:
-            raise ScriptError(f"line {lineno} is not valid JSON ({err.msg}, column "
-                              f"{err.colno}): write one action object per line") from None
+            raise ScriptError(
+                f"line {lineno} is not valid JSON ({err.msg}, column "
+                f"{err.colno}): write one action object per line"
+            ) from None
         except RecursionError:
             raise ScriptError(f"line {lineno}: {_TOO_DEEP}") from None
     return objects

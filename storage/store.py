@@ -49,8 +49,9 @@ class NotFoundError(StorageError):
     """A recording, frame or run that the database does not hold."""
 
 
-def open_store(target: str | os.PathLike[str], *, create: bool = True,
-               readonly: bool = False) -> Store:
+def open_store(
+    target: str | os.PathLike[str], *, create: bool = True, readonly: bool = False
+) -> Store:
     """Open a database file or URL, creating a new file (0600) when allowed.
 
     `readonly` opens the store so that nothing can write through it (a replay reads its
@@ -79,23 +80,29 @@ def new_uid() -> str:
 class Store:
     """A deskreel database; methods are transactions of their own."""
 
-    def __init__(self, engine: Engine, *, label: str, path: Path | None = None,
-                 readonly: bool = False):
+    def __init__(
+        self, engine: Engine, *, label: str, path: Path | None = None, readonly: bool = False
+    ):
         self.engine, self.label, self.path, self.readonly = engine, label, path, readonly
         try:
             self._check_schema()
         except SQLAlchemyError as err:
             engine.dispose()
             if path is None:
-                raise StorageError(f"{label} cannot be used as a deskreel database "
-                                   f"({_reason(err)}): check the URL and the rights of its "
-                                   f"user on that database") from None
+                raise StorageError(
+                    f"{label} cannot be used as a deskreel database "
+                    f"({_reason(err)}): check the URL and the rights of its "
+                    f"user on that database"
+                ) from None
             if "not a database" in _reason(err):
-                raise StorageError(f"{label} is not a deskreel database (not an SQLite "
-                                   f"file): give a deskreel database or a new file name"
-                                   ) from None
-            raise StorageError(f"{label} cannot be read as a deskreel database "
-                               f"({_reason(err)}): check the path or restore a backup") from None
+                raise StorageError(
+                    f"{label} is not a deskreel database (not an SQLite "
+                    f"file): give a deskreel database or a new file name"
+                ) from None
+            raise StorageError(
+                f"{label} cannot be read as a deskreel database "
+                f"({_reason(err)}): check the path or restore a backup"
+            ) from None
         except BaseException:
             engine.dispose()
             raise
@@ -111,21 +118,37 @@ class Store:
 
     # -- recordings -------------------------------------------------------------------
 
-    def create_recording(self, name: str, *, source: str, screen: tuple[int, int] | None = None,
-                         dpi: float | None = None, keyboard_layout: str | None = None,
-                         extra: dict[str, Any] | None = None) -> int:
+    def create_recording(
+        self,
+        name: str,
+        *,
+        source: str,
+        screen: tuple[int, int] | None = None,
+        dpi: float | None = None,
+        keyboard_layout: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> int:
         """Add an empty recording and return its id; names are unique per database."""
-        row = dict(name=name, created=datetime.now(UTC), source=source,
-                   screen_width=screen[0] if screen else None,
-                   screen_height=screen[1] if screen else None, dpi=dpi,
-                   keyboard_layout=keyboard_layout, host=socket.gethostname(),
-                   deskreel_version=_version(), extra=json.dumps(extra or {}), uid=new_uid())
+        row = dict(
+            name=name,
+            created=datetime.now(UTC),
+            source=source,
+            screen_width=screen[0] if screen else None,
+            screen_height=screen[1] if screen else None,
+            dpi=dpi,
+            keyboard_layout=keyboard_layout,
+            host=socket.gethostname(),
+            deskreel_version=_version(),
+            extra=json.dumps(extra or {}),
+            uid=new_uid(),
+        )
         try:
             with self.engine.begin() as conn:
                 return conn.execute(s.recordings.insert().values(**row)).inserted_primary_key[0]
         except IntegrityError:
-            raise StorageError(f"{self.label} already holds a recording named {name!r}: "
-                               f"choose another with --name") from None
+            raise StorageError(
+                f"{self.label} already holds a recording named {name!r}: choose another with --name"
+            ) from None
 
     def free_name(self, base: str) -> str:
         """`base`, or `base-2`, `base-3`... whichever is not taken yet."""
@@ -153,11 +176,15 @@ class Store:
             if row is None:
                 names = conn.scalars(select(r.name).order_by(r.id.desc()).limit(5)).all()
                 if ref is None:
-                    raise NotFoundError(f"{self.label} holds no recordings yet: "
-                                        f"make one with 'deskreel record' or 'deskreel import'")
+                    raise NotFoundError(
+                        f"{self.label} holds no recordings yet: "
+                        f"make one with 'deskreel record' or 'deskreel import'"
+                    )
                 known = ", ".join(names) or "none"
-                raise NotFoundError(f"{self.label} has no recording {str(ref)!r} (latest: "
-                                    f"{known}): see 'deskreel list {self.label}'")
+                raise NotFoundError(
+                    f"{self.label} has no recording {str(ref)!r} (latest: "
+                    f"{known}): see 'deskreel list {self.label}'"
+                )
             return self._recording(conn, row)
 
     def recording_ids(self) -> list[int]:
@@ -184,8 +211,11 @@ class Store:
             uid = conn.scalar(select(r.uid).where(r.id == recording_id))
             if uid is None:
                 uid = new_uid()
-                conn.execute(s.recordings.update().where(r.id == recording_id, r.uid.is_(None))
-                             .values(uid=uid))
+                conn.execute(
+                    s.recordings.update()
+                    .where(r.id == recording_id, r.uid.is_(None))
+                    .values(uid=uid)
+                )
                 uid = conn.scalar(select(r.uid).where(r.id == recording_id))
         return uid
 
@@ -195,36 +225,52 @@ class Store:
         """Append raw events, numbered from `first_seq`, in one transaction."""
         if not events:
             return
-        rows = [dict(recording_id=recording_id, seq=first_seq + i, t=e.t, kind=e.kind, x=e.x,
-                     y=e.y, button=e.button, keycode=e.keycode, keysym=e.keysym, char=e.char)
-                for i, e in enumerate(events)]
+        rows = [
+            dict(
+                recording_id=recording_id,
+                seq=first_seq + i,
+                t=e.t,
+                kind=e.kind,
+                x=e.x,
+                y=e.y,
+                button=e.button,
+                keycode=e.keycode,
+                keysym=e.keysym,
+                char=e.char,
+            )
+            for i, e in enumerate(events)
+        ]
         with self.engine.begin() as conn:
             insert_rows(conn, s.events, rows)
 
     def events(self, recording_id: int, *, since_seq: int | None = None) -> list[RawEvent]:
         """A recording's raw events in order; from sequence number `since_seq` on if given."""
         with self.engine.connect() as conn:
-            return [event for _, event in numbered_events(conn, recording_id,
-                                                          since_seq=since_seq)]
+            return [event for _, event in numbered_events(conn, recording_id, since_seq=since_seq)]
 
     # -- frames -----------------------------------------------------------------------
 
-    def put_frame(self, data: bytes, *, width: int, height: int, fmt: str,
-                  pixel_hash: str | None = None) -> str:
+    def put_frame(
+        self, data: bytes, *, width: int, height: int, fmt: str, pixel_hash: str | None = None
+    ) -> str:
         """Store an encoded frame once, keyed by the hash of its pixels (or its bytes)."""
         key = pixel_hash or hashlib.sha256(data).hexdigest()
         with self.engine.begin() as conn:
             exists = conn.scalar(select(s.frames.c.hash).where(s.frames.c.hash == key))
             if exists is None:
-                conn.execute(insert_ignore(conn, s.frames).values(
-                    hash=key, width=width, height=height, format=fmt, data=data))
+                conn.execute(
+                    insert_ignore(conn, s.frames).values(
+                        hash=key, width=width, height=height, format=fmt, data=data
+                    )
+                )
         return key
 
     def frame(self, key: str) -> tuple[bytes, str]:
         """The encoded bytes and format of a stored frame."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(s.frames.c.data, s.frames.c.format)
-                               .where(s.frames.c.hash == key)).first()
+            row = conn.execute(
+                select(s.frames.c.data, s.frames.c.format).where(s.frames.c.hash == key)
+            ).first()
         if row is None:
             raise NotFoundError(f"{self.label} has no frame {key[:12]}: run 'deskreel doctor'")
         return bytes(row[0]), row[1]
@@ -237,11 +283,16 @@ class Store:
             for step in steps:
                 anchor_id = None
                 if step.anchor is not None:
-                    anchor_id = conn.execute(s.anchors.insert().values(
-                        recording_id=recording_id, **_anchor_row(step.anchor))
+                    anchor_id = conn.execute(
+                        s.anchors.insert().values(
+                            recording_id=recording_id, **_anchor_row(step.anchor)
+                        )
                     ).inserted_primary_key[0]
-                conn.execute(s.actions.insert().values(
-                    recording_id=recording_id, anchor_id=anchor_id, **_step_row(step)))
+                conn.execute(
+                    s.actions.insert().values(
+                        recording_id=recording_id, anchor_id=anchor_id, **_step_row(step)
+                    )
+                )
 
     def replace_steps(self, recording_id: int, steps: Iterable[Step]) -> None:
         """Drop a recording's steps and anchors and write these instead, atomically."""
@@ -254,38 +305,48 @@ class Store:
     def set_disabled(self, recording_id: int, step: int, disabled: bool) -> None:
         a = s.actions.c
         with self.engine.begin() as conn:
-            done = conn.execute(s.actions.update().where(a.recording_id == recording_id,
-                                                         a.step == step)
-                                .values(disabled=disabled)).rowcount
+            done = conn.execute(
+                s.actions.update()
+                .where(a.recording_id == recording_id, a.step == step)
+                .values(disabled=disabled)
+            ).rowcount
         if not done:
             raise NotFoundError(f"recording {recording_id} has no step {step}")
 
     def steps(self, recording_id: int) -> list[Step]:
         """A recording's steps in order, with anchors."""
         a, an = s.actions.c, s.anchors.c
-        query = (select(s.actions, s.anchors).select_from(
-            s.actions.outerjoin(s.anchors, a.anchor_id == an.id))
-            .where(a.recording_id == recording_id).order_by(a.step))
+        query = (
+            select(s.actions, s.anchors)
+            .select_from(s.actions.outerjoin(s.anchors, a.anchor_id == an.id))
+            .where(a.recording_id == recording_id)
+            .order_by(a.step)
+        )
         with self.engine.connect() as conn:
             rows = conn.execute(query).mappings().all()
         return [_step(row) for row in rows]
 
     # -- masks ------------------------------------------------------------------------
 
-    def add_mask(self, recording_id: int, box: tuple[int, int, int, int], *,
-                 step: int | None = None) -> None:
+    def add_mask(
+        self, recording_id: int, box: tuple[int, int, int, int], *, step: int | None = None
+    ) -> None:
         """A region that verification ignores: for one step, or (step None) for all."""
         x, y, w, h = box
         with self.engine.begin() as conn:
-            conn.execute(s.masks.insert().values(recording_id=recording_id, step=step, x=x,
-                                                 y=y, w=w, h=h))
+            conn.execute(
+                s.masks.insert().values(recording_id=recording_id, step=step, x=x, y=y, w=w, h=h)
+            )
 
     def masks(self, recording_id: int) -> dict[int | None, list[tuple[int, int, int, int]]]:
         """Masks by step number (None: the recording-wide ones)."""
         m = s.masks.c
         with self.engine.connect() as conn:
-            rows = conn.execute(select(m.step, m.x, m.y, m.w, m.h)
-                                .where(m.recording_id == recording_id).order_by(m.id)).all()
+            rows = conn.execute(
+                select(m.step, m.x, m.y, m.w, m.h)
+                .where(m.recording_id == recording_id)
+                .order_by(m.id)
+            ).all()
         out: dict[int | None, list[tuple[int, int, int, int]]] = {}
         for step, x, y, w, h in rows:
             out.setdefault(step, []).append((x, y, w, h))
@@ -295,9 +356,15 @@ class Store:
 
     def start_run(self, recording_id: int, *, mode: str, options: dict[str, Any]) -> int:
         with self.engine.begin() as conn:
-            return conn.execute(s.runs.insert().values(
-                recording_id=recording_id, started=datetime.now(UTC), status="running",
-                mode=mode, host=socket.gethostname(), options=json.dumps(options))
+            return conn.execute(
+                s.runs.insert().values(
+                    recording_id=recording_id,
+                    started=datetime.now(UTC),
+                    status="running",
+                    mode=mode,
+                    host=socket.gethostname(),
+                    options=json.dumps(options),
+                )
             ).inserted_primary_key[0]
 
     def add_step_results(self, run_id: int, results: Sequence[StepResult]) -> None:
@@ -309,35 +376,63 @@ class Store:
 
     def finish_run(self, run_id: int, status: str) -> None:
         with self.engine.begin() as conn:
-            conn.execute(s.runs.update().where(s.runs.c.id == run_id)
-                         .values(status=status, ended=datetime.now(UTC)))
+            conn.execute(
+                s.runs.update()
+                .where(s.runs.c.id == run_id)
+                .values(status=status, ended=datetime.now(UTC))
+            )
 
     def runs(self, recording_id: int | None = None) -> list[Run]:
         r, sr = s.runs.c, s.step_results.c
         passed = func.sum(case((sr.status == "passed", 1), else_=0))
         failed = func.sum(case((sr.status == "failed", 1), else_=0))
-        query = (select(r.id, r.recording_id, r.started, r.ended, r.status, r.mode,
-                        func.coalesce(passed, 0), func.coalesce(failed, 0))
-                 .select_from(s.runs.outerjoin(s.step_results, sr.run_id == r.id))
-                 .group_by(r.id).order_by(r.id))
+        query = (
+            select(
+                r.id,
+                r.recording_id,
+                r.started,
+                r.ended,
+                r.status,
+                r.mode,
+                func.coalesce(passed, 0),
+                func.coalesce(failed, 0),
+            )
+            .select_from(s.runs.outerjoin(s.step_results, sr.run_id == r.id))
+            .group_by(r.id)
+            .order_by(r.id)
+        )
         if recording_id is not None:
             query = query.where(r.recording_id == recording_id)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
-        return [Run(id_, rec, utc(started), utc(ended), *rest)
-                for id_, rec, started, ended, *rest in rows]
+        return [
+            Run(id_, rec, utc(started), utc(ended), *rest)
+            for id_, rec, started, ended, *rest in rows
+        ]
 
     def step_results(self, run_id: int) -> list[StepResult]:
         sr = s.step_results.c
         with self.engine.connect() as conn:
-            rows = conn.execute(select(s.step_results).where(sr.run_id == run_id)
-                                .order_by(sr.step)).mappings().all()
-        return [StepResult(step=row["step"], status=row["status"], message=row["message"],
-                           t_start=row["t_start"], t_end=row["t_end"], score=row["score"],
-                           margin=row["margin"], scale=row["scale"],
-                           shift=(None if row["shift_x"] is None
-                                  else (row["shift_x"], row["shift_y"])),
-                           details=json.loads(row["details"])) for row in rows]
+            rows = (
+                conn.execute(select(s.step_results).where(sr.run_id == run_id).order_by(sr.step))
+                .mappings()
+                .all()
+            )
+        return [
+            StepResult(
+                step=row["step"],
+                status=row["status"],
+                message=row["message"],
+                t_start=row["t_start"],
+                t_end=row["t_end"],
+                score=row["score"],
+                margin=row["margin"],
+                scale=row["scale"],
+                shift=(None if row["shift_x"] is None else (row["shift_x"], row["shift_y"])),
+                details=json.loads(row["details"]),
+            )
+            for row in rows
+        ]
 
     # -- internals --------------------------------------------------------------------
 
@@ -359,19 +454,27 @@ class Store:
                 return
             if s.meta.name not in tables:
                 what = "file name" if self.path else "empty database (createdb deskreel)"
-                raise StorageError(f"{self.label} is a database but not a deskreel database "
-                                   f"(no {s.meta.name} table): give a deskreel database or a "
-                                   f"new {what}")
-            version = int(conn.scalar(select(s.meta.c.value)
-                                      .where(s.meta.c.key == "schema_version")))
+                raise StorageError(
+                    f"{self.label} is a database but not a deskreel database "
+                    f"(no {s.meta.name} table): give a deskreel database or a "
+                    f"new {what}"
+                )
+            version = int(
+                conn.scalar(select(s.meta.c.value).where(s.meta.c.key == "schema_version"))
+            )
             if version > s.SCHEMA_VERSION:
-                raise StorageError(f"{self.label} has schema version {version}, newer than "
-                                   f"this deskreel understands ({s.SCHEMA_VERSION}): upgrade "
-                                   f"deskreel", details={"schema_version": version})
+                raise StorageError(
+                    f"{self.label} has schema version {version}, newer than "
+                    f"this deskreel understands ({s.SCHEMA_VERSION}): upgrade "
+                    f"deskreel",
+                    details={"schema_version": version},
+                )
             if version < s.SCHEMA_VERSION and self.readonly:
-                raise StorageError(f"{self.label} has schema version {version} and must be "
-                                   f"upgraded before it can be read: run 'deskreel doctor "
-                                   f"{self.label}' once")
+                raise StorageError(
+                    f"{self.label} has schema version {version} and must be "
+                    f"upgraded before it can be read: run 'deskreel doctor "
+                    f"{self.label}' once"
+                )
             if version < s.SCHEMA_VERSION:
                 from alembic import command
 
@@ -380,23 +483,44 @@ class Store:
     def _recording(self, conn: Any, row: Any) -> Recording:
         a, an = s.actions.c, s.anchors.c
         count, duration, body = conn.execute(
-            select(func.count(), func.coalesce(func.max(a.t_end), 0.0),
-                   func.coalesce(func.sum(func.length(a.body)), 0))
-            .where(a.recording_id == row.id)).one()
-        frames = select(a.before_frame.label("h")).where(a.recording_id == row.id).union(
-            select(a.after_frame).where(a.recording_id == row.id)).subquery()
-        frame_bytes = conn.scalar(select(func.coalesce(func.sum(func.length(s.frames.c.data)), 0))
-                                  .where(s.frames.c.hash.in_(select(frames.c.h))))
-        anchor_bytes = conn.scalar(select(func.coalesce(func.sum(func.length(an.png)), 0))
-                                   .where(an.recording_id == row.id))
+            select(
+                func.count(),
+                func.coalesce(func.max(a.t_end), 0.0),
+                func.coalesce(func.sum(func.length(a.body)), 0),
+            ).where(a.recording_id == row.id)
+        ).one()
+        frames = (
+            select(a.before_frame.label("h"))
+            .where(a.recording_id == row.id)
+            .union(select(a.after_frame).where(a.recording_id == row.id))
+            .subquery()
+        )
+        frame_bytes = conn.scalar(
+            select(func.coalesce(func.sum(func.length(s.frames.c.data)), 0)).where(
+                s.frames.c.hash.in_(select(frames.c.h))
+            )
+        )
+        anchor_bytes = conn.scalar(
+            select(func.coalesce(func.sum(func.length(an.png)), 0)).where(an.recording_id == row.id)
+        )
         n_events = conn.scalar(select(func.count()).where(s.events.c.recording_id == row.id))
         screen = (row.screen_width, row.screen_height) if row.screen_width else None
         return Recording(
-            id=row.id, name=row.name, created=utc(row.created), source=row.source, screen=screen,
-            dpi=row.dpi, keyboard_layout=row.keyboard_layout, host=row.host,
-            deskreel_version=row.deskreel_version, steps=count, duration=float(duration),
+            id=row.id,
+            name=row.name,
+            created=utc(row.created),
+            source=row.source,
+            screen=screen,
+            dpi=row.dpi,
+            keyboard_layout=row.keyboard_layout,
+            host=row.host,
+            deskreel_version=row.deskreel_version,
+            steps=count,
+            duration=float(duration),
             size=int(body + frame_bytes + anchor_bytes + n_events * _EVENT_ROW_BYTES),
-            extra=json.loads(row.extra or "{}"), uid=row.uid)
+            extra=json.loads(row.extra or "{}"),
+            uid=row.uid,
+        )
 
 
 _EVENT_ROW_BYTES = 48  # a raw-event row's size on disk, roughly; for the size column only
@@ -404,8 +528,9 @@ _EVENT_ROW_BYTES = 48  # a raw-event row's size on disk, roughly; for the size c
 
 def free_name(conn: Any, base: str) -> str:
     """`base`, or `base-2`, `base-3`... whichever no recording in that database has."""
-    taken = set(conn.scalars(select(s.recordings.c.name)
-                             .where(s.recordings.c.name.like(f"{base}%"))))
+    taken = set(
+        conn.scalars(select(s.recordings.c.name).where(s.recordings.c.name.like(f"{base}%")))
+    )
     n, name = 1, base
     while name in taken:
         n += 1
@@ -417,9 +542,13 @@ def _create_schema(conn: Any) -> None:
     from alembic import command
 
     s.metadata.create_all(conn)
-    conn.execute(s.meta.insert(), [
-        {"key": "schema_version", "value": str(s.SCHEMA_VERSION)},
-        {"key": "created", "value": datetime.now(UTC).isoformat()}])
+    conn.execute(
+        s.meta.insert(),
+        [
+            {"key": "schema_version", "value": str(s.SCHEMA_VERSION)},
+            {"key": "created", "value": datetime.now(UTC).isoformat()},
+        ],
+    )
     command.stamp(_alembic_config(conn), "head")
 
 
@@ -429,12 +558,16 @@ def _open_url(text: str, *, readonly: bool = False) -> Store:
     try:
         url = make_url(text)
     except (ArgumentError, ValueError):
-        raise StorageError("the database URL cannot be parsed (is the port a number?): write "
-                           "it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE") from None
+        raise StorageError(
+            "the database URL cannot be parsed (is the port a number?): write "
+            "it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+        ) from None
     url = driver_url(url)
     if url.get_backend_name() not in ("postgresql", "sqlite"):
-        raise StorageError(f"{label}: deskreel stores recordings in SQLite files and in "
-                           f"PostgreSQL; write postgresql://USER@HOST:PORT/DATABASE")
+        raise StorageError(
+            f"{label}: deskreel stores recordings in SQLite files and in "
+            f"PostgreSQL; write postgresql://USER@HOST:PORT/DATABASE"
+        )
     options: dict[str, Any] = {"pool_pre_ping": True}
     if url.get_backend_name() == "postgresql":
         args: dict[str, Any] = {"application_name": "deskreel"}
@@ -444,14 +577,23 @@ def _open_url(text: str, *, readonly: bool = False) -> Store:
     try:
         engine = create_engine(url, **options)
     except ImportError as err:
-        raise StorageError(f"{label} needs a database driver that is not installed "
-                           f"({err.name or err}): pip install 'psycopg[binary]'") from None
+        raise StorageError(
+            f"{label} needs a database driver that is not installed "
+            f"({err.name or err}): pip install 'psycopg[binary]'"
+        ) from None
     except ArgumentError as err:
-        raise StorageError(f"{label} is not a URL deskreel can use ({err}): write it as "
-                           f"postgresql://USER@HOST:PORT/DATABASE") from None
+        raise StorageError(
+            f"{label} is not a URL deskreel can use ({err}): write it as "
+            f"postgresql://USER@HOST:PORT/DATABASE"
+        ) from None
     if readonly:
-        event.listen(engine, "connect", _sqlite_readonly_pragmas
-                     if url.get_backend_name() == "sqlite" else _postgresql_readonly)
+        event.listen(
+            engine,
+            "connect",
+            _sqlite_readonly_pragmas
+            if url.get_backend_name() == "sqlite"
+            else _postgresql_readonly,
+        )
     if url.get_backend_name() == "postgresql":
         event.listen(engine, "handle_error", _naming_the_server(server_name(url)))
         # psycopg logs what it ignores while a lost connection unwinds ("error ignored
@@ -465,8 +607,9 @@ def _open_url(text: str, *, readonly: bool = False) -> Store:
                 pass
         except DBAPIError as err:
             engine.dispose()
-            raise StorageError(connect_failure(url, err),
-                               details={"server": server_name(url)}) from None
+            raise StorageError(
+                connect_failure(url, err), details={"server": server_name(url)}
+            ) from None
     return Store(engine, label=label, readonly=readonly)
 
 
@@ -479,9 +622,11 @@ def server_name(url: URL) -> str:
 def _naming_the_server(name: str) -> Any:
     """An engine's error hook: every database error it raises carries `server` (host:port/
     database), so that a connection lost mid-command can say which one it was."""
+
     def handle(context: Any) -> None:
         if context.sqlalchemy_exception is not None:
             context.sqlalchemy_exception.server = name
+
     return handle
 
 
@@ -533,12 +678,16 @@ def driver_url(url: URL) -> URL:
     return url
 
 
-def numbered_events(conn: Any, recording_id: int, *, since_seq: int | None = None
-                    ) -> list[tuple[int, RawEvent]]:
+def numbered_events(
+    conn: Any, recording_id: int, *, since_seq: int | None = None
+) -> list[tuple[int, RawEvent]]:
     """(sequence number, event) pairs in order; numbers have gaps where an edit deleted some."""
     e = s.events.c
-    query = (select(e.seq, e.t, e.kind, e.x, e.y, e.button, e.keycode, e.keysym, e.char)
-             .where(e.recording_id == recording_id).order_by(e.seq))
+    query = (
+        select(e.seq, e.t, e.kind, e.x, e.y, e.button, e.keycode, e.keysym, e.char)
+        .where(e.recording_id == recording_id)
+        .order_by(e.seq)
+    )
     if since_seq is not None:
         query = query.where(e.seq >= since_seq)
     return [(seq, RawEvent(*rest)) for seq, *rest in conn.execute(query)]
@@ -548,8 +697,9 @@ def recording_frames(conn: Any, recording_id: int) -> set[str]:
     """The frames a recording's steps use."""
     a = s.actions.c
     keys: set[str] = set()
-    for before, after in conn.execute(select(a.before_frame, a.after_frame)
-                                      .where(a.recording_id == recording_id)):
+    for before, after in conn.execute(
+        select(a.before_frame, a.after_frame).where(a.recording_id == recording_id)
+    ):
         keys.update(k for k in (before, after) if k is not None)
     return keys
 
@@ -575,8 +725,11 @@ def delete_unused_frames(conn: Any, keys: Iterable[str]) -> int:
     gone = 0
     for chunk in chunks(sorted(set(keys))):
         used: set[str] = set()
-        for before, after in conn.execute(select(a.before_frame, a.after_frame).where(
-                or_(a.before_frame.in_(chunk), a.after_frame.in_(chunk)))):
+        for before, after in conn.execute(
+            select(a.before_frame, a.after_frame).where(
+                or_(a.before_frame.in_(chunk), a.after_frame.in_(chunk))
+            )
+        ):
             used.update((before, after))
         left = [k for k in chunk if k not in used]
         if left:  # a hash is 64 hex digits: a substring match finds the details naming it;
@@ -592,7 +745,7 @@ def delete_unused_frames(conn: Any, keys: Iterable[str]) -> int:
 def chunks(items: Sequence[Any], size: int = 500) -> Iterator[list[Any]]:
     """Slices of `items` short enough for one IN (...): SQLite caps the bound values."""
     for i in range(0, len(items), size):
-        yield list(items[i:i + size])
+        yield list(items[i : i + size])
 
 
 def _prepare_file(path: Path, *, create: bool) -> None:
@@ -604,8 +757,7 @@ def _prepare_file(path: Path, *, create: bool) -> None:
         # lock this process holds on it (SQLite's included), and another process may then
         # delete the -wal file under an open connection. SQLite itself tells a non-database.
         if not os.access(path, os.R_OK):
-            raise StorageError(f"{path} cannot be read (permission denied): check its "
-                               f"permissions")
+            raise StorageError(f"{path} cannot be read (permission denied): check its permissions")
         return
     if not create:
         raise StorageError(f"{path} does not exist: give the path of a deskreel database")
@@ -616,8 +768,9 @@ def _prepare_file(path: Path, *, create: bool) -> None:
     except FileExistsError:
         pass  # another process created it between our check and now
     except OSError as err:
-        raise StorageError(f"cannot create {path} ({err.strerror}): choose a writable "
-                           f"place") from None
+        raise StorageError(
+            f"cannot create {path} ({err.strerror}): choose a writable place"
+        ) from None
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -680,40 +833,79 @@ def insert_ignore(conn: Any, table: Any) -> Any:
 
 def _anchor_row(anchor: Anchor) -> dict[str, Any]:
     x, y, w, h = anchor.box
-    return dict(png=anchor.png, box_x=x, box_y=y, box_w=w, box_h=h, offset_x=anchor.offset[0],
-                offset_y=anchor.offset[1], score=anchor.score, margin=anchor.margin)
+    return dict(
+        png=anchor.png,
+        box_x=x,
+        box_y=y,
+        box_w=w,
+        box_h=h,
+        offset_x=anchor.offset[0],
+        offset_y=anchor.offset[1],
+        score=anchor.score,
+        margin=anchor.margin,
+    )
 
 
 def _step_row(step: Step) -> dict[str, Any]:
     first, last = step.events or (None, None)
-    return dict(step=step.step, kind=step.action.action,
-                body=json.dumps(step.action.to_json(), ensure_ascii=False),
-                t_start=step.t_start, t_end=step.t_end, disabled=step.disabled,
-                event_first=first, event_last=last, before_frame=step.before_frame,
-                after_frame=step.after_frame, window_class=step.window_class,
-                window_title=step.window_title)
+    return dict(
+        step=step.step,
+        kind=step.action.action,
+        body=json.dumps(step.action.to_json(), ensure_ascii=False),
+        t_start=step.t_start,
+        t_end=step.t_end,
+        disabled=step.disabled,
+        event_first=first,
+        event_last=last,
+        before_frame=step.before_frame,
+        after_frame=step.after_frame,
+        window_class=step.window_class,
+        window_title=step.window_title,
+    )
 
 
 def _result_row(run_id: int, result: StepResult) -> dict[str, Any]:
     shift = result.shift or (None, None)
-    return dict(run_id=run_id, step=result.step, status=result.status, message=result.message,
-                t_start=result.t_start, t_end=result.t_end, score=result.score,
-                margin=result.margin, scale=result.scale, shift_x=shift[0], shift_y=shift[1],
-                details=json.dumps(result.details))
+    return dict(
+        run_id=run_id,
+        step=result.step,
+        status=result.status,
+        message=result.message,
+        t_start=result.t_start,
+        t_end=result.t_end,
+        score=result.score,
+        margin=result.margin,
+        scale=result.scale,
+        shift_x=shift[0],
+        shift_y=shift[1],
+        details=json.dumps(result.details),
+    )
 
 
 def _step(row: Any) -> Step:
     anchor = None
     if row["anchor_id"] is not None:
-        anchor = Anchor(png=bytes(row["png"]),
-                        box=(row["box_x"], row["box_y"], row["box_w"], row["box_h"]),
-                        offset=(row["offset_x"], row["offset_y"]), score=row["score"],
-                        margin=row["margin"])
+        anchor = Anchor(
+            png=bytes(row["png"]),
+            box=(row["box_x"], row["box_y"], row["box_w"], row["box_h"]),
+            offset=(row["offset_x"], row["offset_y"]),
+            score=row["score"],
+            margin=row["margin"],
+        )
     events = None if row["event_first"] is None else (row["event_first"], row["event_last"])
-    return Step(step=row["step"], action=Action.from_json(json.loads(row["body"])),
-                t_start=row["t_start"], t_end=row["t_end"], disabled=bool(row["disabled"]),
-                events=events, before_frame=row["before_frame"], after_frame=row["after_frame"],
-                anchor=anchor, window_class=row["window_class"], window_title=row["window_title"])
+    return Step(
+        step=row["step"],
+        action=Action.from_json(json.loads(row["body"])),
+        t_start=row["t_start"],
+        t_end=row["t_end"],
+        disabled=bool(row["disabled"]),
+        events=events,
+        before_frame=row["before_frame"],
+        after_frame=row["after_frame"],
+        anchor=anchor,
+        window_class=row["window_class"],
+        window_title=row["window_title"],
+    )
 
 
 def _version() -> str:

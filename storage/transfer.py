@@ -19,8 +19,16 @@ from sqlalchemy import Connection, select
 from sqlalchemy.exc import IntegrityError
 
 from . import schema as s
-from .store import (Store, chunks, details_frames, free_name, insert_ignore, insert_rows,
-                    recording_frames, utc)
+from .store import (
+    Store,
+    chunks,
+    details_frames,
+    free_name,
+    insert_ignore,
+    insert_rows,
+    recording_frames,
+    utc,
+)
 from .vocabulary import SECRET
 
 __all__ = ["Copied", "copy_recording"]
@@ -52,8 +60,9 @@ class Copied:
         return self.target_name != self.name
 
 
-def copy_recording(source: Store, target: Store, ref: str | int | None, *,
-                   attempts: int = 3) -> Copied:
+def copy_recording(
+    source: Store, target: Store, ref: str | int | None, *, attempts: int = 3
+) -> Copied:
     """Copy one recording (id, name, or None for the latest) from `source` to `target`."""
     rec = source.recording(ref)
     uid = source.ensure_uid(rec.id)
@@ -79,29 +88,53 @@ def _copy(src: Connection, dst: Connection, source_id: int, uid: str) -> Copied:
     held = dst.execute(select(r.id, r.name).where(r.uid == uid)).first()
     if held is not None:
         ours, theirs = _content(src, source_id), _content(dst, held.id)
-        redacted = tuple(n for n, body in ours[1].items()
-                         if SECRET.search(body) and not SECRET.search(theirs[1].get(n, "")))
-        return Copied(uid, source_id, name, held.id, held.name, copied=False,
-                      differs=ours != theirs, redacted=redacted)
+        redacted = tuple(
+            n
+            for n, body in ours[1].items()
+            if SECRET.search(body) and not SECRET.search(theirs[1].get(n, ""))
+        )
+        return Copied(
+            uid,
+            source_id,
+            name,
+            held.id,
+            held.name,
+            copied=False,
+            differs=ours != theirs,
+            redacted=redacted,
+        )
     taken = dst.scalar(select(r.id).where(r.name == name)) is not None
-    header.update(name=free_name(dst, name) if taken else name, uid=uid,
-                  created=utc(header["created"]))
+    header.update(
+        name=free_name(dst, name) if taken else name, uid=uid, created=utc(header["created"])
+    )
     header.pop("id")
     new_id = dst.execute(s.recordings.insert().values(**header)).inserted_primary_key[0]
     frames, frame_bytes = _copy_frames(src, dst, source_id)
     _copy_events(src, dst, source_id, new_id)
     anchors, anchor_bytes = _copy_anchors(src, dst, source_id, new_id)
-    steps = [{**row, "recording_id": new_id, "anchor_id": anchors.get(row["anchor_id"])}
-             for row in _select(src, s.actions, s.actions.c.recording_id == source_id,
-                                order=s.actions.c.step)]
+    steps = [
+        {**row, "recording_id": new_id, "anchor_id": anchors.get(row["anchor_id"])}
+        for row in _select(
+            src, s.actions, s.actions.c.recording_id == source_id, order=s.actions.c.step
+        )
+    ]
     insert_rows(dst, s.actions, steps)
-    masks = [{**_without(row, "id"), "recording_id": new_id}
-             for row in _select(src, s.masks, s.masks.c.recording_id == source_id,
-                                order=s.masks.c.id)]
+    masks = [
+        {**_without(row, "id"), "recording_id": new_id}
+        for row in _select(src, s.masks, s.masks.c.recording_id == source_id, order=s.masks.c.id)
+    ]
     insert_rows(dst, s.masks, masks)
     _copy_runs(src, dst, source_id, new_id)
-    return Copied(uid, source_id, name, new_id, header["name"], copied=True, frames=frames,
-                  bytes=frame_bytes + anchor_bytes)
+    return Copied(
+        uid,
+        source_id,
+        name,
+        new_id,
+        header["name"],
+        copied=True,
+        frames=frames,
+        bytes=frame_bytes + anchor_bytes,
+    )
 
 
 def _copy_frames(src: Connection, dst: Connection, source_id: int) -> tuple[int, int]:
@@ -118,8 +151,12 @@ def _copy_frames(src: Connection, dst: Connection, source_id: int) -> tuple[int,
         missing += [k for k in chunk if k not in there]
     count = size = 0
     for chunk in chunks(missing, _FRAMES):
-        rows = [dict(row) for row in src.execute(select(s.frames).where(f.hash.in_(chunk))
-                                                  .order_by(f.hash)).mappings()]
+        rows = [
+            dict(row)
+            for row in src.execute(
+                select(s.frames).where(f.hash.in_(chunk)).order_by(f.hash)
+            ).mappings()
+        ]
         if not rows:  # a result naming a frame the source lacks (doctor reports those)
             continue
         # in hash order, as every copy does: two copies sharing frames never deadlock
@@ -134,36 +171,60 @@ def _copy_events(src: Connection, dst: Connection, source_id: int, new_id: int) 
     e = s.events.c
     last = -1
     while True:  # in slices by sequence number: a long recording never sits in memory
-        rows = [{**row, "recording_id": new_id} for row in src.execute(
-            select(s.events).where(e.recording_id == source_id, e.seq > last)
-            .order_by(e.seq).limit(_ROWS)).mappings()]
+        rows = [
+            {**row, "recording_id": new_id}
+            for row in src.execute(
+                select(s.events)
+                .where(e.recording_id == source_id, e.seq > last)
+                .order_by(e.seq)
+                .limit(_ROWS)
+            ).mappings()
+        ]
         if not rows:
             return
         insert_rows(dst, s.events, rows)
         last = rows[-1]["seq"]
 
 
-def _copy_anchors(src: Connection, dst: Connection, source_id: int, new_id: int
-                  ) -> tuple[dict[int, int], int]:
+def _copy_anchors(
+    src: Connection, dst: Connection, source_id: int, new_id: int
+) -> tuple[dict[int, int], int]:
     """Anchors get new ids in the target; the old-to-new map, and their bytes."""
     rows = _select(src, s.anchors, s.anchors.c.recording_id == source_id, order=s.anchors.c.id)
     if not rows:
         return {}, 0
-    new_ids = dst.execute(
-        s.anchors.insert().returning(s.anchors.c.id, sort_by_parameter_order=True),
-        [{**_without(row, "id"), "recording_id": new_id} for row in rows]).scalars().all()
-    return ({row["id"]: new for row, new in zip(rows, new_ids, strict=True)},
-            sum(len(row["png"]) for row in rows))
+    new_ids = (
+        dst.execute(
+            s.anchors.insert().returning(s.anchors.c.id, sort_by_parameter_order=True),
+            [{**_without(row, "id"), "recording_id": new_id} for row in rows],
+        )
+        .scalars()
+        .all()
+    )
+    return (
+        {row["id"]: new for row, new in zip(rows, new_ids, strict=True)},
+        sum(len(row["png"]) for row in rows),
+    )
 
 
 def _copy_runs(src: Connection, dst: Connection, source_id: int, new_id: int) -> None:
     for run in _select(src, s.runs, s.runs.c.recording_id == source_id, order=s.runs.c.id):
-        row = {**_without(run, "id"), "recording_id": new_id, "started": utc(run["started"]),
-               "ended": utc(run["ended"])}
+        row = {
+            **_without(run, "id"),
+            "recording_id": new_id,
+            "started": utc(run["started"]),
+            "ended": utc(run["ended"]),
+        }
         run_id = dst.execute(s.runs.insert().values(row)).inserted_primary_key[0]
-        results = [{**result, "run_id": run_id} for result in _select(
-            src, s.step_results, s.step_results.c.run_id == run["id"],
-            order=s.step_results.c.step)]
+        results = [
+            {**result, "run_id": run_id}
+            for result in _select(
+                src,
+                s.step_results,
+                s.step_results.c.run_id == run["id"],
+                order=s.step_results.c.step,
+            )
+        ]
         insert_rows(dst, s.step_results, results)
 
 
@@ -173,19 +234,27 @@ def _content(conn: Connection, recording_id: int) -> tuple[str, dict[int, str]]:
     a, an, e, m = s.actions.c, s.anchors.c, s.events.c, s.masks.c
     digest = hashlib.sha256()
     steps = conn.execute(
-        select(*(c for c in s.actions.c if c.name not in ("recording_id", "anchor_id")),
-               *(c for c in s.anchors.c if c.name not in ("id", "recording_id")))
+        select(
+            *(c for c in s.actions.c if c.name not in ("recording_id", "anchor_id")),
+            *(c for c in s.anchors.c if c.name not in ("id", "recording_id")),
+        )
         .select_from(s.actions.outerjoin(s.anchors, a.anchor_id == an.id))
-        .where(a.recording_id == recording_id).order_by(a.step)).all()
-    masks = conn.execute(select(m.step, m.x, m.y, m.w, m.h)
-                         .where(m.recording_id == recording_id).order_by(m.id)).all()
+        .where(a.recording_id == recording_id)
+        .order_by(a.step)
+    ).all()
+    masks = conn.execute(
+        select(m.step, m.x, m.y, m.w, m.h).where(m.recording_id == recording_id).order_by(m.id)
+    ).all()
     for row in [*steps, ("masks",), *masks, ("events",)]:
         digest.update(repr(_plain(row)).encode())
     last = -1
     while True:  # in slices, as copies go: a long recording never sits in memory
-        events = conn.execute(select(*(c for c in s.events.c if c.name != "recording_id"))
-                              .where(e.recording_id == recording_id, e.seq > last)
-                              .order_by(e.seq).limit(_ROWS)).all()
+        events = conn.execute(
+            select(*(c for c in s.events.c if c.name != "recording_id"))
+            .where(e.recording_id == recording_id, e.seq > last)
+            .order_by(e.seq)
+            .limit(_ROWS)
+        ).all()
         if not events:
             return digest.hexdigest(), {row.step: row.body for row in steps}
         for row in events:
@@ -199,8 +268,9 @@ def _plain(row: Any) -> tuple[Any, ...]:
 
 
 def _select(conn: Connection, table: Any, where: Any, *, order: Any) -> list[dict[str, Any]]:
-    return [dict(row) for row in conn.execute(select(table).where(where).order_by(order))
-            .mappings()]
+    return [
+        dict(row) for row in conn.execute(select(table).where(where).order_by(order)).mappings()
+    ]
 
 
 def _without(row: dict[str, Any], key: str) -> dict[str, Any]:

@@ -9,8 +9,18 @@ from enum import StrEnum
 from .grouping import InputSettings
 from .vocabulary import Action
 
-__all__ = ["RawEvent", "EVENT_KINDS", "Evidence", "INPUT_SETTINGS", "RESULT_FRAME_KEYS",
-           "Recording", "Step", "Anchor", "Run", "StepResult"]
+__all__ = [
+    "RawEvent",
+    "EVENT_KINDS",
+    "Evidence",
+    "INPUT_SETTINGS",
+    "RESULT_FRAME_KEYS",
+    "Recording",
+    "Step",
+    "Anchor",
+    "Run",
+    "StepResult",
+]
 
 EVENT_KINDS = ("key_down", "key_up", "button_down", "button_up", "motion")
 INPUT_SETTINGS = "input"  # the key of a recording's `InputSettings` in its `extra`

@@ -13,8 +13,19 @@ from typing import Any
 
 from .keys import KeyNameError, is_modifier, parse_chord
 
-__all__ = ["ACTIONS", "CLICKS", "MAX_KEY_HOLD", "MAX_SCROLL", "MAX_WAIT", "POINTER_ACTIONS",
-           "SCROLL_DIRECTIONS", "SECRET", "Action", "ActionError", "secret"]
+__all__ = [
+    "ACTIONS",
+    "CLICKS",
+    "MAX_KEY_HOLD",
+    "MAX_SCROLL",
+    "MAX_WAIT",
+    "POINTER_ACTIONS",
+    "SCROLL_DIRECTIONS",
+    "SECRET",
+    "Action",
+    "ActionError",
+    "secret",
+]
 
 # What `record --redact-typing` and `deskreel redact` leave of typed text: `{{secret:N}}`,
 # typed back by the replayer from $DESKREEL_SECRET_N.
@@ -48,8 +59,9 @@ ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "cursor_position": ((), ()),
 }
 # Actions whose target is a place on the screen (they get anchors and re-anchoring).
-POINTER_ACTIONS = frozenset({"mouse_move", *CLICKS, "left_click_drag", "left_mouse_down",
-                             "left_mouse_up", "scroll"})
+POINTER_ACTIONS = frozenset(
+    {"mouse_move", *CLICKS, "left_click_drag", "left_mouse_down", "left_mouse_up", "scroll"}
+)
 
 
 class ActionError(ValueError):
@@ -110,8 +122,11 @@ class Action:
                 raise ActionError(f"unknown field {unknown[0]!r}", field=unknown[0])
             return cls(**obj)
         except ActionError as err:
-            raise (err.at_step(step, name if isinstance(name, str) else None)
-                   if step is not None else err) from None
+            raise (
+                err.at_step(step, name if isinstance(name, str) else None)
+                if step is not None
+                else err
+            ) from None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object, fields in vocabulary order, unset fields left out."""
@@ -133,12 +148,16 @@ class Action:
 
 
 def _coordinate(action: Action, value: Any, name: str = "coordinate") -> tuple[int, int]:
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(_is_int(v) for v in value)):
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not all(_is_int(v) for v in value)
+    ):
         raise ActionError(f"{name} must be two integers, got {_show(value)}", field=name)
     if not all(0 <= v <= MAX_COORDINATE for v in value):
-        raise ActionError(f"{name} must be on the screen (0..{MAX_COORDINATE}), "
-                          f"got {_show(value)}", field=name)
+        raise ActionError(
+            f"{name} must be on the screen (0..{MAX_COORDINATE}), got {_show(value)}", field=name
+        )
     return (int(value[0]), int(value[1]))
 
 
@@ -155,50 +174,70 @@ def _text(action: Action, value: Any) -> str:
 
 def _with_key(action: Action, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ActionError(f"with_key must be a chord of modifiers such as 'shift' or "
-                          f"'ctrl+shift', got {_show(value)}", field="with_key")
+        raise ActionError(
+            f"with_key must be a chord of modifiers such as 'shift' or "
+            f"'ctrl+shift', got {_show(value)}",
+            field="with_key",
+        )
     try:
         chord = parse_chord(value)
     except KeyNameError as err:
         raise ActionError(f"with_key: {err}", field="with_key") from None
     if not all(is_modifier(k) for k in chord.keys):
-        raise ActionError(f"with_key must name modifiers only (shift, ctrl, alt, super), "
-                          f"got {value!r}", field="with_key")
+        raise ActionError(
+            f"with_key must name modifiers only (shift, ctrl, alt, super), got {value!r}",
+            field="with_key",
+        )
     return "+".join(chord.names)
 
 
 def _scroll_direction(action: Action, value: Any) -> str:
     if value not in SCROLL_DIRECTIONS:
-        raise ActionError(f"scroll_direction must be one of {', '.join(SCROLL_DIRECTIONS)}, "
-                          f"got {_show(value)}", field="scroll_direction")
+        raise ActionError(
+            f"scroll_direction must be one of {', '.join(SCROLL_DIRECTIONS)}, got {_show(value)}",
+            field="scroll_direction",
+        )
     return value
 
 
 def _scroll_amount(action: Action, value: Any) -> int:
     if not _is_int(value) or not 1 <= value <= MAX_SCROLL:
-        raise ActionError(f"scroll_amount must be an integer from 1 to {MAX_SCROLL}, "
-                          f"got {_show(value)}", field="scroll_amount")
+        raise ActionError(
+            f"scroll_amount must be an integer from 1 to {MAX_SCROLL}, got {_show(value)}",
+            field="scroll_amount",
+        )
     return int(value)
 
 
 def _duration(action: Action, value: Any) -> float:
     limit = MAX_KEY_HOLD if action.action == "key" else MAX_WAIT
-    if (isinstance(value, bool) or not isinstance(value, (int, float))
-            or not math.isfinite(value) or not 0 <= value <= limit):
-        raise ActionError(f"duration must be seconds from 0 to {limit:g}, got {_show(value)}",
-                          field="duration")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= limit
+    ):
+        raise ActionError(
+            f"duration must be seconds from 0 to {limit:g}, got {_show(value)}", field="duration"
+        )
     return float(value)
 
 
 def _region(action: Action, value: Any) -> tuple[int, int, int, int]:
-    if (not isinstance(value, (list, tuple)) or len(value) != 4
-            or not all(_is_int(v) for v in value)):
-        raise ActionError(f"region must be four integers [x, y, w, h], got {_show(value)}",
-                          field="region")
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 4
+        or not all(_is_int(v) for v in value)
+    ):
+        raise ActionError(
+            f"region must be four integers [x, y, w, h], got {_show(value)}", field="region"
+        )
     x, y, w, h = (int(v) for v in value)
     if x < 0 or y < 0 or w <= 0 or h <= 0 or x + w > MAX_COORDINATE or y + h > MAX_COORDINATE:
-        raise ActionError(f"region must be on the screen with a positive width and height, "
-                          f"got {_show(value)}", field="region")
+        raise ActionError(
+            f"region must be on the screen with a positive width and height, got {_show(value)}",
+            field="region",
+        )
     return (x, y, w, h)
 
 

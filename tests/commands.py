@@ -11,11 +11,17 @@ from pathlib import Path
 from typing import Any
 
 
-def deskreel(*args: object, env: Mapping[str, str] | None = None,
-             timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def deskreel(
+    *args: object, env: Mapping[str, str] | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
     """`python -m deskreel ARGS` with its exit code, stdout and stderr."""
-    return subprocess.run([sys.executable, "-m", "deskreel", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "deskreel", *map(str, args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def imported(tmp_path: Path, name: str, actions: list[dict[str, Any]]) -> Path:

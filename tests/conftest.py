@@ -70,11 +70,14 @@ class SampleApp:
                 if match(event):
                     return event
             if self.proc.poll() is not None:
-                pytest.fail(f"sample app exited with code {self.proc.returncode} while "
-                            f"waiting for {predicate!r}\n{self.describe()}")
+                pytest.fail(
+                    f"sample app exited with code {self.proc.returncode} while "
+                    f"waiting for {predicate!r}\n{self.describe()}"
+                )
             if time.monotonic() > deadline:
-                pytest.fail(f"no event matching {predicate!r} within {timeout:g}s\n"
-                            f"{self.describe()}")
+                pytest.fail(
+                    f"no event matching {predicate!r} within {timeout:g}s\n{self.describe()}"
+                )
             time.sleep(0.02)
 
     def describe(self) -> str:
@@ -101,8 +104,10 @@ def xvfb() -> Iterator[VirtualDisplay]:
         # CI (.ci/run) sets DESKREEL_REQUIRE_X: there a missing Xvfb fails, never skips
         # every real-X test quietly.
         if os.environ.get("DESKREEL_REQUIRE_X"):
-            pytest.fail("Xvfb is not installed and DESKREEL_REQUIRE_X is set (apt-get install "
-                        "xvfb, or make test, which installs it)")
+            pytest.fail(
+                "Xvfb is not installed and DESKREEL_REQUIRE_X is set (apt-get install "
+                "xvfb, or make test, which installs it)"
+            )
         pytest.skip("Xvfb is not installed (apt-get install xvfb)")
     with VirtualDisplay() as display:
         yield display
@@ -139,8 +144,16 @@ def launch_app(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., S
     ) -> SampleApp:
         log_path = tmp_path / f"app{len(apps)}.jsonl"
         stderr_path = tmp_path / f"app{len(apps)}.stderr"
-        argv = [sys.executable, str(SAMPLE_APP), "--log", str(log_path),
-                "--geometry", geometry, "--layout", layout]
+        argv = [
+            sys.executable,
+            str(SAMPLE_APP),
+            "--log",
+            str(log_path),
+            "--geometry",
+            geometry,
+            "--layout",
+            layout,
+        ]
         if title is not None:
             argv += ["--title", title]
         if clock:
@@ -156,8 +169,13 @@ def launch_app(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., S
         if log_status:
             argv.append("--log-status")
         with stderr_path.open("wb") as stderr:
-            proc = subprocess.Popen(argv, env=xvfb.env(), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=stderr)
+            proc = subprocess.Popen(
+                argv,
+                env=xvfb.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
         app = SampleApp(proc, log_path, stderr_path)
         apps.append(app)
         app.ready = app.wait_for({"event": "ready"}, timeout=timeout)
@@ -214,9 +232,13 @@ def run_deskreel(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[...,
     def start(*args: object) -> Deskreel:
         stderr_path = tmp_path / f"deskreel{len(procs)}.stderr"
         with stderr_path.open("wb") as stderr:
-            proc = subprocess.Popen([sys.executable, "-m", "deskreel", *map(str, args)],
-                                    env=xvfb.env(), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=stderr)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "deskreel", *map(str, args)],
+                env=xvfb.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
         procs.append(Deskreel(proc, stderr_path))
         return procs[-1]
 

@@ -35,16 +35,47 @@ ACTIONS: list[tuple[dict[str, Any], bool]] = [
     ({"action": "middle_click", "coordinate": [210, 110]}, False),  # 9
     ({"action": "double_click", "coordinate": [120, 80]}, False),  # 10
     ({"action": "triple_click", "coordinate": [130, 90]}, False),  # 11
-    ({"action": "left_click_drag", "start_coordinate": [10, 10], "coordinate": [150, 120]},
-     False),  # 12
-    ({"action": "scroll", "coordinate": [160, 100], "scroll_direction": "down",
-      "scroll_amount": 3}, False),  # 13
-    ({"action": "scroll", "coordinate": [160, 100], "scroll_direction": "up",
-      "scroll_amount": 2}, False),  # 14
-    ({"action": "scroll", "coordinate": [160, 100], "scroll_direction": "left",
-      "scroll_amount": 1}, False),  # 15
-    ({"action": "scroll", "coordinate": [300, 190], "scroll_direction": "right",
-      "scroll_amount": 4, "with_key": "ctrl"}, False),  # 16
+    (
+        {"action": "left_click_drag", "start_coordinate": [10, 10], "coordinate": [150, 120]},
+        False,
+    ),  # 12
+    (
+        {
+            "action": "scroll",
+            "coordinate": [160, 100],
+            "scroll_direction": "down",
+            "scroll_amount": 3,
+        },
+        False,
+    ),  # 13
+    (
+        {
+            "action": "scroll",
+            "coordinate": [160, 100],
+            "scroll_direction": "up",
+            "scroll_amount": 2,
+        },
+        False,
+    ),  # 14
+    (
+        {
+            "action": "scroll",
+            "coordinate": [160, 100],
+            "scroll_direction": "left",
+            "scroll_amount": 1,
+        },
+        False,
+    ),  # 15
+    (
+        {
+            "action": "scroll",
+            "coordinate": [300, 190],
+            "scroll_direction": "right",
+            "scroll_amount": 4,
+            "with_key": "ctrl",
+        },
+        False,
+    ),  # 16
     ({"action": "wait", "duration": 1.5}, False),  # 17: no frames, as the recorder does
     ({"action": "left_mouse_down", "coordinate": [50, 60]}, False),  # 18
     ({"action": "left_mouse_up"}, False),  # 19: where the pointer is
@@ -54,11 +85,25 @@ ACTIONS: list[tuple[dict[str, Any], bool]] = [
     ({"action": "type", "text": "{{env:" + SECRET_ENV + "}}"}, False),  # 23
     ({"action": "key", "text": "alt+Tab"}, True),  # 24: disabled
     ({"action": "type", "text": "café ✓"}, False),  # 25
-    ({"action": "left_click_drag", "start_coordinate": [20, 180], "coordinate": [300, 20],
-      "with_key": "shift"}, False),  # 26
+    (
+        {
+            "action": "left_click_drag",
+            "start_coordinate": [20, 180],
+            "coordinate": [300, 20],
+            "with_key": "shift",
+        },
+        False,
+    ),  # 26
     ({"action": "key", "text": "Escape"}, False),  # 27
-    ({"action": "scroll", "coordinate": [160, 100], "scroll_direction": "right",
-      "scroll_amount": 2}, False),  # 28: without a modifier, unlike step 16
+    (
+        {
+            "action": "scroll",
+            "coordinate": [160, 100],
+            "scroll_direction": "right",
+            "scroll_amount": 2,
+        },
+        False,
+    ),  # 28: without a modifier, unlike step 16
 ]
 
 
@@ -86,7 +131,7 @@ def build_recording(db: Path, *, name: str = "every-kind") -> Fixture:
 
 def frame_of(step: int) -> int:
     """The index of step `step`'s before-frame (steps without frames are skipped)."""
-    return sum(1 for obj, _ in ACTIONS[:step - 1] if obj["action"] != "wait")
+    return sum(1 for obj, _ in ACTIONS[: step - 1] if obj["action"] != "wait")
 
 
 def draw(index: int) -> np.ndarray:
@@ -95,8 +140,7 @@ def draw(index: int) -> np.ndarray:
     img = np.full((h, w, 3), (40 + 5 * index % 200, 60, 90), np.uint8)
     x, y = 10 + (index * 23) % (w - 120), 10 + (index * 17) % (h - 80)
     cv2.rectangle(img, (x, y), (x + 100, y + 60), (230, 230, 230), -1)
-    cv2.putText(img, f"#{index}", (x + 8, y + 40), cv2.FONT_HERSHEY_SIMPLEX, 0.9,
-                (20, 20, 160), 2)
+    cv2.putText(img, f"#{index}", (x + 8, y + 40), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (20, 20, 160), 2)
     return img
 
 
@@ -111,20 +155,34 @@ def _steps() -> tuple[list[Step], list[RawEvent]]:
             events += _events(action, t, end)
             span = (first, len(events) - 1)
             events.append(RawEvent(round(end + GAP / 2, 3), "motion", x=1, y=1))  # no step's
-        steps.append(Step(step=number, action=action, t_start=t, t_end=end, disabled=disabled,
-                          events=span, anchor=_anchor(action), window_class="Fixture",
-                          window_title=f"window {number}"))
+        steps.append(
+            Step(
+                step=number,
+                action=action,
+                t_start=t,
+                t_end=end,
+                disabled=disabled,
+                events=span,
+                anchor=_anchor(action),
+                window_class="Fixture",
+                window_title=f"window {number}",
+            )
+        )
         t = round(end + GAP, 3)
     return steps, events
 
 
 def _events(action: Action, start: float, end: float) -> list[RawEvent]:
     if action.action in ("key", "type"):
-        return [RawEvent(start, "key_down", keycode=38, keysym="a", char="a"),
-                RawEvent(end, "key_up", keycode=38, keysym="a", char="a")]
+        return [
+            RawEvent(start, "key_down", keycode=38, keysym="a", char="a"),
+            RawEvent(end, "key_up", keycode=38, keysym="a", char="a"),
+        ]
     x, y = action.target or (5, 5)
-    return [RawEvent(start, "button_down", x=x, y=y, button=1),
-            RawEvent(end, "button_up", x=x, y=y, button=1)]
+    return [
+        RawEvent(start, "button_down", x=x, y=y, button=1),
+        RawEvent(end, "button_up", x=x, y=y, button=1),
+    ]
 
 
 def _anchor(action: Action) -> Anchor | None:
@@ -132,9 +190,14 @@ def _anchor(action: Action) -> Anchor | None:
         return None
     x, y = action.target
     left, top = max(0, x - 16), max(0, y - 16)
-    crop = draw(0)[top:top + 32, left:left + 32, ::-1]  # draw() paints BGR
-    return Anchor(png=encode_png(crop), box=(left, top, crop.shape[1], crop.shape[0]),
-                  offset=(x - left, y - top), score=1.0, margin=0.3)
+    crop = draw(0)[top : top + 32, left : left + 32, ::-1]  # draw() paints BGR
+    return Anchor(
+        png=encode_png(crop),
+        box=(left, top, crop.shape[1], crop.shape[0]),
+        offset=(x - left, y - top),
+        score=1.0,
+        margin=0.3,
+    )
 
 
 def _frame_count(steps: list[Step]) -> int:
@@ -150,5 +213,6 @@ def _with_frames(step: Step, frames: list[str]) -> Step:
 
 def _put_frame(store: Store, index: int) -> str:
     rgb = np.ascontiguousarray(draw(index)[:, :, ::-1])  # draw() paints BGR
-    return store.put_frame(encode_webp(rgb), width=SCREEN[0], height=SCREEN[1], fmt="webp",
-                           pixel_hash=pixel_hash(rgb))
+    return store.put_frame(
+        encode_webp(rgb), width=SCREEN[0], height=SCREEN[1], fmt="webp", pixel_hash=pixel_hash(rgb)
+    )

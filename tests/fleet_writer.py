@@ -29,9 +29,16 @@ class Written:
     seconds: float
 
 
-def write_like_a_recorder(url: str, name: str, *, seconds: float, rows: bool = True,
-                          frames: bool = True, frame_bytes: int = 20_000, start_at: float = 0.0
-                          ) -> Written:
+def write_like_a_recorder(
+    url: str,
+    name: str,
+    *,
+    seconds: float,
+    rows: bool = True,
+    frames: bool = True,
+    frame_bytes: int = 20_000,
+    start_at: float = 0.0,
+) -> Written:
     """Record `name` into `url` for `seconds`: event batches, frames and steps, or one kind.
 
     `start_at` (a time.time()) lets processes started one after another begin together.
@@ -41,31 +48,56 @@ def write_like_a_recorder(url: str, name: str, *, seconds: float, rows: bool = T
     time.sleep(max(0.0, start_at - time.time()))  # all writers open the store together
     with open_store(url) as store:
         began = time.monotonic()
-        rec = store.create_recording(name, source="recorder", screen=(1280, 800),
-                                     extra={"fps": 10.0, "frames": frames, "display": ":0"})
+        rec = store.create_recording(
+            name,
+            source="recorder",
+            screen=(1280, 800),
+            extra={"fps": 10.0, "frames": frames, "display": ":0"},
+        )
         seq = steps = puts = sent = 0
         while time.monotonic() - began < seconds:
             t = time.monotonic() - began
             if rows:
-                batch = [RawEvent(t=t + i / 1000, kind="motion", x=rng.randrange(1280),
-                                  y=rng.randrange(800)) for i in range(BATCH_ROWS)]
+                batch = [
+                    RawEvent(
+                        t=t + i / 1000, kind="motion", x=rng.randrange(1280), y=rng.randrange(800)
+                    )
+                    for i in range(BATCH_ROWS)
+                ]
                 store.add_events(rec, batch, first_seq=seq)
                 seq += BATCH_ROWS
             if frames:
                 own = rng.randbytes(frame_bytes)
                 before = store.put_frame(own, width=1280, height=800, fmt="webp")
-                after = store.put_frame(shared[steps % SHARED_FRAMES], width=1280, height=800,
-                                        fmt="webp")
+                after = store.put_frame(
+                    shared[steps % SHARED_FRAMES], width=1280, height=800, fmt="webp"
+                )
                 puts, sent, steps = puts + 2, sent + 2 * frame_bytes, steps + 1
                 x, y = rng.randrange(16, 1264), rng.randrange(16, 784)
-                anchor = Anchor(png=own[:2000], box=(x - 16, y - 16, 32, 32), offset=(16, 16),
-                                score=1.0, margin=0.3)
+                anchor = Anchor(
+                    png=own[:2000],
+                    box=(x - 16, y - 16, 32, 32),
+                    offset=(16, 16),
+                    score=1.0,
+                    margin=0.3,
+                )
                 span = (seq - BATCH_ROWS, seq - 1) if rows else None
-                store.add_steps(rec, [Step(step=steps, action=Action(action="left_click",
-                                                                     coordinate=(x, y)),
-                                           t_start=t, t_end=t + 0.05, events=span,
-                                           before_frame=before, after_frame=after,
-                                           anchor=anchor, window_class="Bench")])
+                store.add_steps(
+                    rec,
+                    [
+                        Step(
+                            step=steps,
+                            action=Action(action="left_click", coordinate=(x, y)),
+                            t_start=t,
+                            t_end=t + 0.05,
+                            events=span,
+                            before_frame=before,
+                            after_frame=after,
+                            anchor=anchor,
+                            window_class="Bench",
+                        )
+                    ],
+                )
         elapsed = time.monotonic() - began
     return Written(rec, name, seq, steps, puts, sent, elapsed)
 

@@ -38,14 +38,17 @@ def pg_server() -> Iterator[PgServer]:
     """The test server, checked once per session."""
     given = os.environ.get(ENV)
     if not given:
-        _unavailable(f"no PostgreSQL: {ENV} is not set (.ci/postgres starts a local server "
-                     f"and prints a URL for it)")
+        _unavailable(
+            f"no PostgreSQL: {ENV} is not set (.ci/postgres starts a local server "
+            f"and prints a URL for it)"
+        )
     try:
         url = make_url(given)
     except ArgumentError:
         _unavailable(f"{ENV} is not one database URL (not echoed: it may hold a password)")
-    admin = create_engine(driver_url(url), isolation_level="AUTOCOMMIT",
-                          connect_args={"connect_timeout": 5})
+    admin = create_engine(
+        driver_url(url), isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 5}
+    )
     try:
         with admin.connect() as conn:
             conn.execute(text("select 1"))
@@ -91,9 +94,14 @@ def drop_database(admin: Engine, name: str, *, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     with admin.connect() as conn:
         while True:
-            conn.execute(text("select pg_terminate_backend(pid) from pg_stat_activity where "
-                              "datname = :name and usename = current_user and "
-                              "pid <> pg_backend_pid()"), {"name": name})
+            conn.execute(
+                text(
+                    "select pg_terminate_backend(pid) from pg_stat_activity where "
+                    "datname = :name and usename = current_user and "
+                    "pid <> pg_backend_pid()"
+                ),
+                {"name": name},
+            )
             try:
                 conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
                 return

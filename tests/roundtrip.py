@@ -41,8 +41,17 @@ from storage.grouping import DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, InputSettings
 from storage.keys import is_modifier, keysym_char, keysym_name, keysym_of
 from storage.vocabulary import MAX_SCROLL
 
-__all__ = ["FASTEST", "SPEEDS", "Outcome", "canonical", "mismatches", "round_trip", "same",
-           "scripts", "speed_label"]
+__all__ = [
+    "FASTEST",
+    "SPEEDS",
+    "Outcome",
+    "canonical",
+    "mismatches",
+    "round_trip",
+    "same",
+    "scripts",
+    "speed_label",
+]
 
 FASTEST = math.inf  # every step due at once: the smallest gaps the replayer allows
 SPEEDS = (1.0, 4.0, 20.0, FASTEST)
@@ -52,16 +61,47 @@ DURATION_TOLERANCE = 0.03  # s: a recorded hold against the script's duration
 # --- scripts -------------------------------------------------------------------------------
 
 _MODIFIERS = ("ctrl", "alt", "shift", "super")
-_NAMED_KEYS = ("Return", "Tab", "Escape", "BackSpace", "Delete", "Insert", "Home", "End",
-               "Prior", "Next", "Left", "Right", "Up", "Down", *(f"F{n}" for n in range(1, 13)))
+_NAMED_KEYS = (
+    "Return",
+    "Tab",
+    "Escape",
+    "BackSpace",
+    "Delete",
+    "Insert",
+    "Home",
+    "End",
+    "Prior",
+    "Next",
+    "Left",
+    "Right",
+    "Up",
+    "Down",
+    *(f"F{n}" for n in range(1, 13)),
+)
 _PRINTABLE_KEYS = tuple("abcdefghijklmnopqrstuvwxyz0123456789")
 # the recorder's stop and pause chords and the replayer's abort chord: never generated
 _RESERVED = {("ctrl", "alt", "End"), ("ctrl", "alt", "Home"), ("ctrl", "alt", "Escape")}
-_TEXT = ("abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ" "0123456789" "    "
-         "!\"#$%&'()*+,-./:;<=>?@[\\]^_`|~" "äöüßÄÖÜéèêçñøåłæœ€£¥©°µ" "ΩλЖж東京日本語한" "\n")
+_TEXT = (
+    "abcdefghijklmnopqrstuvwxyz"
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    "0123456789"
+    "    "
+    "!\"#$%&'()*+,-./:;<=>?@[\\]^_`|~"
+    "äöüßÄÖÜéèêçñøåłæœ€£¥©°µ"
+    "ΩλЖж東京日本語한"
+    "\n"
+)
 # where each kind of pointer action goes in the sample app (its normal layout at +0+0)
-_CLICK_ON = ("label:double", "label:triple", "label:context", "button:Save", "button:Open",
-             "button:OK", "entry", "text")
+_CLICK_ON = (
+    "label:double",
+    "label:triple",
+    "label:context",
+    "button:Save",
+    "button:Open",
+    "button:OK",
+    "entry",
+    "text",
+)
 _HOVER_ON = (*_CLICK_ON, "listbox", "canvas", "label:status")
 _HOLD_SHORT = (0.05, 0.5)  # s: shorter than any repeat delay near X's 0.66
 _HOLD_LONG = (0.8, 1.5)  # s: longer
@@ -75,12 +115,16 @@ def _point(widget: str) -> st.SearchStrategy[list[int]]:
 def _chord(*, alone: bool) -> st.SearchStrategy[str]:
     """A key chord that is not typing: a named key, or any key under ctrl, alt or super."""
     mods = st.lists(st.sampled_from(_MODIFIERS), unique=True, max_size=3).map(
-        lambda m: tuple(sorted(m, key=_MODIFIERS.index)))
+        lambda m: tuple(sorted(m, key=_MODIFIERS.index))
+    )
 
     def valid(parts: tuple[tuple[str, ...], str]) -> bool:
         held, key = parts
-        if (*held, key)[-3:] in _RESERVED or set(held) >= {"ctrl", "alt"} and key in (
-                "End", "Home", "Escape"):
+        if (
+            (*held, key)[-3:] in _RESERVED
+            or set(held) >= {"ctrl", "alt"}
+            and key in ("End", "Home", "Escape")
+        ):
             return False
         return key in _NAMED_KEYS or bool(set(held) - {"shift"})
 
@@ -90,9 +134,12 @@ def _chord(*, alone: bool) -> st.SearchStrategy[str]:
 
 
 def _with_key() -> st.SearchStrategy[str | None]:
-    return st.one_of(st.none(), st.lists(st.sampled_from(_MODIFIERS), unique=True, min_size=1,
-                                         max_size=2).map(
-        lambda m: "+".join(sorted(m, key=_MODIFIERS.index))))
+    return st.one_of(
+        st.none(),
+        st.lists(st.sampled_from(_MODIFIERS), unique=True, min_size=1, max_size=2).map(
+            lambda m: "+".join(sorted(m, key=_MODIFIERS.index))
+        ),
+    )
 
 
 def _text() -> st.SearchStrategy[str]:
@@ -102,28 +149,47 @@ def _text() -> st.SearchStrategy[str]:
 
 
 def _action() -> st.SearchStrategy[dict[str, Any]]:
-    clicks = st.sampled_from(("left_click", "right_click", "middle_click", "double_click",
-                              "triple_click"))
+    clicks = st.sampled_from(
+        ("left_click", "right_click", "middle_click", "double_click", "triple_click")
+    )
     hold = st.one_of(st.floats(*_HOLD_SHORT), st.floats(*_HOLD_LONG)).map(lambda d: round(d, 2))
     return st.one_of(
         st.builds(lambda text: {"action": "type", "text": text}, _text()),
         st.builds(lambda text: {"action": "key", "text": text}, _chord(alone=True)),
-        st.builds(lambda text, d: {"action": "key", "text": text, "duration": d},
-                  st.one_of(_chord(alone=True), st.sampled_from(_PRINTABLE_KEYS)), hold),
-        st.sampled_from(_CLICK_ON).flatmap(lambda w: st.builds(
-            lambda kind, at, mods: _with({"action": kind, "coordinate": at}, mods),
-            clicks, _point(w), _with_key())),
-        st.builds(lambda a, b, mods: _with({"action": "left_click_drag", "start_coordinate": a,
-                                            "coordinate": b}, mods),
-                  _point("canvas"), _point("canvas"), _with_key()).filter(
-            lambda d: math.dist(d["start_coordinate"], d["coordinate"]) > 10),
-        st.builds(lambda at, way, n, mods: _with({"action": "scroll", "coordinate": at,
-                                                  "scroll_direction": way,
-                                                  "scroll_amount": n}, mods),
-                  _point("listbox"), st.sampled_from(("up", "down", "left", "right")),
-                  st.integers(1, 5), _with_key()),
+        st.builds(
+            lambda text, d: {"action": "key", "text": text, "duration": d},
+            st.one_of(_chord(alone=True), st.sampled_from(_PRINTABLE_KEYS)),
+            hold,
+        ),
+        st.sampled_from(_CLICK_ON).flatmap(
+            lambda w: st.builds(
+                lambda kind, at, mods: _with({"action": kind, "coordinate": at}, mods),
+                clicks,
+                _point(w),
+                _with_key(),
+            )
+        ),
+        st.builds(
+            lambda a, b, mods: _with(
+                {"action": "left_click_drag", "start_coordinate": a, "coordinate": b}, mods
+            ),
+            _point("canvas"),
+            _point("canvas"),
+            _with_key(),
+        ).filter(lambda d: math.dist(d["start_coordinate"], d["coordinate"]) > 10),
+        st.builds(
+            lambda at, way, n, mods: _with(
+                {"action": "scroll", "coordinate": at, "scroll_direction": way, "scroll_amount": n},
+                mods,
+            ),
+            _point("listbox"),
+            st.sampled_from(("up", "down", "left", "right")),
+            st.integers(1, 5),
+            _with_key(),
+        ),
         st.sampled_from(_HOVER_ON).flatmap(
-            lambda w: _point(w).map(lambda at: {"action": "mouse_move", "coordinate": at})),
+            lambda w: _point(w).map(lambda at: {"action": "mouse_move", "coordinate": at})
+        ),
     )
 
 
@@ -132,8 +198,9 @@ def _with(action: dict[str, Any], mods: str | None) -> dict[str, Any]:
 
 
 @st.composite
-def scripts(draw: Callable[..., Any], *, max_actions: int = 8, max_wait: float = 3.0
-            ) -> list[dict[str, Any]]:
+def scripts(
+    draw: Callable[..., Any], *, max_actions: int = 8, max_wait: float = 3.0
+) -> list[dict[str, Any]]:
     """A script over the whole vocabulary, with waits between some of its actions. A
     hover goes somewhere the pointer is not, and not where the next press goes (it would
     be that press's approach)."""
@@ -141,29 +208,45 @@ def scripts(draw: Callable[..., Any], *, max_actions: int = 8, max_wait: float =
     pointer: list[int] | None = None
     for _ in range(draw(st.integers(1, max_actions))):
         action = draw(_action())
-        if action["action"] == "mouse_move" and pointer is not None \
-                and math.dist(pointer, action["coordinate"]) <= 10:
+        if (
+            action["action"] == "mouse_move"
+            and pointer is not None
+            and math.dist(pointer, action["coordinate"]) <= 10
+        ):
             continue
-        if out and out[-1]["action"] == "mouse_move" and "coordinate" in action and \
-                math.dist(out[-1]["coordinate"], action.get("start_coordinate",
-                                                           action["coordinate"])) <= 10:
+        if (
+            out
+            and out[-1]["action"] == "mouse_move"
+            and "coordinate" in action
+            and math.dist(
+                out[-1]["coordinate"], action.get("start_coordinate", action["coordinate"])
+            )
+            <= 10
+        ):
             continue
         out.append(action)
         pointer = action.get("coordinate", pointer)
         if draw(st.booleans()):
-            out.append({"action": "wait", "duration": draw(st.floats(0.1, max_wait).map(
-                lambda d: round(d, 2)))})
+            out.append(
+                {
+                    "action": "wait",
+                    "duration": draw(st.floats(0.1, max_wait).map(lambda d: round(d, 2))),
+                }
+            )
     # a hover is timed by the next pointer input: one with none after it is no hover
-    while (hovers := [i for i, a in enumerate(out) if a["action"] == "mouse_move"]) and \
-            not any("coordinate" in a for a in out[hovers[-1] + 1:]):
+    while (hovers := [i for i, a in enumerate(out) if a["action"] == "mouse_move"]) and not any(
+        "coordinate" in a for a in out[hovers[-1] + 1 :]
+    ):
         del out[hovers[-1]]
     return out or [{"action": "key", "text": "F5"}]
 
 
 # --- equal means ---------------------------------------------------------------------------
 
-def canonical(actions: Sequence[Action], *, settings: InputSettings = DEFAULT_SETTINGS
-              ) -> list[dict[str, Any]]:
+
+def canonical(
+    actions: Sequence[Action], *, settings: InputSettings = DEFAULT_SETTINGS
+) -> list[dict[str, Any]]:
     """Actions (waits among them) in the normal form both sides are compared in."""
     out: list[dict[str, Any]] = []
     for action in actions:
@@ -218,8 +301,11 @@ def _modifier_order(names: Sequence[str]) -> list[str]:
 
 def _types(text: str) -> bool:
     """A lone key that types a printable character (a `key a` tap is typing `a`)."""
-    return "+" not in text and keysym_char(keysym_of(text)).isprintable() and \
-        keysym_char(keysym_of(text)) != ""
+    return (
+        "+" not in text
+        and keysym_char(keysym_of(text)).isprintable()
+        and keysym_char(keysym_of(text)) != ""
+    )
 
 
 def _merges(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -228,10 +314,11 @@ def _merges(a: dict[str, Any], b: dict[str, Any]) -> bool:
     if a["action"] == b["action"] == "wait":
         return True
     if a["action"] == b["action"] == "scroll":
-        return (a["scroll_direction"], a.get("with_key")) == (b["scroll_direction"],
-                                                              b.get("with_key")) and \
-            math.dist(a["coordinate"], b["coordinate"]) <= DEFAULT_THRESHOLDS.scroll_distance \
+        return (
+            (a["scroll_direction"], a.get("with_key")) == (b["scroll_direction"], b.get("with_key"))
+            and math.dist(a["coordinate"], b["coordinate"]) <= DEFAULT_THRESHOLDS.scroll_distance
             and a["scroll_amount"] + b["scroll_amount"] <= MAX_SCROLL
+        )
     return False
 
 
@@ -259,6 +346,7 @@ def same(expected: dict[str, Any], got: dict[str, Any]) -> bool:
 
 # --- the loop ------------------------------------------------------------------------------
 
+
 @dataclass
 class Outcome:
     """One script at one speed: what was expected, what was recorded, where they differ."""
@@ -276,14 +364,17 @@ class Outcome:
         return not self.mismatches
 
     def describe(self) -> str:
-        return (f"speed {self.speed}: {dict(self.mismatches)}\n"
-                f"script:   {json.dumps(self.script, ensure_ascii=False)}\n"
-                f"expected: {json.dumps(self.expected, ensure_ascii=False)}\n"
-                f"recorded: {json.dumps(self.recorded, ensure_ascii=False)}")
+        return (
+            f"speed {self.speed}: {dict(self.mismatches)}\n"
+            f"script:   {json.dumps(self.script, ensure_ascii=False)}\n"
+            f"expected: {json.dumps(self.expected, ensure_ascii=False)}\n"
+            f"recorded: {json.dumps(self.recorded, ensure_ascii=False)}"
+        )
 
 
-def round_trip(script: list[dict[str, Any]], *, speed: float, display: str, folder: Path
-               ) -> Outcome:
+def round_trip(
+    script: list[dict[str, Any]], *, speed: float, display: str, folder: Path
+) -> Outcome:
     """Import `script`, replay it at `speed` on `display` while recording, compare."""
     from recorder import RecordOptions, Recorder
     from replayer import Progress, ReplayOptions
@@ -294,21 +385,32 @@ def round_trip(script: list[dict[str, Any]], *, speed: float, display: str, fold
     with open_store(db, create=True) as store:
         steps = parse_script(json.dumps(script))
         script_id = store.create_recording("script", source="script")
-        store.add_steps(script_id, [Step(step=i, action=s.action, t_start=s.t, t_end=s.t)
-                                    for i, s in enumerate(steps, start=1)])
-        recorder = Recorder(store, options=RecordOptions(name="recorded", frames=False),
-                            display=display)
+        store.add_steps(
+            script_id,
+            [
+                Step(step=i, action=s.action, t_start=s.t, t_end=s.t)
+                for i, s in enumerate(steps, start=1)
+            ],
+        )
+        recorder = Recorder(
+            store, options=RecordOptions(name="recorded", frames=False), display=display
+        )
         stop, started = threading.Event(), threading.Event()
-        thread = threading.Thread(target=lambda: recorder.run(
-            stop.is_set, on_start=lambda name: started.set()), daemon=True)
+        thread = threading.Thread(
+            target=lambda: recorder.run(stop.is_set, on_start=lambda name: started.set()),
+            daemon=True,
+        )
         thread.start()
         try:
             if not started.wait(10):
                 raise RuntimeError("the recorder did not start")
-            outcome = replay(store, store.recording(script_id), display=display,
-                             options=ReplayOptions(speed=speed, anchor=False),
-                             progress=Progress(total=len(steps), quiet=True,
-                                               stream=io.StringIO()))
+            outcome = replay(
+                store,
+                store.recording(script_id),
+                display=display,
+                options=ReplayOptions(speed=speed, anchor=False),
+                progress=Progress(total=len(steps), quiet=True, stream=io.StringIO()),
+            )
             time.sleep(0.3)  # the last events reach the recorder
         finally:
             stop.set()
@@ -319,13 +421,16 @@ def round_trip(script: list[dict[str, Any]], *, speed: float, display: str, fold
         recorded = [s.action for s in store.steps(rec.id)]
         settings, events = rec.input_settings, store.events(rec.id)
     got = canonical(recorded, settings=settings)
-    expected = min(_expected(steps, outcome.results, settings),
-                   key=lambda choice: sum(mismatches(choice, got).values()))
+    expected = min(
+        _expected(steps, outcome.results, settings),
+        key=lambda choice: sum(mismatches(choice, got).values()),
+    )
     return Outcome(script, speed, expected, got, mismatches(expected, got), events, settings)
 
 
-def _expected(steps: Sequence[Any], results: Sequence[Any], settings: InputSettings
-              ) -> list[list[dict[str, Any]]]:
+def _expected(
+    steps: Sequence[Any], results: Sequence[Any], settings: InputSettings
+) -> list[list[dict[str, Any]]]:
     """The script's actions, with a wait wherever the replay left at least `idle` between
     the end of one action and the start of the next (as the recorder measures it). A gap
     within WAIT_TOLERANCE of `idle` may give a wait or not: one list for each choice."""
@@ -343,9 +448,13 @@ def _expected(steps: Sequence[Any], results: Sequence[Any], settings: InputSetti
         actions.append(step.action)
         end = result.t_end
     choices = itertools.product((True, False), repeat=len(unsure))
-    return [canonical([a for i, a in enumerate(actions)
-                       if i not in unsure or kept[unsure.index(i)]], settings=settings)
-            for kept in choices]
+    return [
+        canonical(
+            [a for i, a in enumerate(actions) if i not in unsure or kept[unsure.index(i)]],
+            settings=settings,
+        )
+        for kept in choices
+    ]
 
 
 def mismatches(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> Counter[str]:
@@ -369,10 +478,11 @@ def mismatches(expected: list[dict[str, Any]], got: list[dict[str, Any]]) -> Cou
 
 def _key(action: dict[str, Any]) -> dict[str, Any]:
     """What must match exactly (durations are compared within a tolerance afterwards)."""
-    return {k: ("held" if action["action"] == "key" else "")
-            if k == "duration" else v for k, v in action.items()}
+    return {
+        k: ("held" if action["action"] == "key" else "") if k == "duration" else v
+        for k, v in action.items()
+    }
 
 
 def speed_label(speed: float) -> str:
     return "fastest" if speed == FASTEST else f"{speed:g}"
-

@@ -14,7 +14,6 @@ from tests.commands import deskreel
 COORDINATES = ("x", "y", "item_pos")
 
 
-
 def without_coordinates(events):
     return [{k: v for k, v in e.items() if k not in COORDINATES} for e in events]
 
@@ -40,8 +39,11 @@ def test_replays_on_moved_shifted_and_scaled_layouts(launch_app, run_deskreel, x
     record_session(original, run_deskreel, xvfb, db)
     original.stop()
     expected = original.comparable_events()
-    for options, exact in (({"geometry": "+230+140"}, True), ({"banner": True}, True),
-                           ({"scale": 1.25}, False)):
+    for options, exact in (
+        ({"geometry": "+230+140"}, True),
+        ({"banner": True}, True),
+        ({"scale": 1.25}, False),
+    ):
         app = launch_app(**options)
         done = deskreel("replay", db, "--max-idle", "0.5", env=xvfb.env())
         app.stop()
@@ -61,8 +63,9 @@ def test_replays_on_moved_shifted_and_scaled_layouts(launch_app, run_deskreel, x
     assert any(r.scale and abs(r.scale - 1.25) < 0.05 for r in scaled)
 
 
-def test_gone_or_renamed_target_fails_and_nothing_is_clicked(launch_app, run_deskreel, xvfb,
-                                                            tmp_path):
+def test_gone_or_renamed_target_fails_and_nothing_is_clicked(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     original = launch_app()
     db = tmp_path / "rec.db"
     record_clicks(original, run_deskreel, xvfb, db, "entry", "button:Save")
@@ -159,11 +162,23 @@ def _missed_step_and_finding():
     crop = np.zeros((10, 20, 3), np.uint8)
     crop[2:8, 4:16] = 200
     anchor = Anchor(png=encode_png(crop), box=(40, 50, 20, 10), offset=(10, 5))
-    step = Step(step=3, action=Action.from_json({"action": "left_click",
-                                                 "coordinate": [50, 55]}), anchor=anchor)
-    located = Located(found=False, point=None, score=0.61, margin=0.2, scale=1.0,
-                      top_left=(100, 120), searched="window+coarse", best_elsewhere=None,
-                      elapsed_ms=1.0, reason="no match")
+    step = Step(
+        step=3,
+        action=Action.from_json({"action": "left_click", "coordinate": [50, 55]}),
+        anchor=anchor,
+    )
+    located = Located(
+        found=False,
+        point=None,
+        score=0.61,
+        margin=0.2,
+        scale=1.0,
+        top_left=(100, 120),
+        searched="window+coarse",
+        best_elsewhere=None,
+        elapsed_ms=1.0,
+        reason="no match",
+    )
     return step, Finding(located, (50, 55), attempts=3, waited=1.0)
 
 

@@ -27,7 +27,8 @@ def test_import_export_round_trip(tmp_path, capsys):
     lines = [json.loads(line) for line in exported.splitlines()]
     original = json.loads(script.read_text())
     assert [{k: v for k, v in line.items() if k not in ("step", "t")} for line in lines] == [
-        {k: v for k, v in obj.items()} for obj in _canonical(original)]
+        {k: v for k, v in obj.items()} for obj in _canonical(original)
+    ]
     assert [line["step"] for line in lines] == list(range(1, len(original) + 1))
 
     again = tmp_path / "again.jsonl"
@@ -42,9 +43,11 @@ def test_recorded_waits_round_trip(tmp_path, capsys):
     """A recorded wait is rounded to the millisecond, so the step after it may start a hair
     before the previous step's t plus the wait: the export still imports, unchanged."""
     script = tmp_path / "recorded.jsonl"
-    script.write_text('{"step": 1, "t": 1.0, "action": "key", "text": "a"}\n'
-                      '{"step": 2, "t": 1.0, "action": "wait", "duration": 2.001}\n'
-                      '{"step": 3, "t": 3.0006, "action": "key", "text": "b"}\n')
+    script.write_text(
+        '{"step": 1, "t": 1.0, "action": "key", "text": "a"}\n'
+        '{"step": 2, "t": 1.0, "action": "wait", "duration": 2.001}\n'
+        '{"step": 3, "t": 3.0006, "action": "key", "text": "b"}\n'
+    )
     db = tmp_path / "rec.db"
     assert deskreel("import", script, db) == 0
     capsys.readouterr()
@@ -70,21 +73,31 @@ def test_list_and_show(tmp_path, capsys):
     assert "left_click_drag" in out and "start_coordinate=[" in out
 
 
-@pytest.mark.parametrize("content,message", [
-    ('[{"action": "left_click", "coordinate": [12]}]',
-     "step 1 (left_click): coordinate must be two integers, got [12]"),
-    ('{"action": "key", "text": "a"}\n{"action": "fly"}\n', "step 2 (fly): unknown action 'fly'"),
-    ('[{"action": "key", "text": "ctrl+Retrun"}]', "'Retrun' is not an X key name"),
-    ('[{"action": "key", "text": "a"', "not valid JSON"),
-    ('{"action": "key"\n', "line 1 is not valid JSON"),
-    ("[]", "holds no actions"),
-    ('[{"action": "key", "text": "a", "t": Infinity}]', "step 1 (key): t must be finite"),
-    ('[{"action": "key", "text": "a", "t": NaN}]', "step 1 (key): t must be finite"),
-    ('[{"action": "key", "text": "a", "t": 2}, {"action": "key", "text": "b", "t": 1}]',
-     "step 2 (key): t must be finite seconds, not before the previous step's, got 1"),
-    ('[{"action": "key", "text": "a", "step": "x"}]', "step 1 (key): step must be a whole"),
-    ("[" * 100_000, "nested too deeply"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (
+            '[{"action": "left_click", "coordinate": [12]}]',
+            "step 1 (left_click): coordinate must be two integers, got [12]",
+        ),
+        (
+            '{"action": "key", "text": "a"}\n{"action": "fly"}\n',
+            "step 2 (fly): unknown action 'fly'",
+        ),
+        ('[{"action": "key", "text": "ctrl+Retrun"}]', "'Retrun' is not an X key name"),
+        ('[{"action": "key", "text": "a"', "not valid JSON"),
+        ('{"action": "key"\n', "line 1 is not valid JSON"),
+        ("[]", "holds no actions"),
+        ('[{"action": "key", "text": "a", "t": Infinity}]', "step 1 (key): t must be finite"),
+        ('[{"action": "key", "text": "a", "t": NaN}]', "step 1 (key): t must be finite"),
+        (
+            '[{"action": "key", "text": "a", "t": 2}, {"action": "key", "text": "b", "t": 1}]',
+            "step 2 (key): t must be finite seconds, not before the previous step's, got 1",
+        ),
+        ('[{"action": "key", "text": "a", "step": "x"}]', "step 1 (key): step must be a whole"),
+        ("[" * 100_000, "nested too deeply"),
+    ],
+)
 def test_bad_scripts_write_nothing(tmp_path, capsys, content, message):
     db = tmp_path / "rec.db"
     deskreel("import", SAMPLES / "scripts" / "every-action.json", db, "--name", "kept")
@@ -125,14 +138,16 @@ def test_duplicate_name_is_refused(tmp_path, capsys):
 def test_help_and_import_work_without_a_display(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     exe = Path(sys.executable).with_name("deskreel")
-    done = subprocess.run([str(exe), "--help"], env=env, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run([str(exe), "--help"], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "Record and replay" in done.stdout
-    code = ("import sys, deskreel, storage, deskreel.cli\n"
-            "assert 'pynput' not in sys.modules and 'cv2' not in sys.modules\n"
-            "assert 'Xlib.display' not in sys.modules\n")
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          timeout=60)
+    code = (
+        "import sys, deskreel, storage, deskreel.cli\n"
+        "assert 'pynput' not in sys.modules and 'cv2' not in sys.modules\n"
+        "assert 'Xlib.display' not in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
 
 

@@ -15,14 +15,16 @@ import pytest
 from deskreel import demo
 
 # Skipped without Xvfb, except in CI (DESKREEL_REQUIRE_X), where it must run.
-needs_xvfb = pytest.mark.skipif(shutil.which("Xvfb") is None
-                                and not os.environ.get("DESKREEL_REQUIRE_X"),
-                                reason="Xvfb is not installed (apt-get install xvfb)")
+needs_xvfb = pytest.mark.skipif(
+    shutil.which("Xvfb") is None and not os.environ.get("DESKREEL_REQUIRE_X"),
+    reason="Xvfb is not installed (apt-get install xvfb)",
+)
 
 
 @needs_xvfb
-def test_demo_verifies_the_committed_sample(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_verifies_the_committed_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     committed = _sha256(demo.SAMPLE)
     out = tmp_path / "demo"
 
@@ -30,7 +32,8 @@ def test_demo_verifies_the_committed_sample(tmp_path: Path,
 
     page = out / "report" / "index.html"
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"deskreel demo: verdict passed (8 of 8 steps passed); report: {page}")
+        f"deskreel demo: verdict passed (8 of 8 steps passed); report: {page}"
+    )
     assert code == 0
     assert page.is_file()
     suite = ET.parse(out / "junit.xml").getroot()
@@ -39,28 +42,37 @@ def test_demo_verifies_the_committed_sample(tmp_path: Path,
     assert _sha256(demo.SAMPLE) == committed
     # what the replayed session did to the app, independently of the screens compared
     events = [json.loads(line) for line in (out / "app.jsonl").read_text().splitlines()]
-    assert [(e["event"], e["widget"]) for e in events
-            if e["event"] in ("click", "double_click", "drag_end")] == [
-        ("click", "button:Open"), ("click", "button:OK"), ("double_click", "label:double"),
-        ("drag_end", "canvas"), ("click", "button:Save")]
-    assert [e["value"] for e in events if e["event"] == "text_changed"][-1] == \
-        "Hello from deskreel"
+    assert [
+        (e["event"], e["widget"])
+        for e in events
+        if e["event"] in ("click", "double_click", "drag_end")
+    ] == [
+        ("click", "button:Open"),
+        ("click", "button:OK"),
+        ("double_click", "label:double"),
+        ("drag_end", "canvas"),
+        ("click", "button:Save"),
+    ]
+    assert [e["value"] for e in events if e["event"] == "text_changed"][-1] == "Hello from deskreel"
 
 
-def test_demo_without_its_sample_says_how_to_make_it(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_without_its_sample_says_how_to_make_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     missing = tmp_path / "none.db"
 
     code = demo.main(["--out", str(tmp_path / "demo"), "--sample", str(missing)])
 
     assert code == 2
-    assert capsys.readouterr().err == (f"deskreel demo: the sample recording {missing} is "
-                                       f"missing: `make samples` records it\n")
+    assert capsys.readouterr().err == (
+        f"deskreel demo: the sample recording {missing} is missing: `make samples` records it\n"
+    )
     assert not (tmp_path / "demo").exists()
 
 
-def test_demo_never_clears_a_folder_it_did_not_write(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_never_clears_a_folder_it_did_not_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     kept = tmp_path / "notes.txt"
     kept.write_text("mine")
 

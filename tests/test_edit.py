@@ -9,8 +9,7 @@ from sqlalchemy import func, select
 
 from deskreel.cli import run
 from deskreel.edit_cmd import parse_steps
-from storage import (Action, EditError, RecordingEdit, StepResult, edit_recording,
-                     open_store)
+from storage import Action, EditError, RecordingEdit, StepResult, edit_recording, open_store
 from storage import schema as s
 from xsession.images import encode_png
 from tests.fixture_recording import build_recording, draw
@@ -28,9 +27,18 @@ def fixture(tmp_path):
 def state(db) -> dict:
     """Everything an edit may touch, to prove that a refused edit touched nothing."""
     with open_store(db) as store, store.engine.connect() as conn:
-        return {t.name: sorted(map(tuple, conn.execute(select(t)).all()), key=repr)
-                for t in (s.recordings, s.actions, s.anchors, s.events, s.frames, s.masks,
-                          s.step_results)}
+        return {
+            t.name: sorted(map(tuple, conn.execute(select(t)).all()), key=repr)
+            for t in (
+                s.recordings,
+                s.actions,
+                s.anchors,
+                s.events,
+                s.frames,
+                s.masks,
+                s.step_results,
+            )
+        }
 
 
 def steps(db, ref="every-kind"):
@@ -38,25 +46,31 @@ def steps(db, ref="every-kind"):
         return store.steps(store.recording(ref).id)
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("3", {3}),
-    ("3,5,9-12", {3, 5, 9, 10, 11, 12}),
-    (" 2 - 4 , 7 ", {2, 3, 4, 7}),
-    ("5-5", {5}),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("3", {3}),
+        ("3,5,9-12", {3, 5, 9, 10, 11, 12}),
+        (" 2 - 4 , 7 ", {2, 3, 4, 7}),
+        ("5-5", {5}),
+    ],
+)
 def test_steps_syntax(text, expected):
     assert parse_steps(text) == expected
 
 
-@pytest.mark.parametrize("text,message", [
-    ("", "'' is not a step or a range"),
-    ("a", "'a' is not a step or a range"),
-    ("9-", "'9-' is not a step"),
-    ("3,,4", "'' is not a step"),
-    ("0", "numbered from 1"),
-    ("12-9", "the range 12-9 runs backwards (write 9-12)"),
-    ("1-999999", "longer than"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "'' is not a step or a range"),
+        ("a", "'a' is not a step or a range"),
+        ("9-", "'9-' is not a step"),
+        ("3,,4", "'' is not a step"),
+        ("0", "numbered from 1"),
+        ("12-9", "the range 12-9 runs backwards (write 9-12)"),
+        ("1-999999", "longer than"),
+    ],
+)
 def test_bad_steps_syntax(text, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_steps(text)
@@ -71,10 +85,25 @@ def test_drop_renumbers_and_keeps_frames_and_anchors(fixture, capsys):
     old_numbers = [n for n in before if n not in (2, 5, 6)]
     for st, old in zip(after, old_numbers, strict=True):
         was = before[old]
-        assert (st.action, st.t_start, st.before_frame, st.after_frame, st.anchor,
-                st.window_title, st.disabled, st.events) == (
-            was.action, was.t_start, was.before_frame, was.after_frame, was.anchor,
-            was.window_title, was.disabled, was.events)
+        assert (
+            st.action,
+            st.t_start,
+            st.before_frame,
+            st.after_frame,
+            st.anchor,
+            st.window_title,
+            st.disabled,
+            st.events,
+        ) == (
+            was.action,
+            was.t_start,
+            was.before_frame,
+            was.after_frame,
+            was.anchor,
+            was.window_title,
+            was.disabled,
+            was.events,
+        )
     with open_store(fixture.db) as store, store.engine.connect() as conn:
         anchors = conn.scalar(select(func.count()).select_from(s.anchors))
         dropped_events = [was.events for n, was in before.items() if n in (2, 5, 6)]
@@ -97,9 +126,24 @@ def test_disable_enable_and_show(fixture, capsys):
 def test_insert_after_takes_the_previous_steps_end(fixture):
     wait = '{"action": "wait", "duration": 2}'
     click = '{"action": "left_click", "coordinate": [5, 6]}'
-    assert deskreel("edit", fixture.db, "-r", "1", "--insert-after", "3", wait,
-                    "--insert-after", "3", click, "--insert-after", "0",
-                    '{"action": "screenshot"}') == 0
+    assert (
+        deskreel(
+            "edit",
+            fixture.db,
+            "-r",
+            "1",
+            "--insert-after",
+            "3",
+            wait,
+            "--insert-after",
+            "3",
+            click,
+            "--insert-after",
+            "0",
+            '{"action": "screenshot"}',
+        )
+        == 0
+    )
     after = steps(fixture.db)
     assert len(after) == len(fixture.steps) + 3
     assert after[0].action == Action("screenshot") and after[0].t_start == 0.0
@@ -113,10 +157,22 @@ def test_insert_after_takes_the_previous_steps_end(fixture):
 def test_inserted_coordinates_may_reach_the_screens_edge(fixture, tmp_path):
     corner = '{"action": "left_click_drag", "start_coordinate": [0, 0], "coordinate": [319, 199]}'
     region = '{"action": "screenshot", "region": [300, 180, 20, 20]}'
-    assert deskreel("edit", fixture.db, "-r", "1", "--insert-after", "1", corner,
-                    "--insert-after", "1", region) == 0
-    assert [st.action.action for st in steps(fixture.db)[1:3]] == ["left_click_drag",
-                                                                   "screenshot"]
+    assert (
+        deskreel(
+            "edit",
+            fixture.db,
+            "-r",
+            "1",
+            "--insert-after",
+            "1",
+            corner,
+            "--insert-after",
+            "1",
+            region,
+        )
+        == 0
+    )
+    assert [st.action.action for st in steps(fixture.db)[1:3]] == ["left_click_drag", "screenshot"]
     # an imported script has no screen size: nothing to check against
     script, db = tmp_path / "s.jsonl", tmp_path / "script.db"
     script.write_text('{"action": "wait", "duration": 1}\n')
@@ -141,8 +197,7 @@ def test_trim_start_and_end(fixture, capsys):
 
 
 def test_rename_and_an_edit_survive_a_reopen(fixture):
-    assert deskreel("edit", fixture.db, "-r", fixture.name, "--rename", "clean",
-                    "--drop", "1") == 0
+    assert deskreel("edit", fixture.db, "-r", fixture.name, "--rename", "clean", "--drop", "1") == 0
     with open_store(fixture.db) as store:
         rec = store.recording("clean")
         assert rec.id == fixture.recording_id and rec.steps == len(fixture.steps) - 1
@@ -175,37 +230,53 @@ def test_a_plain_copy(fixture):
     assert steps(fixture.db, "backup") == steps(fixture.db)  # anchors equal by value
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--drop", "99"], "recording 1 'every-kind' has no step 99 (it has steps 1 to 28)"),
-    (["--drop", "3-1"], "--drop '3-1': the range 3-1 runs backwards"),
-    (["--disable", "x"], "--disable 'x': 'x' is not a step or a range"),
-    (["--insert-after", "3", "{bad"], "--insert-after 3: not valid JSON"),
-    (["--insert-after", "3", '{"action": "fly"}'], "--insert-after 3: unknown action 'fly'"),
-    (["--insert-after", "3", '{"action": "left_click"}'], "coordinate is required"),
-    (["--insert-after", "40", '{"action": "wait", "duration": 1}'], "has no step 40"),
-    (["--insert-after", "three", "{}"], "'three' is not a step number"),
-    # the fixture's screen is 320x200
-    (["--insert-after", "3", '{"action": "left_click", "coordinate": [320, 10]}'],
-     "cannot insert after step 3: its coordinate [320, 10] is off the 320x200 screen of "
-     "recording 1 'every-kind' (x 0 to 319, y 0 to 199)"),
-    (["--insert-after", "3", '{"action": "mouse_move", "coordinate": [10, 200]}'],
-     "coordinate [10, 200] is off the 320x200 screen"),
-    (["--insert-after", "0", '{"action": "left_click_drag", "start_coordinate": [640, 400], '
-      '"coordinate": [1, 1]}'], "start_coordinate [640, 400] is off the 320x200 screen"),
-    (["--insert-after", "3", '{"action": "screenshot", "region": [300, 0, 21, 10]}'],
-     "region [300, 0, 21, 10] is off the 320x200 screen"),
-    (["--drop", "2", "--disable", "2"], "step 2 cannot be both dropped and disabled"),
-    (["--trim-start", "-1"], "--trim-start must be zero or more seconds"),
-    (["--trim-start", "nan"], "--trim-start must be zero or more seconds"),
-    (["--trim-start", "100"], "without steps: drop or trim less"),
-    (["--drop", "1-28"], "without steps"),
-    (["--rename", "taken"], "already holds a recording named 'taken'"),
-    (["--drop", "1", "--rename", "taken"], "already holds a recording named 'taken'"),
-    (["--copy-to", "taken", "--drop", "1"], "already holds a recording named 'taken'"),
-    (["--rename", "x", "--copy-to", "y"], "give --rename or --copy-to, not both"),
-    (["--rename", " "], "a recording name cannot be empty"),
-    ([], "nothing to do"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--drop", "99"], "recording 1 'every-kind' has no step 99 (it has steps 1 to 28)"),
+        (["--drop", "3-1"], "--drop '3-1': the range 3-1 runs backwards"),
+        (["--disable", "x"], "--disable 'x': 'x' is not a step or a range"),
+        (["--insert-after", "3", "{bad"], "--insert-after 3: not valid JSON"),
+        (["--insert-after", "3", '{"action": "fly"}'], "--insert-after 3: unknown action 'fly'"),
+        (["--insert-after", "3", '{"action": "left_click"}'], "coordinate is required"),
+        (["--insert-after", "40", '{"action": "wait", "duration": 1}'], "has no step 40"),
+        (["--insert-after", "three", "{}"], "'three' is not a step number"),
+        # the fixture's screen is 320x200
+        (
+            ["--insert-after", "3", '{"action": "left_click", "coordinate": [320, 10]}'],
+            "cannot insert after step 3: its coordinate [320, 10] is off the 320x200 screen of "
+            "recording 1 'every-kind' (x 0 to 319, y 0 to 199)",
+        ),
+        (
+            ["--insert-after", "3", '{"action": "mouse_move", "coordinate": [10, 200]}'],
+            "coordinate [10, 200] is off the 320x200 screen",
+        ),
+        (
+            [
+                "--insert-after",
+                "0",
+                '{"action": "left_click_drag", "start_coordinate": [640, 400], '
+                '"coordinate": [1, 1]}',
+            ],
+            "start_coordinate [640, 400] is off the 320x200 screen",
+        ),
+        (
+            ["--insert-after", "3", '{"action": "screenshot", "region": [300, 0, 21, 10]}'],
+            "region [300, 0, 21, 10] is off the 320x200 screen",
+        ),
+        (["--drop", "2", "--disable", "2"], "step 2 cannot be both dropped and disabled"),
+        (["--trim-start", "-1"], "--trim-start must be zero or more seconds"),
+        (["--trim-start", "nan"], "--trim-start must be zero or more seconds"),
+        (["--trim-start", "100"], "without steps: drop or trim less"),
+        (["--drop", "1-28"], "without steps"),
+        (["--rename", "taken"], "already holds a recording named 'taken'"),
+        (["--drop", "1", "--rename", "taken"], "already holds a recording named 'taken'"),
+        (["--copy-to", "taken", "--drop", "1"], "already holds a recording named 'taken'"),
+        (["--rename", "x", "--copy-to", "y"], "give --rename or --copy-to, not both"),
+        (["--rename", " "], "a recording name cannot be empty"),
+        ([], "nothing to do"),
+    ],
+)
 def test_bad_edits_change_nothing(fixture, capsys, args, message):
     build_recording(fixture.db, name="taken")
     with open_store(fixture.db) as store:
@@ -231,11 +302,15 @@ def test_the_storage_function_is_one_transaction(fixture):
     build_recording(fixture.db, name="taken")
     with open_store(fixture.db) as store:
         with pytest.raises(EditError):
-            edit_recording(store, fixture.recording_id,
-                           RecordingEdit(drop=frozenset({1, 2}), rename="taken"))
+            edit_recording(
+                store, fixture.recording_id, RecordingEdit(drop=frozenset({1, 2}), rename="taken")
+            )
         assert store.steps(fixture.recording_id) == fixture.steps
-        summary = edit_recording(store, fixture.recording_id, RecordingEdit(
-            drop=frozenset({1}), insert_after=((2, Action("cursor_position")),)))
+        summary = edit_recording(
+            store,
+            fixture.recording_id,
+            RecordingEdit(drop=frozenset({1}), insert_after=((2, Action("cursor_position")),)),
+        )
     assert (summary.dropped, summary.inserted, summary.steps) == (1, 1, len(fixture.steps))
     assert summary.name == "every-kind"
 
@@ -250,23 +325,38 @@ def test_a_mask_follows_its_step_through_drop_and_copy(fixture):
     with open_store(fixture.db) as store:
         # step 2's mask went with it; step 3 is now 2 and step 5 is now 3
         assert store.masks(fixture.recording_id) == {
-            None: [(0, 0, 9, 9)], 2: [(3, 3, 7, 7)], 3: [(4, 4, 8, 8)]}
+            None: [(0, 0, 9, 9)],
+            2: [(3, 3, 7, 7)],
+            3: [(4, 4, 8, 8)],
+        }
     assert deskreel("edit", fixture.db, "-r", "1", "--copy-to", "copy", "--drop", "1") == 0
     with open_store(fixture.db) as store:
         assert store.masks(fixture.recording_id) == {
-            None: [(0, 0, 9, 9)], 2: [(3, 3, 7, 7)], 3: [(4, 4, 8, 8)]}
+            None: [(0, 0, 9, 9)],
+            2: [(3, 3, 7, 7)],
+            3: [(4, 4, 8, 8)],
+        }
         assert store.masks(store.recording("copy").id) == {
-            None: [(0, 0, 9, 9)], 1: [(3, 3, 7, 7)], 2: [(4, 4, 8, 8)]}
+            None: [(0, 0, 9, 9)],
+            1: [(3, 3, 7, 7)],
+            2: [(4, 4, 8, 8)],
+        }
         assert [st.action for st in store.steps(store.recording("copy").id)[:2]] == [
-            fixture.steps[2].action, fixture.steps[4].action]  # the steps the masks were on
+            fixture.steps[2].action,
+            fixture.steps[4].action,
+        ]  # the steps the masks were on
 
 
 def test_dropped_steps_take_the_frames_only_they_used(fixture):
     before = {k for st in fixture.steps for k in (st.before_frame, st.after_frame) if k}
     assert deskreel("edit", fixture.db, "-r", "1", "--drop", "1-3,20-27") == 0
     with open_store(fixture.db) as store, store.engine.connect() as conn:
-        used = {k for st in store.steps(fixture.recording_id)
-                for k in (st.before_frame, st.after_frame) if k}
+        used = {
+            k
+            for st in store.steps(fixture.recording_id)
+            for k in (st.before_frame, st.after_frame)
+            if k
+        }
         held = set(conn.scalars(select(s.frames.c.hash)))
     assert used < before and held == used
 
@@ -311,20 +401,40 @@ def test_past_results_follow_their_steps(store_url):
     SQLite and PostgreSQL, which check the (run, step) key row by row)."""
     fixture = build_recording(store_url)
     with open_store(fixture.db) as store:
-        runs = [store.start_run(fixture.recording_id, mode="verify", options={})
-                for _ in range(2)]
+        runs = [store.start_run(fixture.recording_id, mode="verify", options={}) for _ in range(2)]
         for run in runs:
-            store.add_step_results(run, [StepResult(st.step, "passed", message=st.action.action)
-                                         for st in fixture.steps])
+            store.add_step_results(
+                run,
+                [StepResult(st.step, "passed", message=st.action.action) for st in fixture.steps],
+            )
     wait = '{"action": "wait", "duration": 1}'
     # step 1 moves onto step 2's number before step 2 has left it
-    assert deskreel("edit", fixture.db, "-r", "1", "--drop", "5-6", "--insert-after", "0",
-                    wait, "--insert-after", "9", wait, "--insert-after", "9", wait) == 0
+    assert (
+        deskreel(
+            "edit",
+            fixture.db,
+            "-r",
+            "1",
+            "--drop",
+            "5-6",
+            "--insert-after",
+            "0",
+            wait,
+            "--insert-after",
+            "9",
+            wait,
+            "--insert-after",
+            "9",
+            wait,
+        )
+        == 0
+    )
     after = steps(fixture.db)
     for run in runs:
         got = results(fixture.db, run)
-        assert {after[n - 1].action.action for n in set(range(1, len(after) + 1)) - set(got)} \
-            == {"wait"}  # the inserted steps only: no run before the edit did them
+        assert {after[n - 1].action.action for n in set(range(1, len(after) + 1)) - set(got)} == {
+            "wait"
+        }  # the inserted steps only: no run before the edit did them
         assert got == {st.step: st.action.action for st in after if st.step in got}
         assert len(got) == len(fixture.steps) - 2  # those of dropped steps went
     assert results(fixture.db, runs[0])[2] == "mouse_move"  # the old step 1 is now step 2
@@ -336,14 +446,17 @@ def test_past_results_follow_their_steps(store_url):
     assert got == {st.step: st.action.action for st in after if st.step in got} and got
 
 
-@pytest.mark.parametrize("damaged,kept", [("{not json", False),
-                                          ('{not json "replay_after": "KEY"', True)])
+@pytest.mark.parametrize(
+    "damaged,kept", [("{not json", False), ('{not json "replay_after": "KEY"', True)]
+)
 def test_an_edit_is_not_stopped_by_damaged_result_details(fixture, capsys, damaged, kept):
     key = fixture.steps[0].before_frame
     run_id = _name_in_a_run(fixture, key)
     with sqlite3.connect(fixture.db) as conn:
-        conn.execute("UPDATE step_results SET details = ? WHERE run_id = ?",
-                     (damaged.replace("KEY", key), run_id))
+        conn.execute(
+            "UPDATE step_results SET details = ? WHERE run_id = ?",
+            (damaged.replace("KEY", key), run_id),
+        )
     conn.close()
     capsys.readouterr()
     assert deskreel("edit", fixture.db, "-r", "1", "--drop", "1") == 0

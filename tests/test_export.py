@@ -20,8 +20,7 @@ from deskreel.cli import run
 from deskreel.export import DIALECTS, Context, NotExpressible
 from storage import ACTIONS as ACTION_KINDS
 from storage import Action, script_lines
-from tests.fixture_recording import (ACTIONS, SCREEN, SECRET_ENV, build_recording, draw,
-                                     frame_of)
+from tests.fixture_recording import ACTIONS, SCREEN, SECRET_ENV, build_recording, draw, frame_of
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 DIALECT_FORMATS = ("anthropic", "normalized", "browsergym", "pyautogui")
@@ -46,8 +45,11 @@ def export_dir(fixture, tmp_path, fmt: str, *options: object) -> list[dict[str, 
 
 NULL = None
 GOLDEN: dict[str, dict[int, Any]] = {
-    "actions": {n: Action.from_json(obj).to_json()
-                for n, (obj, disabled) in enumerate(ACTIONS, start=1) if not disabled},
+    "actions": {
+        n: Action.from_json(obj).to_json()
+        for n, (obj, disabled) in enumerate(ACTIONS, start=1)
+        if not disabled
+    },
     "anthropic": {
         1: {"action": "mouse_move", "coordinate": [100, 50]},
         2: {"action": "left_click", "coordinate": [40, 30]},
@@ -61,14 +63,31 @@ GOLDEN: dict[str, dict[int, Any]] = {
         10: {"action": "double_click", "coordinate": [120, 80]},
         11: {"action": "triple_click", "coordinate": [130, 90]},
         12: {"action": "left_click_drag", "start_coordinate": [10, 10], "coordinate": [150, 120]},
-        13: {"action": "scroll", "coordinate": [160, 100], "scroll_direction": "down",
-             "scroll_amount": 3},
-        14: {"action": "scroll", "coordinate": [160, 100], "scroll_direction": "up",
-             "scroll_amount": 2},
-        15: {"action": "scroll", "coordinate": [160, 100], "scroll_direction": "left",
-             "scroll_amount": 1},
-        16: {"action": "scroll", "coordinate": [300, 190], "scroll_direction": "right",
-             "scroll_amount": 4, "text": "ctrl"},
+        13: {
+            "action": "scroll",
+            "coordinate": [160, 100],
+            "scroll_direction": "down",
+            "scroll_amount": 3,
+        },
+        14: {
+            "action": "scroll",
+            "coordinate": [160, 100],
+            "scroll_direction": "up",
+            "scroll_amount": 2,
+        },
+        15: {
+            "action": "scroll",
+            "coordinate": [160, 100],
+            "scroll_direction": "left",
+            "scroll_amount": 1,
+        },
+        16: {
+            "action": "scroll",
+            "coordinate": [300, 190],
+            "scroll_direction": "right",
+            "scroll_amount": 4,
+            "text": "ctrl",
+        },
         17: {"action": "wait", "duration": 1.5},
         18: [{"action": "mouse_move", "coordinate": [50, 60]}, {"action": "left_mouse_down"}],
         19: {"action": "left_mouse_up"},
@@ -79,8 +98,12 @@ GOLDEN: dict[str, dict[int, Any]] = {
         25: {"action": "type", "text": "café ✓"},
         26: NULL,
         27: {"action": "key", "text": "Escape"},
-        28: {"action": "scroll", "coordinate": [160, 100], "scroll_direction": "right",
-             "scroll_amount": 2},
+        28: {
+            "action": "scroll",
+            "coordinate": [160, 100],
+            "scroll_direction": "right",
+            "scroll_amount": 2,
+        },
     },
     "normalized": {
         1: {"action": "mouse_move", "to_coordinate": [0.3125, 0.25]},
@@ -93,24 +116,52 @@ GOLDEN: dict[str, dict[int, Any]] = {
         9: {"action": "middle_click", "at_coordinate": [0.6562, 0.55], "with_key": None},
         10: {"action": "double_click", "at_coordinate": [0.375, 0.4], "with_key": None},
         11: {"action": "triple_click", "at_coordinate": [0.4062, 0.45], "with_key": None},
-        12: {"action": "left_click_drag", "from_coordinate": [0.0312, 0.05],
-             "to_coordinate": [0.4688, 0.6], "with_key": None},
-        13: {"action": "scroll", "at_coordinate": [0.5, 0.5], "scroll_direction": "down",
-             "scroll_amount": 3},
-        14: {"action": "scroll", "at_coordinate": [0.5, 0.5], "scroll_direction": "up",
-             "scroll_amount": 2},
-        15: {"action": "scroll", "at_coordinate": [0.5, 0.5], "scroll_direction": "left",
-             "scroll_amount": 1},
-        16: NULL, 17: {"action": "wait", "duration": 1.5}, 18: NULL, 19: NULL, 20: NULL,
+        12: {
+            "action": "left_click_drag",
+            "from_coordinate": [0.0312, 0.05],
+            "to_coordinate": [0.4688, 0.6],
+            "with_key": None,
+        },
+        13: {
+            "action": "scroll",
+            "at_coordinate": [0.5, 0.5],
+            "scroll_direction": "down",
+            "scroll_amount": 3,
+        },
+        14: {
+            "action": "scroll",
+            "at_coordinate": [0.5, 0.5],
+            "scroll_direction": "up",
+            "scroll_amount": 2,
+        },
+        15: {
+            "action": "scroll",
+            "at_coordinate": [0.5, 0.5],
+            "scroll_direction": "left",
+            "scroll_amount": 1,
+        },
+        16: NULL,
+        17: {"action": "wait", "duration": 1.5},
+        18: NULL,
+        19: NULL,
+        20: NULL,
         21: NULL,
         22: {"action": "key", "text": ["pageup"], "with_duration": None},
         23: {"action": "type", "text": "{{env:DESKREEL_TEST_SECRET}}", "submit": False},
         25: {"action": "type", "text": "café ✓", "submit": False},
-        26: {"action": "left_click_drag", "from_coordinate": [0.0625, 0.9],
-             "to_coordinate": [0.9375, 0.1], "with_key": "shift"},
+        26: {
+            "action": "left_click_drag",
+            "from_coordinate": [0.0625, 0.9],
+            "to_coordinate": [0.9375, 0.1],
+            "with_key": "shift",
+        },
         27: {"action": "key", "text": ["esc"], "with_duration": None},
-        28: {"action": "scroll", "at_coordinate": [0.5, 0.5], "scroll_direction": "right",
-             "scroll_amount": 2},
+        28: {
+            "action": "scroll",
+            "at_coordinate": [0.5, 0.5],
+            "scroll_direction": "right",
+            "scroll_amount": 2,
+        },
     },
     "browsergym": {
         1: "mouse_move(100, 50)",
@@ -129,16 +180,16 @@ GOLDEN: dict[str, dict[int, Any]] = {
         14: "scroll(0, -200)",  # already there
         15: "scroll(-100, 0)",
         16: "mouse_move(300, 190)\nkeyboard_down('Control')\nscroll(400, 0)\n"
-            "keyboard_up('Control')",
+        "keyboard_up('Control')",
         17: "noop(1500)",
         18: "mouse_down(50, 60)",
         19: "mouse_up(50, 60)",  # where step 18 left the pointer
-        20: NULL, 21: NULL,
+        20: NULL,
+        21: NULL,
         22: "keyboard_press('PageUp')",
         23: "keyboard_type('{{env:DESKREEL_TEST_SECRET}}')",
         25: "keyboard_type('café ✓')",
-        26: "keyboard_down('Shift')\nmouse_drag_and_drop(20, 180, 300, 20)\n"
-            "keyboard_up('Shift')",
+        26: "keyboard_down('Shift')\nmouse_drag_and_drop(20, 180, 300, 20)\nkeyboard_up('Shift')",
         27: "keyboard_press('Escape')",
         28: "mouse_move(160, 100)\nscroll(200, 0)",  # the drag of step 26 moved the pointer
     },
@@ -159,16 +210,17 @@ GOLDEN: dict[str, dict[int, Any]] = {
         14: "pyautogui.scroll(2, x=160, y=100)",
         15: "pyautogui.hscroll(-1, x=160, y=100)",
         16: "pyautogui.keyDown('ctrl'); pyautogui.hscroll(4, x=300, y=190); "
-            "pyautogui.keyUp('ctrl')",
+        "pyautogui.keyUp('ctrl')",
         17: "time.sleep(1.5)",
         18: "pyautogui.mouseDown(50, 60, button='left')",
         19: "pyautogui.mouseUp(button='left')",
-        20: NULL, 21: NULL,
+        20: NULL,
+        21: NULL,
         22: "pyautogui.press('pageup')",
         23: "pyautogui.write('{{env:DESKREEL_TEST_SECRET}}')",
         25: NULL,
         26: "pyautogui.moveTo(20, 180); pyautogui.keyDown('shift'); "
-            "pyautogui.dragTo(300, 20, duration=0.5, button='left'); pyautogui.keyUp('shift')",
+        "pyautogui.dragTo(300, 20, duration=0.5, button='left'); pyautogui.keyUp('shift')",
         27: "pyautogui.press('esc')",
         28: "pyautogui.hscroll(2, x=160, y=100)",
     },
@@ -176,12 +228,15 @@ GOLDEN: dict[str, dict[int, Any]] = {
 UNEXPRESSED = {
     "actions": {},
     "anthropic": {26: "left_click_drag takes no modifier keys"},
-    "normalized": {16: "scroll takes no modifier keys", 18: "no separate button press",
-                   19: "no separate button release", 20: "no screenshot action",
-                   21: "pointer position"},
+    "normalized": {
+        16: "scroll takes no modifier keys",
+        18: "no separate button press",
+        19: "no separate button release",
+        20: "no screenshot action",
+        21: "pointer position",
+    },
     "browsergym": {11: "no triple click", 20: "no screenshot action", 21: "pointer position"},
-    "pyautogui": {20: "no screenshot action", 21: "never reaches the agent",
-                  25: "ASCII only"},
+    "pyautogui": {20: "no screenshot action", 21: "never reaches the agent", 25: "ASCII only"},
 }
 
 
@@ -194,17 +249,31 @@ def test_golden_lines(fixture, tmp_path, fmt):
     for step, words in UNEXPRESSED[fmt].items():
         assert words in reasons[step]
     assert [line["step"] for line in lines] == sorted(GOLDEN[fmt])  # recorded order
-    assert all(line["recording"] == "every-kind" and line["screen"] == list(SCREEN)
-               for line in lines)
+    assert all(
+        line["recording"] == "every-kind" and line["screen"] == list(SCREEN) for line in lines
+    )
 
 
 @pytest.mark.parametrize("fmt", ["browsergym", "pyautogui"])
 def test_code_dialects_are_python(fixture, tmp_path, fmt):
     """Every call string parses, and calls only the dialect's own functions."""
-    allowed = {"browsergym": {"mouse_move", "mouse_click", "mouse_dblclick", "mouse_down",
-                              "mouse_up", "mouse_drag_and_drop", "scroll", "keyboard_press",
-                              "keyboard_down", "keyboard_up", "keyboard_type", "noop"},
-               "pyautogui": {"pyautogui", "time"}}[fmt]
+    allowed = {
+        "browsergym": {
+            "mouse_move",
+            "mouse_click",
+            "mouse_dblclick",
+            "mouse_down",
+            "mouse_up",
+            "mouse_drag_and_drop",
+            "scroll",
+            "keyboard_press",
+            "keyboard_down",
+            "keyboard_up",
+            "keyboard_type",
+            "noop",
+        },
+        "pyautogui": {"pyautogui", "time"},
+    }[fmt]
     for line in export_dir(fixture, tmp_path, fmt):
         if line["action"] is None:
             continue
@@ -218,8 +287,10 @@ def test_code_dialects_are_python(fixture, tmp_path, fmt):
 
 # -- one action at a time: key names and the corners of each dialect -------------------------
 
-def translate(fmt: str, obj: dict[str, Any], *, screen=(1000, 500), pointer=None,
-              following=None) -> Any:
+
+def translate(
+    fmt: str, obj: dict[str, Any], *, screen=(1000, 500), pointer=None, following=None
+) -> Any:
     dialect = DIALECTS[fmt]
     ctx = Context(screen, pointer, Action.from_json(following) if following else None)
     return dialect.render(dialect.translate(Action.from_json(obj), ctx).items)
@@ -230,8 +301,13 @@ def key(text: str, **more: Any) -> dict[str, Any]:
 
 
 def scroll(at: list[int], direction: str, amount: int = 1, **more: Any) -> dict[str, Any]:
-    return {"action": "scroll", "coordinate": at, "scroll_direction": direction,
-            "scroll_amount": amount, **more}
+    return {
+        "action": "scroll",
+        "coordinate": at,
+        "scroll_direction": direction,
+        "scroll_amount": amount,
+        **more,
+    }
 
 
 TABLE = [
@@ -245,11 +321,17 @@ TABLE = [
     ("browsergym", key("Tab"), "keyboard_press('Tab')"),
     ("browsergym", key("space"), "keyboard_press('Space')"),
     ("browsergym", key("XF86AudioMute"), "keyboard_press('AudioVolumeMute')"),
-    ("browsergym", key("ctrl+shift", duration=1.25),
-     "keyboard_down('Control')\nkeyboard_down('Shift')\nnoop(1250)\nkeyboard_up('Shift')\n"
-     "keyboard_up('Control')"),
-    ("browsergym", {"action": "type", "text": "it's \"quoted\"\nline 2 ü"},
-     "keyboard_type('it\\'s \"quoted\"\\nline 2 ü')"),
+    (
+        "browsergym",
+        key("ctrl+shift", duration=1.25),
+        "keyboard_down('Control')\nkeyboard_down('Shift')\nnoop(1250)\nkeyboard_up('Shift')\n"
+        "keyboard_up('Control')",
+    ),
+    (
+        "browsergym",
+        {"action": "type", "text": 'it\'s "quoted"\nline 2 ü'},
+        "keyboard_type('it\\'s \"quoted\"\\nline 2 ü')",
+    ),
     ("browsergym", {"action": "left_mouse_up"}, NotExpressible),  # pointer unknown
     ("pyautogui", key("BackSpace"), "pyautogui.press('backspace')"),
     ("pyautogui", key("Next"), "pyautogui.press('pagedown')"),
@@ -261,47 +343,116 @@ TABLE = [
     ("pyautogui", key("udiaeresis"), NotExpressible),
     ("pyautogui", {"action": "type", "text": "a\tb\n"}, "pyautogui.write('a\\tb\\n')"),
     ("pyautogui", {"action": "left_mouse_down"}, "pyautogui.mouseDown(button='left')"),
-    ("normalized", key("ctrl+shift+t"),
-     {"action": "key", "text": ["ctrl", "shift", "t"], "with_duration": None}),
+    (
+        "normalized",
+        key("ctrl+shift+t"),
+        {"action": "key", "text": ["ctrl", "shift", "t"], "with_duration": None},
+    ),
     ("normalized", key("Return"), {"action": "key", "text": ["enter"], "with_duration": None}),
-    ("normalized", key("super+Tab"), {"action": "key", "text": ["super", "tab"],
-                                      "with_duration": None}),
-    ("normalized", {"action": "scroll", "coordinate": [999, 0], "scroll_direction": "down",
-                    "scroll_amount": 65},
-     [{"action": "scroll", "at_coordinate": [0.999, 0.0], "scroll_direction": "down",
-       "scroll_amount": n} for n in (30, 30, 5)]),
+    (
+        "normalized",
+        key("super+Tab"),
+        {"action": "key", "text": ["super", "tab"], "with_duration": None},
+    ),
+    (
+        "normalized",
+        {
+            "action": "scroll",
+            "coordinate": [999, 0],
+            "scroll_direction": "down",
+            "scroll_amount": 65,
+        },
+        [
+            {
+                "action": "scroll",
+                "at_coordinate": [0.999, 0.0],
+                "scroll_direction": "down",
+                "scroll_amount": n,
+            }
+            for n in (30, 30, 5)
+        ],
+    ),
     # anthropic: every action kind of the vocabulary
     ("anthropic", key("alt+Tab"), {"action": "key", "text": "alt+Tab"}),
     ("anthropic", key("KP_0"), {"action": "key", "text": "KP_0"}),
-    ("anthropic", key("ctrl+shift+t", duration=2), {"action": "hold_key", "text": "ctrl+shift+t",
-                                                    "duration": 2.0}),
+    (
+        "anthropic",
+        key("ctrl+shift+t", duration=2),
+        {"action": "hold_key", "text": "ctrl+shift+t", "duration": 2.0},
+    ),
     ("anthropic", {"action": "type", "text": "ü\n"}, {"action": "type", "text": "ü\n"}),
-    ("anthropic", {"action": "mouse_move", "coordinate": [1, 2]},
-     {"action": "mouse_move", "coordinate": [1, 2]}),
-    ("anthropic", {"action": "left_click", "coordinate": [1, 2]},
-     {"action": "left_click", "coordinate": [1, 2]}),
-    ("anthropic", {"action": "right_click", "coordinate": [1, 2], "with_key": "alt"},
-     {"action": "right_click", "coordinate": [1, 2], "text": "alt"}),
-    ("anthropic", {"action": "middle_click", "coordinate": [1, 2]},
-     {"action": "middle_click", "coordinate": [1, 2]}),
-    ("anthropic", {"action": "double_click", "coordinate": [5, 6], "with_key": "ctrl+shift"},
-     {"action": "double_click", "coordinate": [5, 6], "text": "ctrl+shift"}),
-    ("anthropic", {"action": "triple_click", "coordinate": [5, 6], "with_key": "super"},
-     {"action": "triple_click", "coordinate": [5, 6], "text": "super"}),
-    ("anthropic", {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]},
-     {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]}),
-    ("anthropic", {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4],
-                   "with_key": "ctrl"}, NotExpressible),
+    (
+        "anthropic",
+        {"action": "mouse_move", "coordinate": [1, 2]},
+        {"action": "mouse_move", "coordinate": [1, 2]},
+    ),
+    (
+        "anthropic",
+        {"action": "left_click", "coordinate": [1, 2]},
+        {"action": "left_click", "coordinate": [1, 2]},
+    ),
+    (
+        "anthropic",
+        {"action": "right_click", "coordinate": [1, 2], "with_key": "alt"},
+        {"action": "right_click", "coordinate": [1, 2], "text": "alt"},
+    ),
+    (
+        "anthropic",
+        {"action": "middle_click", "coordinate": [1, 2]},
+        {"action": "middle_click", "coordinate": [1, 2]},
+    ),
+    (
+        "anthropic",
+        {"action": "double_click", "coordinate": [5, 6], "with_key": "ctrl+shift"},
+        {"action": "double_click", "coordinate": [5, 6], "text": "ctrl+shift"},
+    ),
+    (
+        "anthropic",
+        {"action": "triple_click", "coordinate": [5, 6], "with_key": "super"},
+        {"action": "triple_click", "coordinate": [5, 6], "text": "super"},
+    ),
+    (
+        "anthropic",
+        {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]},
+        {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]},
+    ),
+    (
+        "anthropic",
+        {
+            "action": "left_click_drag",
+            "start_coordinate": [1, 2],
+            "coordinate": [3, 4],
+            "with_key": "ctrl",
+        },
+        NotExpressible,
+    ),
     ("anthropic", {"action": "left_mouse_down"}, {"action": "left_mouse_down"}),
-    ("anthropic", {"action": "left_mouse_down", "coordinate": [7, 8]},
-     [{"action": "mouse_move", "coordinate": [7, 8]}, {"action": "left_mouse_down"}]),
-    ("anthropic", {"action": "left_mouse_up", "coordinate": [7, 8]},
-     [{"action": "mouse_move", "coordinate": [7, 8]}, {"action": "left_mouse_up"}]),
-    ("anthropic", scroll([9, 9], "left", 30),
-     {"action": "scroll", "coordinate": [9, 9], "scroll_direction": "left", "scroll_amount": 30}),
-    ("anthropic", scroll([9, 9], "up", with_key="shift"),
-     {"action": "scroll", "coordinate": [9, 9], "scroll_direction": "up", "scroll_amount": 1,
-      "text": "shift"}),
+    (
+        "anthropic",
+        {"action": "left_mouse_down", "coordinate": [7, 8]},
+        [{"action": "mouse_move", "coordinate": [7, 8]}, {"action": "left_mouse_down"}],
+    ),
+    (
+        "anthropic",
+        {"action": "left_mouse_up", "coordinate": [7, 8]},
+        [{"action": "mouse_move", "coordinate": [7, 8]}, {"action": "left_mouse_up"}],
+    ),
+    (
+        "anthropic",
+        scroll([9, 9], "left", 30),
+        {"action": "scroll", "coordinate": [9, 9], "scroll_direction": "left", "scroll_amount": 30},
+    ),
+    (
+        "anthropic",
+        scroll([9, 9], "up", with_key="shift"),
+        {
+            "action": "scroll",
+            "coordinate": [9, 9],
+            "scroll_direction": "up",
+            "scroll_amount": 1,
+            "text": "shift",
+        },
+    ),
     ("anthropic", {"action": "wait", "duration": 0.25}, {"action": "wait", "duration": 0.25}),
     ("anthropic", {"action": "screenshot"}, {"action": "screenshot"}),
     ("anthropic", {"action": "screenshot", "region": [0, 0, 5, 5]}, {"action": "screenshot"}),
@@ -325,8 +476,9 @@ def test_the_anthropic_rows_hold_every_action_kind():
 def test_submit_folds_only_a_plain_return():
     typed = {"action": "type", "text": "q"}
     folds = DIALECTS["normalized"].translate
-    assert folds(Action.from_json(typed), Context(SCREEN, None, Action.from_json(
-        key("Return")))).folds_next
+    assert folds(
+        Action.from_json(typed), Context(SCREEN, None, Action.from_json(key("Return")))
+    ).folds_next
     for following in (key("Return", duration=1), key("KP_Enter"), key("Tab"), None):
         ctx = Context(SCREEN, None, Action.from_json(following) if following else None)
         assert not folds(Action.from_json(typed), ctx).folds_next
@@ -343,23 +495,35 @@ def export_script(tmp_path, fmt: str, objects: list[dict[str, Any]]) -> dict[int
     script.write_text("".join(json.dumps(obj) + "\n" for obj in objects))
     assert deskreel("import", script, db) == 0
     assert deskreel("export", db, "--format", fmt, "--out", out) == 0
-    return {line["step"]: line["action"]
-            for line in map(json.loads, (out / "script.jsonl").read_text().splitlines())}
+    return {
+        line["step"]: line["action"]
+        for line in map(json.loads, (out / "script.jsonl").read_text().splitlines())
+    }
 
 
 def test_an_unexpressed_step_does_not_move_the_pointer(tmp_path):
     """BrowserGym never performed the triple click, so the pointer is still at (10, 10) and
     the scroll must move to (50, 50) first."""
-    lines = export_script(tmp_path, "browsergym", [
-        {"action": "mouse_move", "coordinate": [10, 10]},
-        {"action": "triple_click", "coordinate": [50, 50]},
-        scroll([50, 50], "down"), scroll([50, 50], "up"),
-    ])
-    assert lines == {1: "mouse_move(10, 10)", 2: None, 3: "mouse_move(50, 50)\nscroll(0, 100)",
-                     4: "scroll(0, -100)"}
+    lines = export_script(
+        tmp_path,
+        "browsergym",
+        [
+            {"action": "mouse_move", "coordinate": [10, 10]},
+            {"action": "triple_click", "coordinate": [50, 50]},
+            scroll([50, 50], "down"),
+            scroll([50, 50], "up"),
+        ],
+    )
+    assert lines == {
+        1: "mouse_move(10, 10)",
+        2: None,
+        3: "mouse_move(50, 50)\nscroll(0, 100)",
+        4: "scroll(0, -100)",
+    }
 
 
 # -- pairing, frames and scaling ------------------------------------------------------------
+
 
 def test_lines_pair_the_before_frame_with_the_action(fixture, tmp_path):
     lines = export_dir(fixture, tmp_path, "anthropic", "--with-after")
@@ -426,41 +590,57 @@ def test_off_screen_coordinates_are_reported_not_clamped(tmp_path, capsys):
 
     OFF = len(ACTIONS) + 1  # the first step added here
     db = build_recording(tmp_path / "rec.db").db
-    off = [Action.from_json({"action": "left_click", "coordinate": [640, 400]}),
-           Action.from_json({"action": "left_click_drag", "start_coordinate": [10, 10],
-                             "coordinate": [10, 200]}),
-           Action.from_json({"action": "screenshot", "region": [300, 0, 40, 10]}),
-           Action.from_json({"action": "left_click", "coordinate": [319, 199]})]  # on it
+    off = [
+        Action.from_json({"action": "left_click", "coordinate": [640, 400]}),
+        Action.from_json(
+            {"action": "left_click_drag", "start_coordinate": [10, 10], "coordinate": [10, 200]}
+        ),
+        Action.from_json({"action": "screenshot", "region": [300, 0, 40, 10]}),
+        Action.from_json({"action": "left_click", "coordinate": [319, 199]}),
+    ]  # on it
     with open_store(db) as store:
-        store.add_steps(1, [Step(step=OFF + i, action=a, t_start=40.0 + i, t_end=40.0 + i)
-                            for i, a in enumerate(off)])
+        store.add_steps(
+            1,
+            [
+                Step(step=OFF + i, action=a, t_start=40.0 + i, t_end=40.0 + i)
+                for i, a in enumerate(off)
+            ],
+        )
     capsys.readouterr()
     for fmt, options in (("normalized", ()), ("anthropic", ("--scale-to", "160x100"))):
         out = tmp_path / fmt
         assert deskreel("export", db, "--format", fmt, "--out", out, *options) == 0
-        lines = {line["step"]: line for line in
-                 map(json.loads, (out / "every-kind.jsonl").read_text().splitlines())}
+        lines = {
+            line["step"]: line
+            for line in map(json.loads, (out / "every-kind.jsonl").read_text().splitlines())
+        }
         assert [lines[OFF + i]["action"] for i in range(3)] == [None, None, None]
-        assert lines[OFF]["unexpressed"] == ("its coordinate [640, 400] is off the 320x200 "
-                                             "screen of the recording")
+        assert lines[OFF]["unexpressed"] == (
+            "its coordinate [640, 400] is off the 320x200 screen of the recording"
+        )
         assert "coordinate [10, 200] is off" in lines[OFF + 1]["unexpressed"]
         assert "region [300, 0, 40, 10] is off" in lines[OFF + 2]["unexpressed"]
         err = capsys.readouterr().err
-        assert (f"{fmt} cannot express 1 left_click step: its coordinate [640, 400] is off "
-                f"the 320x200 screen of the recording (action null)") in err
+        assert (
+            f"{fmt} cannot express 1 left_click step: its coordinate [640, 400] is off "
+            f"the 320x200 screen of the recording (action null)"
+        ) in err
         assert "1 left_click step: its coordinate [640, 400]" in (out / "README.md").read_text()
     assert lines[OFF + 3]["action"] == {"action": "left_click", "coordinate": [159, 99]}
     assert deskreel("export", db, "--out", tmp_path / "plain.jsonl", "--scale-to", "160x100") == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"deskreel: step {OFF} cannot be scaled: its coordinate [640, 400] is off the "
-                   "320x200 screen of the recording; fix it with 'deskreel edit' or export "
-                   "without --scale-to"]
+    assert err == [
+        f"deskreel: step {OFF} cannot be scaled: its coordinate [640, 400] is off the "
+        "320x200 screen of the recording; fix it with 'deskreel edit' or export "
+        "without --scale-to"
+    ]
     assert not (tmp_path / "plain.jsonl").exists()
     assert deskreel("export", db, "--out", tmp_path / "plain.jsonl") == 0  # as it was recorded
     assert '"coordinate":[640,400]' in (tmp_path / "plain.jsonl").read_text().replace(" ", "")
 
 
 # -- files: plain lines, the dataset directory, atomicity ------------------------------------
+
 
 def test_plain_lines_are_the_import_format_and_round_trip(fixture, tmp_path, capsys):
     capsys.readouterr()
@@ -510,12 +690,22 @@ def test_dataset_card_says_what_is_inside(fixture, tmp_path, capsys):
     err = capsys.readouterr().err
     card = (tmp_path / "out-pyautogui" / "README.md").read_text()
     assert card.startswith("# deskreel export: pyautogui")
-    for words in ("| every-kind | ", "`every-kind.jsonl`", "320x200", "## Pairing rule",
-                  "before-frame", "| `scroll` | 5 |", "| `key` | 5 |", "`pyautogui.click(x, y)`"):
+    for words in (
+        "| every-kind | ",
+        "`every-kind.jsonl`",
+        "320x200",
+        "## Pairing rule",
+        "before-frame",
+        "| `scroll` | 5 |",
+        "| `key` | 5 |",
+        "`pyautogui.click(x, y)`",
+    ):
         assert words in card, words
-    for lost in ("pyautogui cannot express 1 type step: pyautogui.write types ASCII only",
-                 "pyautogui cannot express 1 screenshot step",
-                 "pyautogui cannot express 1 cursor_position step"):
+    for lost in (
+        "pyautogui cannot express 1 type step: pyautogui.write types ASCII only",
+        "pyautogui cannot express 1 screenshot step",
+        "pyautogui cannot express 1 cursor_position step",
+    ):
         assert lost in card and lost in err
     assert "wrote 1 recording (27 lines, 26 frames) as pyautogui" in err
 
@@ -536,8 +726,7 @@ def test_a_non_empty_directory_is_refused_unless_a_previous_export(fixture, tmp_
     out.mkdir()
     (out / "notes.txt").write_text("mine")
     for extra in ((), ("--force",)):
-        assert deskreel("export", fixture.db, "--format", "normalized", "--out", out,
-                        *extra) == 2
+        assert deskreel("export", fixture.db, "--format", "normalized", "--out", out, *extra) == 2
         assert (out / "notes.txt").read_text() == "mine"
     err = capsys.readouterr().err
     assert "is not empty: choose a new directory, or add --force" in err
@@ -547,8 +736,7 @@ def test_a_non_empty_directory_is_refused_unless_a_previous_export(fixture, tmp_
     export_dir(fixture, tmp_path, "actions")
     (tmp_path / "out-actions").rename(done)
     assert deskreel("export", fixture.db, "--format", "normalized", "--out", done) == 2
-    assert deskreel("export", fixture.db, "--format", "normalized", "--out", done,
-                    "--force") == 0
+    assert deskreel("export", fixture.db, "--format", "normalized", "--out", done, "--force") == 0
     assert (done / "README.md").read_text().startswith("# deskreel export: normalized")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "done"]
 
@@ -582,8 +770,9 @@ def test_a_failed_export_leaves_nothing(fixture, tmp_path, monkeypatch, capsys):
 def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
     db = tmp_path / "two.db"
     build_recording(db, name="first")
-    assert deskreel("import", SAMPLES / "scripts" / "every-action.json", db,
-                    "--name", "a/script") == 0
+    assert (
+        deskreel("import", SAMPLES / "scripts" / "every-action.json", db, "--name", "a/script") == 0
+    )
     capsys.readouterr()
     out = tmp_path / "all"
     assert deskreel("export", db, "--all", "--format", "browsergym", "--out", out) == 0
@@ -597,8 +786,9 @@ def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
     # recording | id | source | file | lines | recorded screen | exported screen | duration
     assert "| a/script | 2 | script | `a_script.jsonl` | 20 | unknown | unknown |" in card
     assert "| first | 1 | recorder | `first.jsonl` | 27 | 320x200 | 320x200 |" in card
-    assert "needs BrowserGym's multiaction mode, `HighLevelActionSet(..., multiaction=True)`" \
-        in card  # the fixture's step 13 is two calls
+    assert (
+        "needs BrowserGym's multiaction mode, `HighLevelActionSet(..., multiaction=True)`" in card
+    )  # the fixture's step 13 is two calls
 
 
 def test_the_progress_bar_moves_on_a_terminal(tmp_path):
@@ -606,19 +796,27 @@ def test_the_progress_bar_moves_on_a_terminal(tmp_path):
     db = tmp_path / "two.db"
     for name in ("first", "second"):
         build_recording(db, name=name)
-    screen = on_a_terminal("export", db, "--all", "--format", "browsergym", "--out",
-                           tmp_path / "all")
+    screen = on_a_terminal(
+        "export", db, "--all", "--format", "browsergym", "--out", tmp_path / "all"
+    )
     states = [part.strip() for part in screen.split("\r") if "exporting" in part]
     assert [state.split("]")[-1].split() for state in states] == [
-        ["0%"], ["50%", "first"], ["100%", "second"]], screen
+        ["0%"],
+        ["50%", "first"],
+        ["100%", "second"],
+    ], screen
     assert "wrote 2 recordings" in screen
 
 
 def on_a_terminal(*args: object) -> str:
     """What `python -m deskreel ARGS` shows on a terminal's stderr."""
     main, terminal = os.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", *map(str, args)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", *map(str, args)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=terminal,
+    )
     os.close(terminal)
     shown = b""
     while True:
@@ -636,19 +834,23 @@ def on_a_terminal(*args: object) -> str:
 
 # -- usage ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("args,message", [
-    (["-r", "1", "--all", "--out", "{tmp}/x"], "give -r/--recording or --all, not both"),
-    (["--format", "anthropic"], "--format anthropic writes a dataset directory"),
-    (["--format", "anthropic", "--out", "{tmp}/x.jsonl"], "give it with --out DIR"),
-    (["--all"], "--all writes a dataset directory"),
-    (["--with-after"], "--with-after pairs frames"),
-    (["--scale-to", "12by3", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),
-    (["--scale-to", "\u00b2x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),  # superscript 2
-    (["--scale-to", "\u0661\u0662x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),  # Arabic 12
-    (["--scale-to", "0x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),
-    (["--format", "pyautogui", "--out", "{tmp}/no/such/dir"], "does not exist"),
-    (["-r", "nope", "--out", "{tmp}/x"], "has no recording 'nope'"),
-])
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-r", "1", "--all", "--out", "{tmp}/x"], "give -r/--recording or --all, not both"),
+        (["--format", "anthropic"], "--format anthropic writes a dataset directory"),
+        (["--format", "anthropic", "--out", "{tmp}/x.jsonl"], "give it with --out DIR"),
+        (["--all"], "--all writes a dataset directory"),
+        (["--with-after"], "--with-after pairs frames"),
+        (["--scale-to", "12by3", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),
+        (["--scale-to", "\u00b2x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),  # superscript 2
+        (["--scale-to", "\u0661\u0662x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),  # Arabic 12
+        (["--scale-to", "0x100", "--out", "{tmp}/x"], "write WIDTHxHEIGHT"),
+        (["--format", "pyautogui", "--out", "{tmp}/no/such/dir"], "does not exist"),
+        (["-r", "nope", "--out", "{tmp}/x"], "has no recording 'nope'"),
+    ],
+)
 def test_usage_errors_are_one_line(fixture, tmp_path, capsys, args, message):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     assert deskreel("export", fixture.db, *args) == 2
@@ -661,8 +863,15 @@ def test_usage_errors_are_one_line(fixture, tmp_path, capsys, args, message):
     assert list(tmp_path.iterdir()) == []  # neither x nor x.jsonl nor a temporary
 
 
-@pytest.mark.parametrize("target", ["/proc/deskreel-export", "{tmp}/file/out",
-                                    "/proc/deskreel-export.jsonl", "{tmp}/file/out.jsonl"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/proc/deskreel-export",
+        "{tmp}/file/out",
+        "/proc/deskreel-export.jsonl",
+        "{tmp}/file/out.jsonl",
+    ],
+)
 def test_an_unwritable_target_is_one_line_and_leaves_nothing(fixture, tmp_path, capsys, target):
     (tmp_path / "file").write_text("a regular file, not a directory")
     out = Path(target.replace("{tmp}", str(tmp_path)))
@@ -688,14 +897,14 @@ def test_scale_to_needs_a_screen_size(tmp_path, capsys):
 
 # -- privacy --------------------------------------------------------------------------------
 
+
 def test_no_export_ever_holds_an_env_value(fixture, tmp_path, monkeypatch, capsys):
     secret = "hunter2-Z9q-secret-value"
     monkeypatch.setenv(SECRET_ENV, secret)
     written: list[Path] = []
     for fmt in DIALECTS:
         out = tmp_path / fmt
-        assert deskreel("export", fixture.db, "--format", fmt, "--out", out,
-                        "--with-after") == 0
+        assert deskreel("export", fixture.db, "--format", fmt, "--out", out, "--with-after") == 0
         written += [p for p in out.rglob("*") if p.is_file()]
     assert deskreel("export", fixture.db, "--out", tmp_path / "plain.jsonl") == 0
     written.append(tmp_path / "plain.jsonl")

@@ -43,8 +43,10 @@ def test_edit_then_doctor(store_url, capsys):
 def test_redact_then_doctor(store_url, capsys):
     fx = build_recording(store_url)
     with open_store(store_url) as store:  # a replay's screens of the typing step
-        shots = {k: store.put_frame(f"replay {k}".encode(), width=1, height=1, fmt="webp")
-                 for k in (Evidence.BEFORE, Evidence.AFTER)}
+        shots = {
+            k: store.put_frame(f"replay {k}".encode(), width=1, height=1, fmt="webp")
+            for k in (Evidence.BEFORE, Evidence.AFTER)
+        }
         run_id = store.start_run(fx.recording_id, mode="verify", options={})
         store.add_step_results(run_id, [StepResult(3, "passed", details=shots)])
         store.finish_run(run_id, "passed")
@@ -53,7 +55,7 @@ def test_redact_then_doctor(store_url, capsys):
     assert f"redacted 1 step(s) of {fx.name!r}" in capsys.readouterr().err
     with open_store(store_url) as store:
         step = store.steps(fx.recording_id)[2]
-        events = store.events(fx.recording_id)[step.events[0]:step.events[1] + 1]
+        events = store.events(fx.recording_id)[step.events[0] : step.events[1] + 1]
         results = store.step_results(run_id)
     assert step.action.text == "{{secret:1}}" and step.before_frame is None
     assert step.after_frame is None and step.anchor is None

@@ -53,9 +53,13 @@ def deskreel(*args: object) -> int:
 def recorder(store_url):
     """A recorder in the middle of its second step, holding the store open until told."""
     open_store(store_url).close()  # the schema first: the recorder does not race with us
-    proc = subprocess.Popen([sys.executable, "-c", RECORDER, store_url], text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RECORDER, store_url],
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert proc.stdout.readline() == "ready\n", proc.stderr.read()
         yield proc
@@ -80,16 +84,20 @@ def test_repair_leaves_a_live_recording_alone(store_url, recorder, capsys):
     out = capsys.readouterr().out
     assert "note: recording 1 'live' is still being written (last write" in out
     assert "its 1 key or button presses after its last step may not be reduced yet" in out
-    assert "note: 1 frames belong to no step or run yet: not counted while recording 1 " \
-           "may still be being written" in out
+    assert (
+        "note: 1 frames belong to no step or run yet: not counted while recording 1 "
+        "may still be being written" in out
+    )
     assert ": healthy (schema 3, 1 recordings, 1 frames)" in out
 
     assert deskreel("doctor", store_url, "--repair") == 0
     err = capsys.readouterr().err
     assert "recording 1 'live': left alone: it was written" in err
     assert "so its recorder may still be running; add --force if that recorder was killed" in err
-    assert "kept 1 frames that no step or run uses yet, as recording 1 may still be being " \
-           "written: add --force to delete them anyway" in err
+    assert (
+        "kept 1 frames that no step or run uses yet, as recording 1 may still be being "
+        "written: add --force to delete them anyway" in err
+    )
     assert "recovered" not in err and "deleted" not in err
 
     done = finish(recorder)
@@ -108,17 +116,21 @@ def test_force_repairs_what_may_still_be_written(store_url, recorder, capsys):
     with open_store(store_url) as store:
         steps = store.steps(store.recording("live").id)
     assert [(st.step, st.events, st.before_frame) for st in steps] == [
-        (1, (0, 1), None), (2, (2, 3), None)]
+        (1, (0, 1), None),
+        (2, (2, 3), None),
+    ]
     assert finish(recorder).returncode != 0  # that recorder's step 2 is taken now
 
 
 def test_an_old_recording_is_repaired_while_another_program_has_the_store_open(
-        store_url, recorder, capsys):
+    store_url, recorder, capsys
+):
     engine = raw_engine(store_url)  # as if its recorder had been killed an hour ago
     try:
         with engine.begin() as conn:
-            conn.execute(s.recordings.update().values(
-                created=datetime.now(UTC) - timedelta(hours=1)))
+            conn.execute(
+                s.recordings.update().values(created=datetime.now(UTC) - timedelta(hours=1))
+            )
     finally:
         engine.dispose()
     assert deskreel("doctor", store_url) == 1

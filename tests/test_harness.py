@@ -70,8 +70,9 @@ def test_xtest_key_types_into_entry(sample_app: SampleApp, xdisplay: Display) ->
     assert sample_app.events("key")[-1]["keysym"] == "a"
 
 
-def test_reordered_layout_moves_save_button(launch_app: Callable[..., SampleApp],
-                                            xdisplay: Display) -> None:
+def test_reordered_layout_moves_save_button(
+    launch_app: Callable[..., SampleApp], xdisplay: Display
+) -> None:
     normal = launch_app()
     normal.stop()
     reordered = launch_app(layout="reordered")
@@ -82,16 +83,16 @@ def test_reordered_layout_moves_save_button(launch_app: Callable[..., SampleApp]
     reordered.wait_for({"event": "click", "widget": "button:Save"})
 
 
-def test_renamed_layout_calls_save_store(launch_app: Callable[..., SampleApp],
-                                         xdisplay: Display) -> None:
+def test_renamed_layout_calls_save_store(
+    launch_app: Callable[..., SampleApp], xdisplay: Display
+) -> None:
     app = launch_app(layout="renamed")
     assert "button:Save" not in app.widgets
     _click(xdisplay, *app.center("button:Store"))
     app.wait_for({"event": "click", "widget": "button:Store"})
 
 
-def test_same_input_gives_same_log(launch_app: Callable[..., SampleApp],
-                                   xdisplay: Display) -> None:
+def test_same_input_gives_same_log(launch_app: Callable[..., SampleApp], xdisplay: Display) -> None:
     runs = []
     for _ in range(2):
         app = launch_app(geometry="+30+40")
@@ -170,8 +171,9 @@ NORMAL_SAVE_CENTER = (70, 36)  # button:Save of the normal layout at +0+0
 OFF_WINDOW = (1279, 799)  # a screen corner no variant's window reaches
 
 
-def test_banner_pushes_every_widget_down(launch_app: Callable[..., SampleApp],
-                                         xdisplay: Display) -> None:
+def test_banner_pushes_every_widget_down(
+    launch_app: Callable[..., SampleApp], xdisplay: Display
+) -> None:
     normal = launch_app()
     normal.stop()
     app = launch_app(banner=True)
@@ -184,9 +186,9 @@ def test_banner_pushes_every_widget_down(launch_app: Callable[..., SampleApp],
 
 
 @pytest.mark.parametrize("scale", [1.25, 0.8])
-def test_scale_looks_like_the_normal_window_resized(launch_app: Callable[..., SampleApp],
-                                                    xdisplay: Display, xvfb: VirtualDisplay,
-                                                    scale: float) -> None:
+def test_scale_looks_like_the_normal_window_resized(
+    launch_app: Callable[..., SampleApp], xdisplay: Display, xvfb: VirtualDisplay, scale: float
+) -> None:
     _move(xdisplay, *OFF_WINDOW)  # a button under the pointer is drawn lighter
     normal = launch_app()
     normal_shot = _screenshot(xvfb)
@@ -200,11 +202,17 @@ def test_scale_looks_like_the_normal_window_resized(launch_app: Callable[..., Sa
     # (1.25x) here, about 0.55 when the fonts are left unscaled.
     margin = 8
     x, y, width, height = normal.widgets["button:Save"]
-    crop = normal_shot[y - margin:y + height + margin, x - margin:x + width + margin]
-    template = cv2.resize(crop, None, fx=scale, fy=scale,
-                          interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    crop = normal_shot[y - margin : y + height + margin, x - margin : x + width + margin]
+    template = cv2.resize(
+        crop,
+        None,
+        fx=scale,
+        fy=scale,
+        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+    )
     _, score, _, (found_x, found_y) = cv2.minMaxLoc(
-        cv2.matchTemplate(shot, template, cv2.TM_CCOEFF_NORMED))
+        cv2.matchTemplate(shot, template, cv2.TM_CCOEFF_NORMED)
+    )
     assert score > 0.65
     save_x, save_y = app.widgets["button:Save"][:2]
     offset = round(margin * scale)
@@ -213,13 +221,20 @@ def test_scale_looks_like_the_normal_window_resized(launch_app: Callable[..., Sa
     app.wait_for({"event": "click", "widget": "button:Save"})
 
 
-@pytest.mark.parametrize("layout, labels", [
-    ("duplicate", ("label:Confirm", "label:Confirm#2")),
-    ("duplicate-context", ("label:Invoice", "label:Refund")),
-])
+@pytest.mark.parametrize(
+    "layout, labels",
+    [
+        ("duplicate", ("label:Confirm", "label:Confirm#2")),
+        ("duplicate-context", ("label:Invoice", "label:Refund")),
+    ],
+)
 def test_duplicate_layouts_have_two_identical_ok_buttons(
-        launch_app: Callable[..., SampleApp], xdisplay: Display, xvfb: VirtualDisplay,
-        layout: str, labels: tuple[str, str]) -> None:
+    launch_app: Callable[..., SampleApp],
+    xdisplay: Display,
+    xvfb: VirtualDisplay,
+    layout: str,
+    labels: tuple[str, str],
+) -> None:
     _move(xdisplay, *OFF_WINDOW)  # a button under the pointer is drawn lighter
     app = launch_app(layout=layout)
     shot = _screenshot(xvfb)
@@ -236,7 +251,8 @@ def test_duplicate_layouts_have_two_identical_ok_buttons(
 
 
 def test_late_save_button_takes_clicks_only_once_it_appears(
-        launch_app: Callable[..., SampleApp], xdisplay: Display, xvfb: VirtualDisplay) -> None:
+    launch_app: Callable[..., SampleApp], xdisplay: Display, xvfb: VirtualDisplay
+) -> None:
     late = 1.5
     app = launch_app(late=late)
     assert app.ready["late"] == late
@@ -254,8 +270,9 @@ def test_late_save_button_takes_clicks_only_once_it_appears(
     app.wait_for({"event": "click", "widget": "button:Save"})
 
 
-def test_changed_effect_shows_another_status(launch_app: Callable[..., SampleApp],
-                                             xdisplay: Display, xvfb: VirtualDisplay) -> None:
+def test_changed_effect_shows_another_status(
+    launch_app: Callable[..., SampleApp], xdisplay: Display, xvfb: VirtualDisplay
+) -> None:
     crops = []
     for effect, status in (("normal", "OK clicked"), ("changed", "Something else happened")):
         app = launch_app(effect=effect, log_status=True)
@@ -276,8 +293,9 @@ def test_status_is_logged_only_when_asked(sample_app: SampleApp, xdisplay: Displ
     assert sample_app.events("status") == []
 
 
-def test_removed_layout_has_no_save_button(launch_app: Callable[..., SampleApp],
-                                           xdisplay: Display) -> None:
+def test_removed_layout_has_no_save_button(
+    launch_app: Callable[..., SampleApp], xdisplay: Display
+) -> None:
     app = launch_app(layout="removed")
     assert "button:Save" not in app.widgets
     assert {"button:Open", "button:Delete", "button:OK"} <= app.widgets.keys()
@@ -286,14 +304,21 @@ def test_removed_layout_has_no_save_button(launch_app: Callable[..., SampleApp],
     assert app.events("click") == []
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--scale", "3"], "--scale must be between 0.5 and 2, not 3"),
-    (["--late", "-1"], "--late must be 0 or more seconds"),
-    (["--late", "1", "--layout", "removed"], "--late delays the Save button"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--scale", "3"], "--scale must be between 0.5 and 2, not 3"),
+        (["--late", "-1"], "--late must be 0 or more seconds"),
+        (["--late", "1", "--layout", "removed"], "--late delays the Save button"),
+    ],
+)
 def test_sample_app_refuses_bad_options(tmp_path: Path, args: list[str], message: str) -> None:
-    result = subprocess.run([sys.executable, str(SAMPLE_APP), "--log", str(tmp_path / "log"),
-                             *args], capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [sys.executable, str(SAMPLE_APP), "--log", str(tmp_path / "log"), *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == 2
     assert message in result.stderr
 
@@ -307,11 +332,12 @@ def _screenshot(display: VirtualDisplay) -> np.ndarray:
 
 def _crop(shot: np.ndarray, box: list[int], *, margin: int = 0, left: int = 0) -> np.ndarray:
     x, y, width, height = box
-    return shot[y - margin:y + height + margin, x - margin - left:x + width + margin]
+    return shot[y - margin : y + height + margin, x - margin - left : x + width + margin]
 
 
-def _wait_for_change(display: VirtualDisplay, box: list[int], before: np.ndarray,
-                     timeout: float = 2.0) -> np.ndarray:
+def _wait_for_change(
+    display: VirtualDisplay, box: list[int], before: np.ndarray, timeout: float = 2.0
+) -> np.ndarray:
     """The pixels of `box` once they differ from `before` (Tk redraws when idle)."""
     deadline = time.monotonic() + timeout
     while True:

@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from storage.keys import (KeyNameError, char_keysym, keysym_char, keysym_name, keysym_of,
-                          parse_chord)
+from storage.keys import KeyNameError, char_keysym, keysym_char, keysym_name, keysym_of, parse_chord
 
 CHORDS = [
     ("a", ("a",), "a"),
@@ -66,8 +65,10 @@ def test_keysym_char_is_the_character_a_keysym_types():
         assert keysym_char(keysym_of(key)) == "", key
     assert keysym_char(0x1F) == "" and keysym_char(0x7F) == ""
     # the legacy keysyms that Cyrillic, Greek, Arabic... layouts still produce
-    assert [keysym_char(keysym_of(k)) for k in ("Cyrillic_pe", "Greek_OMEGA", "EuroSign",
-                                                 "abreve", "Arabic_alef")] == list("пΩ€ăا")
+    assert [
+        keysym_char(keysym_of(k))
+        for k in ("Cyrillic_pe", "Greek_OMEGA", "EuroSign", "abreve", "Arabic_alef")
+    ] == list("пΩ€ăا")
     for key in ("KP_1", "KP_Enter", "dead_acute", "Escape", "emspace"):
         assert keysym_char(keysym_of(key)) == "", key  # keys, not characters typed
 
@@ -78,10 +79,33 @@ def test_keysym_char_inverts_char_keysym(char):
 
 
 # chords as people write them: real names and modifiers, misspelt ones, odd separators
-CHORD_PARTS = st.lists(st.sampled_from(["ctrl", "shift", "alt", "super", "Control_R", "a",
-                                        "A", "Return", "F13", "KP_0", "plus", "+", "ü", "",
-                                        "Retrun", "ctl", " ", "XF86AudioMute"])
-                       | st.text(max_size=6), min_size=1, max_size=4)
+CHORD_PARTS = st.lists(
+    st.sampled_from(
+        [
+            "ctrl",
+            "shift",
+            "alt",
+            "super",
+            "Control_R",
+            "a",
+            "A",
+            "Return",
+            "F13",
+            "KP_0",
+            "plus",
+            "+",
+            "ü",
+            "",
+            "Retrun",
+            "ctl",
+            " ",
+            "XF86AudioMute",
+        ]
+    )
+    | st.text(max_size=6),
+    min_size=1,
+    max_size=4,
+)
 
 
 @given(st.text(min_size=1, max_size=30) | CHORD_PARTS.map("+".join))

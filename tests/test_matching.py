@@ -25,18 +25,35 @@ Places = dict[str, tuple[int, int]]
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 BACKGROUND = (240, 240, 240)
-SIZES = {"heading": (200, 30), "button": (100, 32), "red": (100, 32), "green": (100, 32),
-         "label": (60, 28), "entry": (300, 28), "list": (220, 260), "box": (120, 80)}
+SIZES = {
+    "heading": (200, 30),
+    "button": (100, 32),
+    "red": (100, 32),
+    "green": (100, 32),
+    "label": (60, 28),
+    "entry": (300, 28),
+    "list": (220, 260),
+    "box": (120, 80),
+}
 FILLS = {"button": (225, 225, 225), "red": (200, 40, 40), "green": (40, 150, 60)}
 
 # A settings page: a toolbar, two labelled fields, a list, a box and two coloured buttons
 # of one shape. Names are "kind:text", with "#n" to tell widgets of the same text apart.
 NORMAL: Places = {
-    "heading:Settings": (40, 20), "button:Save": (40, 70), "button:Open": (150, 70),
-    "button:Delete": (260, 70), "button:Help": (370, 70), "button:Cancel": (480, 70),
-    "label:Name:": (40, 130), "entry:#name": (110, 130),
-    "label:Email:": (40, 170), "entry:#email": (110, 170),
-    "list:": (700, 130), "box:": (900, 500), "red:Go": (40, 600), "green:Go": (300, 600),
+    "heading:Settings": (40, 20),
+    "button:Save": (40, 70),
+    "button:Open": (150, 70),
+    "button:Delete": (260, 70),
+    "button:Help": (370, 70),
+    "button:Cancel": (480, 70),
+    "label:Name:": (40, 130),
+    "entry:#name": (110, 130),
+    "label:Email:": (40, 170),
+    "entry:#email": (110, 170),
+    "list:": (700, 130),
+    "box:": (900, 500),
+    "red:Go": (40, 600),
+    "green:Go": (300, 600),
 }
 
 
@@ -57,19 +74,31 @@ def paint(places: Places, *, size: tuple[int, int] = (1280, 800)) -> Image:
             cv2.rectangle(screen, (x, y), corner, (255, 255, 255), -1)
             cv2.rectangle(screen, (x, y), corner, (150, 150, 150), 1)
             for row in range(12 if kind == "list" else 0):
-                _write(screen, f"Item {row + 1:02d}", (x + 4, y + 4 + 21 * row, w, 20),
-                       centred=False, scale=0.45)
+                _write(
+                    screen,
+                    f"Item {row + 1:02d}",
+                    (x + 4, y + 4 + 21 * row, w, 20),
+                    centred=False,
+                    scale=0.45,
+                )
         elif kind == "box":
             cv2.rectangle(screen, (x, y), corner, (48, 96, 192), -1)
         else:
-            _write(screen, text, (x, y, w, h), centred=False,
-                   scale=0.8 if kind == "heading" else 0.5)
+            _write(
+                screen, text, (x, y, w, h), centred=False, scale=0.8 if kind == "heading" else 0.5
+            )
     return screen
 
 
-def _write(screen: Image, text: str, box: tuple[int, int, int, int], *,
-           ink: tuple[int, int, int] = (20, 20, 20), centred: bool = True,
-           scale: float = 0.5) -> None:
+def _write(
+    screen: Image,
+    text: str,
+    box: tuple[int, int, int, int],
+    *,
+    ink: tuple[int, int, int] = (20, 20, 20),
+    centred: bool = True,
+    scale: float = 0.5,
+) -> None:
     x, y, w, h = box
     (tw, th), _ = cv2.getTextSize(text, FONT, scale, 1)
     left = x + (w - tw) // 2 if centred else x + 2
@@ -144,8 +173,13 @@ def test_shifted_layout_moves_the_target_with_it() -> None:
     choice, crop = anchor_for(paint(NORMAL), target)
 
     for dx, dy, stages in ((37, -41, "window"), (137, 61, "window+coarse")):
-        found = locate(paint(moved(NORMAL, dx, dy)), crop, choice.offset, expected=target,
-                       unique=choice.distinctive)
+        found = locate(
+            paint(moved(NORMAL, dx, dy)),
+            crop,
+            choice.offset,
+            expected=target,
+            unique=choice.distinctive,
+        )
 
         assert found.found, found.reason
         assert near(found.point, (target[0] + dx, target[1] + dy), 1)
@@ -171,8 +205,8 @@ def test_an_empty_field_anchor_grows_to_take_in_its_label() -> None:
 
     x, y, w, h = choice.box
     lx, ly, lw, lh = box_of("label:Name:", NORMAL)
-    ink = screen[ly:ly + lh, lx:lx + lw].min(axis=2) < 100
-    in_box = ink[max(0, y - ly):y + h - ly, max(0, x - lx):x + w - lx]
+    ink = screen[ly : ly + lh, lx : lx + lw].min(axis=2) < 100
+    in_box = ink[max(0, y - ly) : y + h - ly, max(0, x - lx) : x + w - lx]
     assert choice.distinctive and in_box.sum() > 20  # "Name:" itself, not just the field
     found = locate(screen, crop, choice.offset, expected=target)
     assert found.found and near(found.point, target, 1)  # not the identical Email field
@@ -186,8 +220,7 @@ def test_a_click_in_the_middle_of_an_empty_canvas_reaches_past_240_px_to_what_pi
         screen = np.full((800, 1280, 3), BACKGROUND, np.uint8)
         cv2.rectangle(screen, (100 + dx, 100 + dy), (999 + dx, 499 + dy), (255, 255, 255), -1)
         cv2.rectangle(screen, (100 + dx, 100 + dy), (999 + dx, 499 + dy), (120, 120, 120), 1)
-        cv2.putText(screen, "Sketch", (110 + dx, 130 + dy), FONT, 0.7, (20, 20, 20), 1,
-                    cv2.LINE_AA)
+        cv2.putText(screen, "Sketch", (110 + dx, 130 + dy), FONT, 0.7, (20, 20, 20), 1, cv2.LINE_AA)
         return screen
 
     recorded = canvas(0, 0)
@@ -200,8 +233,9 @@ def test_a_click_in_the_middle_of_an_empty_canvas_reaches_past_240_px_to_what_pi
     x, y, w, h = choice.box
     assert x <= target[0] < x + w and y <= target[1] < y + h
     for dx, dy in ((30, 20), (-60, 150)):  # within the window, and further away
-        found = locate(canvas(dx, dy), crop, choice.offset, expected=target, unique=True,
-                       context=recorded)
+        found = locate(
+            canvas(dx, dy), crop, choice.offset, expected=target, unique=True, context=recorded
+        )
         assert found.found and near(found.point, (target[0] + dx, target[1] + dy), 1), found
 
 
@@ -217,7 +251,7 @@ def test_twin_buttons_are_told_apart_by_context_or_refused() -> None:
     assert found.found and near(found.point, target, 1)
 
     x, y, w, h = box_of("button:OK#1", places)
-    button_only = screen[y:y + h, x:x + w]
+    button_only = screen[y : y + h, x : x + w]
     refused = locate(screen, button_only, (w // 2, h // 2), expected=target)
     assert not refused.found and refused.point is None
     assert refused.reason.startswith("ambiguous") and refused.margin < 0.05
@@ -228,8 +262,11 @@ def test_twin_buttons_are_told_apart_by_context_or_refused() -> None:
 
 def test_identical_dialogs_give_no_distinctive_anchor_and_no_click() -> None:
     dialog = {"label:Sure?": (20, 10), "button:OK": (20, 50), "button:Cancel": (130, 50)}
-    places = {f"{name}#{n}": (x + dx, y + 200) for n, dx in ((1, 100), (2, 700))
-              for name, (x, y) in dialog.items()}
+    places = {
+        f"{name}#{n}": (x + dx, y + 200)
+        for n, dx in ((1, 100), (2, 700))
+        for name, (x, y) in dialog.items()
+    }
     screen = paint(places)
     target = centre("button:OK#1", places)
 
@@ -260,11 +297,13 @@ def test_the_shift_earlier_steps_found_is_looked_at_first() -> None:
     choice, crop = anchor_for(paint(NORMAL), target)
     far = paint(moved(NORMAL, 500, 300))
 
-    hinted = locate(far, crop, choice.offset, expected=target, unique=choice.distinctive,
-                    shift_hint=(500, 300))
+    hinted = locate(
+        far, crop, choice.offset, expected=target, unique=choice.distinctive, shift_hint=(500, 300)
+    )
     unhinted = locate(far, crop, choice.offset, expected=target, unique=choice.distinctive)
-    misled = locate(far, crop, choice.offset, expected=target, unique=choice.distinctive,
-                    shift_hint=(-300, 200))
+    misled = locate(
+        far, crop, choice.offset, expected=target, unique=choice.distinctive, shift_hint=(-300, 200)
+    )
 
     for found in (hinted, unhinted, misled):
         assert found.found and found.point == (target[0] + 500, target[1] + 300), found
@@ -302,8 +341,9 @@ def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> Non
     assert found.found and found.searched.endswith("scales+parts+back"), found
     assert asked == [True]
     # The same crop, recorded among other neighbours: the scaled match is not trusted.
-    elsewhere = paint({"button:Delete": NORMAL["button:Delete"], "list:": (150, 40),
-                       "box:": (300, 120)})
+    elsewhere = paint(
+        {"button:Delete": NORMAL["button:Delete"], "list:": (150, 40), "box:": (300, 120)}
+    )
     doubted = locate(screen, crop, choice.offset, expected=target, context=elsewhere)
     assert not doubted.found and "parts" in doubted.reason, doubted
     # An exact match needs no context, and does not ask for it.
@@ -328,7 +368,7 @@ def test_colour_breaks_a_tie_between_buttons_of_one_shape(name: str) -> None:
     screen = paint(NORMAL)
     target = centre(name, NORMAL)
     x, y, w, h = box_of(name, NORMAL)
-    button_only = screen[y:y + h, x:x + w]
+    button_only = screen[y : y + h, x : x + w]
 
     found = locate(screen, button_only, (w // 2, h // 2), expected=target)
     elsewhere = locate(paint(moved(NORMAL, 0, 40)), button_only, (w // 2, h // 2))

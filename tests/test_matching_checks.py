@@ -29,8 +29,16 @@ def panel(screen: Image, x: int, y: int, label: str | None) -> None:
     cv2.rectangle(screen, (x, y), (x + 139, y + 109), (40, 40, 40), 6)
     if label:
         (tw, th), _ = cv2.getTextSize(label, FONT, 1.0, 1)
-        cv2.putText(screen, label, (x + 70 - tw // 2, y + 55 + th // 2), FONT, 1.0,
-                    (20, 20, 20), 1, cv2.LINE_AA)
+        cv2.putText(
+            screen,
+            label,
+            (x + 70 - tw // 2, y + 55 + th // 2),
+            FONT,
+            1.0,
+            (20, 20, 20),
+            1,
+            cv2.LINE_AA,
+        )
 
 
 def scaled(screen: Image, scale: float) -> Image:
@@ -50,8 +58,7 @@ def test_a_look_alike_the_recording_holds_too_is_refused_by_looking_back() -> No
     screen = paint({name: place for name, place in places.items() if name != "button:Find"})
 
     taken = locate(screen, crop, choice.offset, expected=target, unique=True)
-    refused = locate(screen, crop, choice.offset, expected=target, unique=True,
-                     context=recorded)
+    refused = locate(screen, crop, choice.offset, expected=target, unique=True, context=recorded)
 
     assert not taken.found and "parts" in taken.reason, taken  # without the recording
     assert not refused.found and refused.point is None
@@ -72,10 +79,10 @@ def test_on_a_scaled_screen_the_look_alike_of_a_removed_button_is_refused(scale:
     choice, crop = anchor_for(recorded, target)
     without = scaled(paint({k: v for k, v in places.items() if k != "button:Find"}), scale)
 
-    refused = locate(without, crop, choice.offset, expected=target, unique=True,
-                     context=recorded)
-    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target, unique=True,
-                   context=recorded)
+    refused = locate(without, crop, choice.offset, expected=target, unique=True, context=recorded)
+    found = locate(
+        scaled(recorded, scale), crop, choice.offset, expected=target, unique=True, context=recorded
+    )
 
     assert not refused.found and refused.point is None, refused
     assert "+parts" in refused.searched and "looks more like" in refused.reason, refused
@@ -91,7 +98,7 @@ def test_a_big_anchor_matching_on_its_frame_alone_is_refused(label: str | None) 
     panel(recorded, 560, 400, "OK")
     panel(screen, 560, 400, label)
     x, y, w, h = 555, 395, 150, 120
-    crop = recorded[y:y + h, x:x + w].copy()
+    crop = recorded[y : y + h, x : x + w].copy()
     target = (630, 455)  # the middle of "OK"
     offset = (target[0] - x, target[1] - y)
 
@@ -109,8 +116,10 @@ def test_a_list_in_the_top_left_corner_of_a_scaled_screen_is_found_row_by_row() 
     # off the screen's edge (a wider context did, and was once scored against the runner-up's
     # own, smaller part, which made a row away win). Parts off the screen count as not found,
     # at the match and at the runner-up alike.
-    places = {**moved({k: v for k, v in NORMAL.items() if k not in ("list:", "box:")}, 240, 0),
-              "list:": (2, 2)}
+    places = {
+        **moved({k: v for k, v in NORMAL.items() if k not in ("list:", "box:")}, 240, 0),
+        "list:": (2, 2),
+    }
     recorded = paint(places)
     screen = scaled(recorded, 1.2)
     for target in ((50, 37), (70, 58)):  # the second and third rows
@@ -146,7 +155,8 @@ def test_a_button_whose_neighbourhood_runs_off_a_scaled_up_display_is_found() ->
 
 @pytest.mark.parametrize("scale", [1.1, 0.9])
 def test_a_true_scaled_match_passes_its_parts_and_both_checks(
-        scale: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    scale: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Twin "OK" buttons make the anchor grow past 32 px, so that the pixels around the
     # target (the label) are checked on their own as well.
     places = {**NORMAL, "button:OK#1": (590, 70), "button:OK#2": (700, 430)}
@@ -158,8 +168,7 @@ def test_a_true_scaled_match_passes_its_parts_and_both_checks(
     check = locating._inner_score
     monkeypatch.setattr(locating, "_inner_score", lambda *a: inner.append(check(*a)) or inner[-1])
 
-    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target,
-                   context=recorded)
+    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target, context=recorded)
 
     assert found.found, found
     assert inner and inner[-1] is not None and inner[-1] >= 0.5  # really compared, and fit
@@ -174,11 +183,9 @@ def test_the_scale_earlier_steps_found_is_searched_first() -> None:
     choice, crop = anchor_for(recorded, target)
     screen = scaled(recorded, 1.2)
 
-    hinted = locate(screen, crop, choice.offset, expected=target, context=recorded,
-                    scale_hint=1.2)
+    hinted = locate(screen, crop, choice.offset, expected=target, context=recorded, scale_hint=1.2)
     unhinted = locate(screen, crop, choice.offset, expected=target, context=recorded)
-    misled = locate(screen, crop, choice.offset, expected=target, context=recorded,
-                    scale_hint=0.85)
+    misled = locate(screen, crop, choice.offset, expected=target, context=recorded, scale_hint=0.85)
 
     for found in (hinted, unhinted, misled):
         assert found.found, found
@@ -203,8 +210,10 @@ def test_retries_sharing_a_recorded_screen_fetch_and_prepare_it_once() -> None:
         return recorded
 
     shared = Recorded(fetch)
-    found = [locate(scaled(recorded, 1.1), crop, choice.offset, expected=target, context=shared)
-             for _ in range(3)]
+    found = [
+        locate(scaled(recorded, 1.1), crop, choice.offset, expected=target, context=shared)
+        for _ in range(3)
+    ]
 
     assert all(f.found and "+back" in f.searched for f in found), found
     assert asked == [True]
@@ -213,14 +222,14 @@ def test_retries_sharing_a_recorded_screen_fetch_and_prepare_it_once() -> None:
 
 @pytest.mark.parametrize("scale", [0.8, 1.2])
 def test_a_target_in_a_flat_stretch_far_from_texture_is_placed_by_a_wider_neighbourhood(
-        scale: float) -> None:
+    scale: float,
+) -> None:
     # (600, 400) is empty background 100+ px from every widget: its anchor is mostly flat,
     # and the parts of its own neighbourhood are too far from it to place it at a scale.
     recorded = paint(NORMAL)
     target = (600, 400)
     choice, crop = anchor_for(recorded, target)
-    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target,
-                   context=recorded)
+    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target, context=recorded)
     assert found.found, found
     assert near(found.point, (target[0] * scale, target[1] * scale), 2)
     assert "+wide+" in found.searched
@@ -231,8 +240,9 @@ def test_a_button_renamed_in_place_is_refused() -> None:
     # at about 1x: but nothing is scaled there, so the anchor that no longer matches at 1x
     # decides.
     recorded = paint(NORMAL)
-    renamed = {("button:Store" if name == "button:Save" else name): place
-               for name, place in NORMAL.items()}
+    renamed = {
+        ("button:Store" if name == "button:Save" else name): place for name, place in NORMAL.items()
+    }
     target = centre("button:Save", NORMAL)
     choice, crop = anchor_for(recorded, target)
     found = locate(paint(renamed), crop, choice.offset, expected=target, context=recorded)
@@ -246,15 +256,19 @@ def test_coarse_scans_cover_the_busy_part_of_the_screen_only() -> None:
     boxes = [(px, py, *SIZES[name.partition(":")[0]]) for name, (px, py) in NORMAL.items()]
     # Every widget inside it (to the 4 px of the quarter-resolution level), the flat margin
     # to the right of the last widget outside it (but for the blur of two reductions).
-    assert all(x - 4 <= bx and y - 4 <= by and bx + bw <= x + w + 4 and by + bh <= y + h + 4
-               for bx, by, bw, bh in boxes)
+    assert all(
+        x - 4 <= bx and y - 4 <= by and bx + bw <= x + w + 4 and by + bh <= y + h + 4
+        for bx, by, bw, bh in boxes
+    )
     assert x + w <= max(bx + bw for bx, _, bw, _ in boxes) + 16 < screen.shape[1] - 200
     # A look-alike out in the flat margin is still found: the margin is only what is flat.
     crop = screen[70:102, 40:140]
     lone = screen.copy()
     lone[600:632, 1150:1250] = crop
-    hits = sorted(locating._scan(locating._Screen.of(lone), cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)),
-                  reverse=True)
+    hits = sorted(
+        locating._scan(locating._Screen.of(lone), cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)),
+        reverse=True,
+    )
     assert {(hit.x, hit.y) for hit in hits if hit.score > 0.97} == {(40, 70), (1150, 600)}
 
 
@@ -268,12 +282,14 @@ def test_a_click_on_a_buttons_corner_is_anchored_on_its_whole_label() -> None:
     x, _, w, _ = choice.box
     label_end = box_x + (SIZES["button"][0] + cv2.getTextSize("Save", FONT, 0.5, 1)[0][0]) // 2
     assert x <= target[0] and x + w >= label_end - 2, choice  # anti-aliased edge: faint
-    renamed = {("button:Store" if name == "button:Save" else name): place
-               for name, place in NORMAL.items()}
+    renamed = {
+        ("button:Store" if name == "button:Save" else name): place for name, place in NORMAL.items()
+    }
     again = locate(recorded, crop, choice.offset, expected=target, context=recorded, unique=True)
     assert again.found and again.point == target
-    found = locate(paint(renamed), crop, choice.offset, expected=target, context=recorded,
-                   unique=True)
+    found = locate(
+        paint(renamed), crop, choice.offset, expected=target, context=recorded, unique=True
+    )
     assert not found.found, found
 
 
@@ -293,8 +309,12 @@ def test_only_a_label_inside_borders_widens_the_anchor(monkeypatch: pytest.Monke
 
 
 def test_the_parts_judge_only_places_the_whole_crop_fits_nearly_as_well_as_its_best():
-    candidates = [(0.62, (200, 0), 1.1), (0.9, (0, 0), 1.0), (0.72, (100, 0), 0.9),
-                  (0.89, (3, 2), 1.0)]  # the last is the best's place again
+    candidates = [
+        (0.62, (200, 0), 1.1),
+        (0.9, (0, 0), 1.0),
+        (0.72, (100, 0), 0.9),
+        (0.89, (3, 2), 1.0),
+    ]  # the last is the best's place again
 
     kept = locating._distinct(candidates, within=locating._WORTH)
 
@@ -313,9 +333,10 @@ def test_the_colour_score_is_match_template_s_at_one_place():
         if case % 4 == 1:
             screen[:] = 200  # a flat window: matchTemplate's own rule
         elif case % 4 == 2:
-            screen[5:5 + h, 7:7 + w] = tmpl  # the template itself
+            screen[5 : 5 + h, 7 : 7 + w] = tmpl  # the template itself
         elif case % 4 == 3:
             tmpl[:] = tmpl[0, 0]  # a flat template
-        expected = float(cv2.matchTemplate(screen[5:5 + h, 7:7 + w], tmpl,
-                                           cv2.TM_CCOEFF_NORMED)[0, 0])
+        expected = float(
+            cv2.matchTemplate(screen[5 : 5 + h, 7 : 7 + w], tmpl, cv2.TM_CCOEFF_NORMED)[0, 0]
+        )
         assert _colour_score(screen, tmpl, (7, 5)) == pytest.approx(expected, abs=1e-5), case

@@ -19,13 +19,19 @@ def texture(seed: int, size: tuple[int, int], scale: float) -> np.ndarray:
     """Smooth random texture (like text or an icon: it survives resizing)."""
     noise = np.random.default_rng(seed).integers(0, 256, (size[1], size[0]), dtype=np.uint8)
     patch = cv2.normalize(cv2.GaussianBlur(noise, (0, 0), 1.5), None, 0, 255, cv2.NORM_MINMAX)
-    return patch if scale == 1.0 else cv2.resize(
-        patch, (round(size[0] * scale), round(size[1] * scale)), interpolation=cv2.INTER_LINEAR)
+    return (
+        patch
+        if scale == 1.0
+        else cv2.resize(
+            patch, (round(size[0] * scale), round(size[1] * scale)), interpolation=cv2.INTER_LINEAR
+        )
+    )
 
 
 def panel(scale: float, *, row_drift: int, border: bool) -> np.ndarray:
     """A framed panel with marks at its edges, drawn at `scale`, and a row of text level with
     the target whose height follows the font: `row_drift` px from where the box puts it."""
+
     def at(v: float) -> int:
         return round(v * scale)
 
@@ -33,22 +39,26 @@ def panel(scale: float, *, row_drift: int, border: bool) -> np.ndarray:
     cv2.rectangle(image, (at(100), at(100)), (at(700), at(500)), 80, 1)
     for seed, (x, y) in enumerate([(380, 110), (660, 110), (380, 460), (660, 460), (660, 200)]):
         mark = texture(seed, (30, 30), scale)
-        image[at(y):at(y) + mark.shape[0], at(x):at(x) + mark.shape[1]] = mark
+        image[at(y) : at(y) + mark.shape[0], at(x) : at(x) + mark.shape[1]] = mark
     row = texture(99, (60, 14), scale)
     top = at(TARGET[1]) - row.shape[0] // 2 + row_drift
-    image[top:top + row.shape[0], at(400):at(400) + row.shape[1]] = row
+    image[top : top + row.shape[0], at(400) : at(400) + row.shape[1]] = row
     if border:  # the row is in another widget
         cv2.line(image, (at(520), at(120)), (at(520), at(480)), 80, 1)
     return image
 
 
-@pytest.mark.parametrize(("row_drift", "border", "pinned"), [
-    (0, False, True),  # the row agrees with the box
-    (8, False, False),  # the row, level with the target, puts it 8 px lower: not placed
-    (8, True, True),  # the same row behind a border: another widget's, no say
-])
+@pytest.mark.parametrize(
+    ("row_drift", "border", "pinned"),
+    [
+        (0, False, True),  # the row agrees with the box
+        (8, False, False),  # the row, level with the target, puts it 8 px lower: not placed
+        (8, True, True),  # the same row behind a border: another widget's, no say
+    ],
+)
 def test_a_part_level_with_a_far_target_must_agree_with_its_placement(
-        row_drift: int, border: bool, pinned: bool) -> None:
+    row_drift: int, border: bool, pinned: bool
+) -> None:
     recorded = panel(1.0, row_drift=0, border=border)
     today = panel(1.2, row_drift=row_drift, border=border)
     parts = Parts.of(recorded, (560, 260, 80, 80), TARGET, least=(640, 480), most=128)
@@ -56,8 +66,10 @@ def test_a_part_level_with_a_far_target_must_agree_with_its_placement(
 
     verdict = parts.verify(today, expected, 1.2)
 
-    assert verdict.point is not None and max(abs(verdict.point[0] - expected[0]),
-                                             abs(verdict.point[1] - expected[1])) <= 1
+    assert (
+        verdict.point is not None
+        and max(abs(verdict.point[0] - expected[0]), abs(verdict.point[1] - expected[1])) <= 1
+    )
     assert verdict.reach > 96  # placed from afar: no part near the target
     assert verdict.pinned is pinned, verdict
 
@@ -72,8 +84,9 @@ def test_each_keeps_the_order_and_runs_nested_calls_inline():
         return sum(search._each(lambda j: j * i, range(4))), threading.current_thread().name
 
     got: list = []
-    runner = threading.Thread(target=lambda: got.extend(search._each(inner, range(16))),
-                              daemon=True)
+    runner = threading.Thread(
+        target=lambda: got.extend(search._each(inner, range(16))), daemon=True
+    )
     runner.start()
     runner.join(30)
     assert not runner.is_alive(), "a nested _each waited on the pool it ran in"
@@ -83,10 +96,13 @@ def test_each_keeps_the_order_and_runs_nested_calls_inline():
         assert all(name.startswith(search._WORKER_NAME) for _, name in results)
 
 
-@pytest.mark.parametrize(("held_at", "pinned"), [
-    ((101, 100), True),  # held to the known scale, the parts put the target where they did
-    ((106, 100), False),  # holding the scale moves it 6 px: they disagree with the scale
-])
+@pytest.mark.parametrize(
+    ("held_at", "pinned"),
+    [
+        ((101, 100), True),  # held to the known scale, the parts put the target where they did
+        ((106, 100), False),  # holding the scale moves it 6 px: they disagree with the scale
+    ],
+)
 def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_at, pinned):
     from matching.parts import Verdict, decide
 
@@ -96,8 +112,9 @@ def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_a
                 return Verdict(0.6, held_at, scale, scale, 32.0, 0.2, True)
             return Verdict(0.55, (100, 100), 1.259, scale, 149.0, 0.3, True)
 
-    best, _ = decide(Judged(), np.zeros((10, 10), np.uint8), [(0.9, (100, 100), 1.276)],
-                     known=1.276)
+    best, _ = decide(
+        Judged(), np.zeros((10, 10), np.uint8), [(0.9, (100, 100), 1.276)], known=1.276
+    )
 
     assert best.point == held_at and best.pinned is pinned
 
@@ -110,12 +127,16 @@ def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
         h, w = (int(v) for v in rng.integers(5, 400, 2))
         gray = rng.integers(0, 256, (h, w), dtype=np.uint8)
         gray[: h // 2, : w // 3] = 200  # flat: no part there
-        gray[h // 2:, w // 3:] = gray[h // 2:, w // 3:] // 40 + 100  # faint, near _TEXTURE
+        gray[h // 2 :, w // 3 :] = gray[h // 2 :, w // 3 :] // 40 + 100  # faint, near _TEXTURE
         side = int(rng.integers(8, 40))
         stride = max(side // 2, int(rng.integers(4, 30)))
         xs, ys = _steps(w, side, stride), _steps(h, side, stride)  # parts cut short at edges
-        expected = tuple((x, y) for y in ys for x in xs
-                         if float(gray[y:y + side, x:x + side].std()) >= _TEXTURE)
+        expected = tuple(
+            (x, y)
+            for y in ys
+            for x in xs
+            if float(gray[y : y + side, x : x + side].std()) >= _TEXTURE
+        )
         assert _textured(gray, xs, ys, side) == expected
 
 
@@ -123,23 +144,28 @@ def framed(scale: float, *, drift: bool, width: float = 1.0) -> np.ndarray:
     """A frame drawn at `scale` (its width stretched by `width` more) around a flat stretch
     holding TARGET, and marks beside it (other widgets), with `drift` a few px off where
     `scale` puts them, as whole-pixel padding leaves them."""
+
     def at(v: float, by: float = 1.0) -> int:
         return round(v * scale * by)
 
     image = np.full((800, 1100), 255, np.uint8)
     cv2.rectangle(image, (at(100), at(100)), (at(100) + at(600, width), at(500)), 80, 1)
-    for seed, ((x, y), off) in enumerate(zip(
-            [(150, 40), (450, 40), (720, 200), (720, 420), (300, 540)], [5, 3, 5, 4, 2])):
+    for seed, ((x, y), off) in enumerate(
+        zip([(150, 40), (450, 40), (720, 200), (720, 420), (300, 540)], [5, 3, 5, 4, 2])
+    ):
         mark = texture(seed, (30, 30), scale)
         top, left = at(y) + off * drift, at(x) + off * drift
-        image[top:top + mark.shape[0], left:left + mark.shape[1]] = mark
+        image[top : top + mark.shape[0], left : left + mark.shape[1]] = mark
     return image
 
 
-@pytest.mark.parametrize(("width", "placed"), [
-    (1.0, True),  # the frame scaled with the marks: its stretch places the target
-    (1.1, False),  # the frame is 10% wider than the marks' scale: its width has no say
-])
+@pytest.mark.parametrize(
+    ("width", "placed"),
+    [
+        (1.0, True),  # the frame scaled with the marks: its stretch places the target
+        (1.1, False),  # the frame is 10% wider than the marks' scale: its width has no say
+    ],
+)
 def test_a_target_in_a_flat_stretch_is_placed_by_the_stretch_s_ends(width, placed):
     recorded, today = framed(1.0, drift=False), framed(1.2, drift=True, width=width)
     box = (560, 260, 80, 80)
@@ -152,11 +178,15 @@ def test_a_target_in_a_flat_stretch_is_placed_by_the_stretch_s_ends(width, place
 
     assert verdict.reach > 96 and alone.point is not None and verdict.point is not None
     # the marks alone: a few px off, and too loose to place it
-    assert not alone.pinned and max(abs(alone.point[0] - expected[0]),
-                                    abs(alone.point[1] - expected[1])) >= 4, alone
+    assert (
+        not alone.pinned
+        and max(abs(alone.point[0] - expected[0]), abs(alone.point[1] - expected[1])) >= 4
+    ), alone
     if placed:
-        assert verdict.pinned and max(abs(verdict.point[0] - expected[0]),
-                                      abs(verdict.point[1] - expected[1])) <= 1, verdict
+        assert (
+            verdict.pinned
+            and max(abs(verdict.point[0] - expected[0]), abs(verdict.point[1] - expected[1])) <= 1
+        ), verdict
     else:  # the height is still the stretch's; the width is not: x stays where parts put it
         assert abs(verdict.point[1] - expected[1]) <= 1, verdict
         assert verdict.point[0] == alone.point[0], (verdict, alone)
@@ -167,29 +197,32 @@ def status_bar(scale: float, text_drop: int, rows: tuple[int, int] = (100, 300))
     """A flat bar over `rows` drawn at `scale`, with text at its left whose top is
     `text_drop` px lower than `scale` puts it (the font's own size), and marks far from the
     target."""
+
     def at(v: float) -> int:
         return round(v * scale)
 
     image = np.zeros((400, 1000), np.uint8)
-    image[at(rows[0]):at(rows[1]), at(100):at(900)] = 217
-    image[at(200) + text_drop:at(212) + text_drop, at(110):at(150)] = 20
-    for seed, ((x, y), off) in enumerate(zip([(120, 110), (120, 250), (800, 110), (300, 250)],
-                                             [3, 5, 4, 4])):
+    image[at(rows[0]) : at(rows[1]), at(100) : at(900)] = 217
+    image[at(200) + text_drop : at(212) + text_drop, at(110) : at(150)] = 20
+    for seed, ((x, y), off) in enumerate(
+        zip([(120, 110), (120, 250), (800, 110), (300, 250)], [3, 5, 4, 4])
+    ):
         mark = texture(seed, (30, 30), scale)
         left = at(x) + (off if scale != 1.0 else 0)  # other widgets' padding, in whole px
-        image[at(y):at(y) + mark.shape[0], left:left + mark.shape[1]] = mark
+        image[at(y) : at(y) + mark.shape[0], left : left + mark.shape[1]] = mark
     return image
 
 
 @pytest.mark.parametrize(("across", "pinned"), [((0, -1, 1), True), ((0,), False)])
 def test_a_stretch_ending_on_text_is_looked_for_on_the_lines_beside_the_target_s(
-        monkeypatch, across, pinned):
+    monkeypatch, across, pinned
+):
     target = (600, 201)  # level with the top row of the text: its stretch starts there
     recorded, today = status_bar(1.0, 0), status_bar(0.8, 2)  # the font's text sits lower
-    parts = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128,
-                     spans=True)
-    alone = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128
-                     ).verify(today, (476, 160), 0.8)
+    parts = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128, spans=True)
+    alone = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128).verify(
+        today, (476, 160), 0.8
+    )
     monkeypatch.setattr(parts_module, "_ACROSS", across)
 
     verdict = parts.verify(today, (476, 160), 0.8)
@@ -212,8 +245,7 @@ def test_the_lines_beside_the_target_s_are_not_tried_when_its_row_is_only_the_pa
     # there is another row's, which could be anything: it does not place the target along x.
     target = (600, 201)
     recorded, today = status_bar(1.0, 0, rows=(180, 220)), status_bar(0.8, 2, rows=(180, 220))
-    parts = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128,
-                     spans=True)
+    parts = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128, spans=True)
     assert parts.spans[1] is None and parts.spans[0] is not None
 
     verdict = parts.verify(today, (476, 160), 0.8)

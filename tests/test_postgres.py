@@ -57,20 +57,26 @@ def assert_one_clean_line(err: str, *expected: str) -> None:
 
 # -- no server needed ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", ["list", "show", "push-to", "pull-from"])
 def test_a_refused_connection_is_one_line_without_the_password(command, tmp_path, capsys):
     port = closed_port()
     url = f"postgresql://deskreel:{SECRET}@127.0.0.1:{port}/deskreel"
-    args = {"list": ["list", url], "show": ["show", url],
-            "push-to": ["push", tmp_path / "local.db", url],
-            "pull-from": ["pull", url, tmp_path / "local.db", "-r", "1"]}[command]
+    args = {
+        "list": ["list", url],
+        "show": ["show", url],
+        "push-to": ["push", tmp_path / "local.db", url],
+        "pull-from": ["pull", url, tmp_path / "local.db", "-r", "1"],
+    }[command]
     if command == "push-to":
         deskreel("import", "samples/scripts/every-action.json", tmp_path / "local.db")
         capsys.readouterr()
     assert deskreel(*args) == 2
-    assert_one_clean_line(capsys.readouterr().err,
-                          f"cannot connect to PostgreSQL at 127.0.0.1:{port}/deskreel: "
-                          f"connection refused: check that the server runs and the URL is right")
+    assert_one_clean_line(
+        capsys.readouterr().err,
+        f"cannot connect to PostgreSQL at 127.0.0.1:{port}/deskreel: "
+        f"connection refused: check that the server runs and the URL is right",
+    )
 
 
 def test_record_into_an_unreachable_server_fails_in_one_line(xvfb, capsys):
@@ -84,49 +90,71 @@ def test_record_into_an_unreachable_server_fails_in_one_line(xvfb, capsys):
 
 def test_unusable_urls_say_how_to_write_one(capsys):
     assert deskreel("list", f"postgresql://deskreel:{SECRET}@127.0.0.1:port/db") == 2
-    assert_one_clean_line(capsys.readouterr().err, "cannot be parsed",
-                          "postgresql://USER:PASSWORD@HOST:PORT/DATABASE")
+    assert_one_clean_line(
+        capsys.readouterr().err, "cannot be parsed", "postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+    )
     assert deskreel("list", f"mysql://deskreel:{SECRET}@127.0.0.1/db") == 2
-    assert_one_clean_line(capsys.readouterr().err, "mysql://deskreel:***@127.0.0.1/db",
-                          "SQLite files and in PostgreSQL")
-    assert deskreel("list", f"mysql://deskreel@127.0.0.1/db?sslpassword={SECRET}&"
-                            f"password={SECRET}&sslmode=require") == 2
-    assert_one_clean_line(capsys.readouterr().err, "mysql://deskreel@127.0.0.1/db?",
-                          "?password=***&", "&sslpassword=***", "sslmode=require")
+    assert_one_clean_line(
+        capsys.readouterr().err,
+        "mysql://deskreel:***@127.0.0.1/db",
+        "SQLite files and in PostgreSQL",
+    )
+    assert (
+        deskreel(
+            "list",
+            f"mysql://deskreel@127.0.0.1/db?sslpassword={SECRET}&password={SECRET}&sslmode=require",
+        )
+        == 2
+    )
+    assert_one_clean_line(
+        capsys.readouterr().err,
+        "mysql://deskreel@127.0.0.1/db?",
+        "?password=***&",
+        "&sslpassword=***",
+        "sslmode=require",
+    )
 
 
 def test_a_server_message_never_repeats_a_password_from_the_query():
     url = make_url(f"postgresql://deskreel:pw-1@db.example:5433/fleet?password={SECRET}")
-    err = DBAPIError("connect", {}, Exception(f"connection failed: odd reply to {SECRET} "
-                                              f"and pw-1"))
-    assert connect_failure(url, err) == ("cannot connect to PostgreSQL at db.example:5433/"
-                                         "fleet: odd reply to *** and ***: check that the "
-                                         "server runs and the URL is right")
+    err = DBAPIError("connect", {}, Exception(f"connection failed: odd reply to {SECRET} and pw-1"))
+    assert connect_failure(url, err) == (
+        "cannot connect to PostgreSQL at db.example:5433/"
+        "fleet: odd reply to *** and ***: check that the "
+        "server runs and the URL is right"
+    )
 
 
 # -- a real server -------------------------------------------------------------------------
 
+
 def test_a_wrong_password_names_the_user_not_the_password(pg_url, capsys):
     assert deskreel("list", with_password(pg_url, SECRET)) == 2
     user = make_url(pg_url).username
-    assert_one_clean_line(capsys.readouterr().err,
-                          f"cannot connect to PostgreSQL at {pg_label(pg_url)}: authentication "
-                          f"failed for user {user!r}: check the user and the password")
+    assert_one_clean_line(
+        capsys.readouterr().err,
+        f"cannot connect to PostgreSQL at {pg_label(pg_url)}: authentication "
+        f"failed for user {user!r}: check the user and the password",
+    )
 
 
 def test_a_missing_database_says_how_to_create_it(pg_url, capsys):
     url = make_url(pg_url).set(database="deskreel_nowhere")
     assert deskreel("list", url.render_as_string(hide_password=False)) == 2
-    assert_one_clean_line(capsys.readouterr().err, "database 'deskreel_nowhere' does not exist",
-                          "createdb deskreel_nowhere")
+    assert_one_clean_line(
+        capsys.readouterr().err,
+        "database 'deskreel_nowhere' does not exist",
+        "createdb deskreel_nowhere",
+    )
 
 
 def test_a_foreign_database_is_refused(pg_url, capsys):
     with open_store(pg_url) as store, store.engine.begin() as conn:
         conn.execute(text("drop table deskreel_meta"))
     assert deskreel("list", pg_url) == 2
-    assert_one_clean_line(capsys.readouterr().err, "not a deskreel database",
-                          "empty database (createdb deskreel)")
+    assert_one_clean_line(
+        capsys.readouterr().err, "not a deskreel database", "empty database (createdb deskreel)"
+    )
 
 
 def test_the_password_stays_out_of_messages_and_the_database(pg_url, tmp_path, capsys):
@@ -168,8 +196,11 @@ def test_a_password_given_as_a_query_parameter_is_hidden_too(pg_url, tmp_path, c
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_a_readonly_store_opened_by_url_cannot_write(backend, tmp_path, request):
-    url = (f"sqlite:///{tmp_path / 'ro.db'}" if backend == "sqlite"
-           else request.getfixturevalue("pg_url"))
+    url = (
+        f"sqlite:///{tmp_path / 'ro.db'}"
+        if backend == "sqlite"
+        else request.getfixturevalue("pg_url")
+    )
     with open_store(url) as store:
         kept = store.create_recording("kept", source="script")
     with open_store(url, readonly=True) as store:
@@ -221,13 +252,15 @@ def test_eight_recorders_write_into_one_database_at_once(pg_url):
     assert frames == own + 4  # every writer's own frames, and the four shared ones once
 
 
-def test_an_interrupted_push_leaves_nothing_and_the_next_one_copies_once(pg_url, pg_server,
-                                                                          tmp_path):
+def test_an_interrupted_push_leaves_nothing_and_the_next_one_copies_once(
+    pg_url, pg_server, tmp_path
+):
     local = tmp_path / "big.db"
     rec, keys = _big_recording(local)
     database = make_url(pg_url).database
-    pusher = subprocess.Popen([*PUSH, local, pg_url], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+    pusher = subprocess.Popen(
+        [*PUSH, local, pg_url], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         _wait_for_frames_in_flight(pg_server.admin, database, pusher)
         pusher.send_signal(signal.SIGKILL)
@@ -235,8 +268,10 @@ def test_an_interrupted_push_leaves_nothing_and_the_next_one_copies_once(pg_url,
         pusher.wait()
     _wait_for_no_session(pg_server.admin, database)
     with open_store(pg_url) as store, store.engine.connect() as conn:
-        assert [conn.scalar(select(func.count()).select_from(t))
-                for t in (s.recordings, s.frames, s.actions)] == [0, 0, 0]
+        assert [
+            conn.scalar(select(func.count()).select_from(t))
+            for t in (s.recordings, s.frames, s.actions)
+        ] == [0, 0, 0]
     done = subprocess.run([*PUSH, local, pg_url], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     with open_store(pg_url) as store, open_store(local) as source:
@@ -252,22 +287,29 @@ def test_a_connection_lost_mid_push_names_the_server(pg_url, pg_server, tmp_path
     local = tmp_path / "big.db"
     _big_recording(local)
     database = make_url(pg_url).database
-    pusher = subprocess.Popen([*PUSH, local, pg_url], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
+    pusher = subprocess.Popen(
+        [*PUSH, local, pg_url], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     try:
         _wait_for_frames_in_flight(pg_server.admin, database, pusher)
         with pg_server.admin.connect() as conn:  # what a server restart or an admin does
-            assert conn.scalar(text("select count(pg_terminate_backend(pid)) from "
-                                    "pg_stat_activity where datname = :db and "
-                                    "application_name = 'deskreel'"), {"db": database})
+            assert conn.scalar(
+                text(
+                    "select count(pg_terminate_backend(pid)) from "
+                    "pg_stat_activity where datname = :db and "
+                    "application_name = 'deskreel'"
+                ),
+                {"db": database},
+            )
         err = pusher.communicate(timeout=60)[1]
     finally:
         pusher.kill()
         pusher.wait()
     assert pusher.returncode == 2, err
     assert err.startswith("deskreel: database error: "), err  # the reason depends on timing
-    assert_one_clean_line(err, f"the connection to PostgreSQL at {pg_label(pg_url)} failed",
-                          "run the command again")
+    assert_one_clean_line(
+        err, f"the connection to PostgreSQL at {pg_label(pg_url)} failed", "run the command again"
+    )
     assert "Traceback" not in err
     if make_url(pg_url).password:
         assert f":{make_url(pg_url).password}@" not in err
@@ -277,12 +319,24 @@ def _big_recording(path) -> tuple[int, list[str]]:
     """A local recording of 200 steps with 100 kB frames (20 MB): a push of some seconds."""
     with open_store(path) as store:
         rec = store.create_recording("big", source="recorder", screen=(1280, 800))
-        keys = [store.put_frame(os.urandom(100_000), width=1280, height=800, fmt="webp")
-                for _ in range(200)]
-        store.add_steps(rec, [Step(step=i + 1, action=Action(action="left_click",
-                                                             coordinate=(i, i)),
-                                   t_start=i, t_end=i + 0.1, before_frame=k, after_frame=k)
-                              for i, k in enumerate(keys)])
+        keys = [
+            store.put_frame(os.urandom(100_000), width=1280, height=800, fmt="webp")
+            for _ in range(200)
+        ]
+        store.add_steps(
+            rec,
+            [
+                Step(
+                    step=i + 1,
+                    action=Action(action="left_click", coordinate=(i, i)),
+                    t_start=i,
+                    t_end=i + 0.1,
+                    before_frame=k,
+                    after_frame=k,
+                )
+                for i, k in enumerate(keys)
+            ],
+        )
     return rec, keys
 
 
@@ -290,40 +344,62 @@ def test_two_machines_pushing_the_same_recording_at_once_make_one_copy(pg_url, t
     local = tmp_path / "local.db"
     with open_store(local) as store:
         rec = store.create_recording("shared", source="recorder")
-        keys = [store.put_frame(os.urandom(50_000), width=8, height=8, fmt="webp")
-                for _ in range(40)]
-        store.add_steps(rec, [Step(step=i + 1, action=Action(action="left_click",
-                                                             coordinate=(i, i)),
-                                   before_frame=k, after_frame=k) for i, k in enumerate(keys)])
+        keys = [
+            store.put_frame(os.urandom(50_000), width=8, height=8, fmt="webp") for _ in range(40)
+        ]
+        store.add_steps(
+            rec,
+            [
+                Step(
+                    step=i + 1,
+                    action=Action(action="left_click", coordinate=(i, i)),
+                    before_frame=k,
+                    after_frame=k,
+                )
+                for i, k in enumerate(keys)
+            ],
+        )
     open_store(pg_url).close()  # the schema exists: both pushes race on the recording only
-    pushers = [subprocess.Popen([*PUSH, local, pg_url], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    pushers = [
+        subprocess.Popen(
+            [*PUSH, local, pg_url], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     errs = [p.communicate(timeout=120)[1] for p in pushers]
     assert [p.returncode for p in pushers] == [0, 0], errs
     assert sum("nothing to do" in err for err in errs) == 1, errs
     with open_store(pg_url) as store, store.engine.connect() as conn:
-        assert [conn.scalar(select(func.count()).select_from(t))
-                for t in (s.recordings, s.frames, s.actions)] == [1, 40, 40]
+        assert [
+            conn.scalar(select(func.count()).select_from(t))
+            for t in (s.recordings, s.frames, s.actions)
+        ] == [1, 40, 40]
 
 
 def _wait_for_frames_in_flight(admin, database: str, pusher: subprocess.Popen) -> None:
     """Until the pusher's transaction is sending frames (it has written, and not committed)."""
-    query = text("select count(*) from pg_stat_activity where datname = :db and "
-                 "application_name = 'deskreel' and backend_xid is not null and "
-                 "query ilike 'insert into frames%'")
+    query = text(
+        "select count(*) from pg_stat_activity where datname = :db and "
+        "application_name = 'deskreel' and backend_xid is not null and "
+        "query ilike 'insert into frames%'"
+    )
     deadline = time.monotonic() + 60
     with admin.connect() as conn:
         while not conn.scalar(query, {"db": database}):
             if pusher.poll() is not None:
-                pytest.fail(f"the push ended ({pusher.returncode}) before it could be "
-                            f"interrupted: {pusher.stderr.read().decode()}")
+                pytest.fail(
+                    f"the push ended ({pusher.returncode}) before it could be "
+                    f"interrupted: {pusher.stderr.read().decode()}"
+                )
             assert time.monotonic() < deadline, "the push never started sending frames"
             time.sleep(0.005)
 
 
 def _wait_for_no_session(admin, database: str) -> None:
-    query = text("select count(*) from pg_stat_activity where datname = :db and "
-                 "application_name = 'deskreel'")
+    query = text(
+        "select count(*) from pg_stat_activity where datname = :db and "
+        "application_name = 'deskreel'"
+    )
     deadline = time.monotonic() + 30
     with admin.connect() as conn:
         while conn.scalar(query, {"db": database}):
@@ -348,14 +424,16 @@ def test_record_straight_into_postgresql(pg_url, launch_app, run_deskreel, xvfb)
     if password:  # a server that trusts loopback has none to leak
         assert f":{password}@" not in recorder.stderr
     assert f"Recorded 'fleet' (recording 1) into {make_url(pg_url).render_as_string()}" in (
-        recorder.stderr)
+        recorder.stderr
+    )
     with open_store(pg_url) as store:
         rec = store.recording("fleet")
         steps = store.steps(rec.id)
         assert [st.action.to_json() for st in steps] == [
             {"action": "left_click", "coordinate": list(app.center("button:Save"))},
             {"action": "left_click", "coordinate": list(app.center("entry"))},
-            {"action": "type", "text": "fleet"}]
+            {"action": "type", "text": "fleet"},
+        ]
         assert steps[0].anchor is not None and rec.screen == (1280, 800)
         data, fmt = store.frame(steps[0].before_frame)
         assert fmt == "webp" and len(data) > 1000

@@ -19,8 +19,11 @@ SECRET = "hunter2-Zebra"
 
 def all_bytes(folder):
     """Every byte deskreel wrote under `folder` (the sample app's own log is not ours)."""
-    return b"".join(p.read_bytes() for p in folder.rglob("*")
-                    if p.is_file() and not p.name.startswith(("app", "deskreel")))
+    return b"".join(
+        p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and not p.name.startswith(("app", "deskreel"))
+    )
 
 
 def record(run_deskreel, xvfb, db, drive, *extra):
@@ -30,10 +33,12 @@ def record(run_deskreel, xvfb, db, drive, *extra):
 
 def typing_the_secret(app):
     """The person clicks the entry, types the secret and clicks Save."""
+
     def drive(person):
         person.click(*app.center("entry"))
         person.type(SECRET)
         person.click(*app.center("button:Save"))
+
     return drive
 
 
@@ -46,8 +51,7 @@ def test_deny_listed_window_is_not_recorded(launch_app, run_deskreel, xvfb, tmp_
         person.type(SECRET)
 
     recorder = record(run_deskreel, xvfb, db, drive)
-    assert "paused while a private window is active (title 'Enter your password'" in \
-        recorder.stderr
+    assert "paused while a private window is active (title 'Enter your password'" in recorder.stderr
     with open_store(db, create=False) as store:
         rec = store.recording("private")
         assert store.events(rec.id) == [] and store.steps(rec.id) == []
@@ -56,7 +60,8 @@ def test_deny_listed_window_is_not_recorded(launch_app, run_deskreel, xvfb, tmp_
 
 
 def test_deny_listed_window_focused_through_pointer_root_is_not_recorded(
-        launch_app, run_deskreel, xvfb, tmp_path):
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     """Regression: with the focus on PointerRoot the keys go to the window under the
     pointer, but the recorder saw no window and kept what was typed."""
     from Xlib import X
@@ -79,8 +84,7 @@ def test_deny_listed_window_focused_through_pointer_root_is_not_recorded(
         recorder = record(run_deskreel, xvfb, db, drive)
     finally:
         conn.close()
-    assert "paused while a private window is active (title 'Enter your password'" in \
-        recorder.stderr
+    assert "paused while a private window is active (title 'Enter your password'" in recorder.stderr
     with open_store(db, create=False) as store:
         rec = store.recording("private")
         events = store.events(rec.id)
@@ -108,22 +112,30 @@ def deny_filter(windows):
 def test_deny_list_looks_at_the_event_and_keeps_presses_and_releases_paired():
     from storage import RawEvent
 
-    recorder = deny_filter([(100.0, "app", "editor"), (101.0, "pinentry", "Enter password"),
-                            (102.0, "app", "editor")])
-    recorder._pass([
-        RawEvent(100.5, "key_down", keycode=38, keysym="a", char="a"),  # kept
-        RawEvent(100.6, "button_down", button=1),  # kept
-        RawEvent(101.2, "key_down", keycode=39, keysym="s", char="s"),  # denied
-        RawEvent(101.3, "key_up", keycode=38, keysym="a", char=""),  # its press was kept
-        RawEvent(101.4, "button_up", button=1),  # its press was kept
-        RawEvent(101.5, "motion", x=1, y=1),  # denied
-        RawEvent(102.5, "key_up", keycode=39, keysym="s", char=""),  # its press was dropped
-        RawEvent(102.6, "key_down", keycode=40, keysym="d", char="d"),  # kept
-        RawEvent(102.7, "key_up", keycode=40, keysym="d", char=""),  # kept
-    ])
+    recorder = deny_filter(
+        [(100.0, "app", "editor"), (101.0, "pinentry", "Enter password"), (102.0, "app", "editor")]
+    )
+    recorder._pass(
+        [
+            RawEvent(100.5, "key_down", keycode=38, keysym="a", char="a"),  # kept
+            RawEvent(100.6, "button_down", button=1),  # kept
+            RawEvent(101.2, "key_down", keycode=39, keysym="s", char="s"),  # denied
+            RawEvent(101.3, "key_up", keycode=38, keysym="a", char=""),  # its press was kept
+            RawEvent(101.4, "button_up", button=1),  # its press was kept
+            RawEvent(101.5, "motion", x=1, y=1),  # denied
+            RawEvent(102.5, "key_up", keycode=39, keysym="s", char=""),  # its press was dropped
+            RawEvent(102.6, "key_down", keycode=40, keysym="d", char="d"),  # kept
+            RawEvent(102.7, "key_up", keycode=40, keysym="d", char=""),  # kept
+        ]
+    )
     assert [(e.kind, e.keysym or e.button) for e in recorder._chunk.events] == [
-        ("key_down", "a"), ("button_down", 1), ("key_up", "a"), ("button_up", 1),
-        ("key_down", "d"), ("key_up", "d")]
+        ("key_down", "a"),
+        ("button_down", 1),
+        ("key_up", "a"),
+        ("button_up", 1),
+        ("key_down", "d"),
+        ("key_up", "d"),
+    ]
     assert [round(e.t, 3) for e in recorder._chunk.events] == [0.5, 0.6, 1.3, 1.4, 2.6, 2.7]
     assert recorder._chunk.held == set()  # the chunk can end
 
@@ -132,10 +144,15 @@ def test_deny_list_counts_the_window_at_the_event_too():
     from storage import RawEvent
 
     # the prompt is active at the key press and gone one poll later
-    recorder = deny_filter([(100.0, "app", "editor"), (101.0, "pinentry", "Enter password"),
-                            (101.03, "app", "editor")])
-    recorder._pass([RawEvent(101.01, "key_down", keycode=39, keysym="s", char="s"),
-                    RawEvent(101.02, "key_up", keycode=39, keysym="s", char="")])
+    recorder = deny_filter(
+        [(100.0, "app", "editor"), (101.0, "pinentry", "Enter password"), (101.03, "app", "editor")]
+    )
+    recorder._pass(
+        [
+            RawEvent(101.01, "key_down", keycode=39, keysym="s", char="s"),
+            RawEvent(101.02, "key_up", keycode=39, keysym="s", char=""),
+        ]
+    )
     assert recorder._chunk.events == []
     # and a key pressed just before the prompt appears is dropped as well
     recorder = deny_filter([(100.0, "app", "editor"), (101.0, "pinentry", "Enter password")])
@@ -143,8 +160,9 @@ def test_deny_list_counts_the_window_at_the_event_too():
     assert recorder._chunk.events == []
 
 
-def test_redact_typing_keeps_no_trace_and_replays_from_env(launch_app, run_deskreel, xvfb,
-                                                          tmp_path):
+def test_redact_typing_keeps_no_trace_and_replays_from_env(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     app = launch_app()
     db = tmp_path / "rec.db"
 
@@ -157,8 +175,11 @@ def test_redact_typing_keeps_no_trace_and_replays_from_env(launch_app, run_deskr
     assert steps[1].before_frame is None and steps[1].after_frame is None
     assert steps[2].action.action == "left_click"
     assert steps[0].before_frame is not None  # frames were recorded: the checks above bite
-    assert not any(e.char or e.keysym for e in events if e.kind.startswith("key")
-                   and e.keysym not in ("Shift_L", "Shift_R"))
+    assert not any(
+        e.char or e.keysym
+        for e in events
+        if e.kind.startswith("key") and e.keysym not in ("Shift_L", "Shift_R")
+    )
     assert SECRET.encode() not in all_bytes(tmp_path)
     app.stop()
 
@@ -174,8 +195,7 @@ def test_redact_typing_keeps_no_trace_and_replays_from_env(launch_app, run_deskr
     assert SECRET.encode() not in all_bytes(tmp_path)  # nor after the replay's run results
 
 
-def test_redact_command_removes_text_frames_and_keys(launch_app, run_deskreel, xvfb,
-                                                     tmp_path):
+def test_redact_command_removes_text_frames_and_keys(launch_app, run_deskreel, xvfb, tmp_path):
     app = launch_app()
     db = tmp_path / "rec.db"
 
@@ -194,10 +214,12 @@ def test_redact_command_removes_text_frames_and_keys(launch_app, run_deskreel, x
 
 def typing_then_clicking_on(app):
     """As `typing_the_secret`, then two more clicks while the entry still shows it."""
+
     def drive(person):
         typing_the_secret(app)(person)
         person.click(*app.center("button:OK"))
         person.click(*app.center("button:Open"))
+
     return drive
 
 
@@ -209,21 +231,27 @@ def entry_crops(db, app):
     x, y, w, h = app.widgets["entry"]
     with open_store(db, create=False) as store:
         steps = store.steps(store.recording("private").id)
-        frames = {key: decode_image(store.frame(key)[0]) for st in steps
-                  for key in (st.before_frame, st.after_frame) if key}
-    crops = {(st.step, side): frames[key][y:y + h, x:x + w].tobytes()
-             for st in steps for side, key in (("before", st.before_frame),
-                                                ("after", st.after_frame)) if key}
+        frames = {
+            key: decode_image(store.frame(key)[0])
+            for st in steps
+            for key in (st.before_frame, st.after_frame)
+            if key
+        }
+    crops = {
+        (st.step, side): frames[key][y : y + h, x : x + w].tobytes()
+        for st in steps
+        for side, key in (("before", st.before_frame), ("after", st.after_frame))
+        if key
+    }
     for st in steps:
         if st.anchor is not None:
             bx, by, bw, bh = st.anchor.box
-            shown = frames[st.before_frame][by:by + bh, bx:bx + bw]
+            shown = frames[st.before_frame][by : by + bh, bx : bx + bw]
             assert decode_image(st.anchor.png).tolist() == shown.tolist(), st.step
     return crops, steps
 
 
-def test_redact_hides_the_typed_text_in_later_frames(launch_app, run_deskreel, xvfb,
-                                                    tmp_path):
+def test_redact_hides_the_typed_text_in_later_frames(launch_app, run_deskreel, xvfb, tmp_path):
     """Regression: the clicks after the typing kept frames whose entry read the secret."""
     from xsession.hiding import hide_in_stored_frames
     from storage.redaction import redact_steps
@@ -245,8 +273,9 @@ def test_redact_hides_the_typed_text_in_later_frames(launch_app, run_deskreel, x
     assert deskreel("doctor", db).returncode == 0
 
 
-def test_redact_typing_hides_the_typed_text_in_later_frames(launch_app, run_deskreel, xvfb,
-                                                           tmp_path):
+def test_redact_typing_hides_the_typed_text_in_later_frames(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     """Regression: the click after the typing kept an after-frame whose entry read it."""
     app = launch_app()
     db = tmp_path / "rec.db"
@@ -258,16 +287,15 @@ def test_redact_typing_hides_the_typed_text_in_later_frames(launch_app, run_desk
     record(run_deskreel, xvfb, db, drive, "--redact-typing")
     crops, steps = entry_crops(db, app)  # and the anchors those of the frames stored
     empty = {crops[1, "before"], crops[1, "after"]}
-    assert [s.action.to_json() for s in steps][1] == {"action": "type",
-                                                      "text": "{{secret:1}}"}
+    assert [s.action.to_json() for s in steps][1] == {"action": "type", "text": "{{secret:1}}"}
     assert [k for k, c in crops.items() if c not in empty] == []
-    assert {(3, "after"), (4, "before"), (4, "after"), (5, "before"), (6, "before")} \
-        <= set(crops)
+    assert {(3, "after"), (4, "before"), (4, "after"), (5, "before"), (6, "before")} <= set(crops)
     assert steps[5].action.target == app.center("entry") and steps[5].anchor is not None
 
 
-def test_repair_keeps_the_typing_a_killed_redacting_recorder_left(launch_app, run_deskreel,
-                                                                   xvfb, tmp_path):
+def test_repair_keeps_the_typing_a_killed_redacting_recorder_left(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     """Regression: `doctor --repair` made nothing of the typing a killed --redact-typing
     recorder had not reduced yet: its key events have no keys left."""
     from tests.test_reliability import wait_for_stored
@@ -277,8 +305,12 @@ def test_repair_keeps_the_typing_a_killed_redacting_recorder_left(launch_app, ru
     recorder = start_recording(run_deskreel, db, "--redact-typing", "--name", "private")
     with closing(Person(xvfb.display)) as person:
         typing_the_secret(app)(person)
-    wait_for_stored(db, "private", lambda events: [e.kind for e in events].count("button_up")
-                    == 2, "the click on Save")
+    wait_for_stored(
+        db,
+        "private",
+        lambda events: [e.kind for e in events].count("button_up") == 2,
+        "the click on Save",
+    )
     recorder.proc.send_signal(signal.SIGKILL)
     recorder.proc.wait()
     with open_store(db, readonly=True) as store:
@@ -290,7 +322,8 @@ def test_repair_keeps_the_typing_a_killed_redacting_recorder_left(launch_app, ru
     assert [s.action.to_json() for s in steps] == [
         {"action": "left_click", "coordinate": list(app.center("entry"))},
         {"action": "type", "text": "{{secret:1}}"},
-        {"action": "left_click", "coordinate": list(app.center("button:Save"))}]
+        {"action": "left_click", "coordinate": list(app.center("button:Save"))},
+    ]
     assert SECRET.encode() not in all_bytes(tmp_path)
 
 
@@ -338,8 +371,7 @@ def test_files_and_folders_are_private(sample_app, run_deskreel, xvfb, tmp_path)
     assert sqlite3.connect(db).execute("PRAGMA quick_check").fetchone()[0] == "ok"
 
 
-def test_wal_and_shm_files_are_private_while_recording(sample_app, run_deskreel, xvfb,
-                                                       tmp_path):
+def test_wal_and_shm_files_are_private_while_recording(sample_app, run_deskreel, xvfb, tmp_path):
     """SQLite deletes -wal and -shm when the last connection closes: look while it is open."""
     from tests.test_reliability import wait_for_stored_keys
 
@@ -350,8 +382,11 @@ def test_wal_and_shm_files_are_private_while_recording(sample_app, run_deskreel,
             person.click(*sample_app.center("entry"))
             person.type("wal")
         wait_for_stored_keys(db, None, "wal")
-        modes = {p.name: stat.S_IMODE(os.stat(p).st_mode) for p in tmp_path.iterdir()
-                 if p.name.startswith("rec.db")}
+        modes = {
+            p.name: stat.S_IMODE(os.stat(p).st_mode)
+            for p in tmp_path.iterdir()
+            if p.name.startswith("rec.db")
+        }
     finally:
         recorder.proc.send_signal(signal.SIGINT)
     assert recorder.finish() == 0, recorder.stderr
@@ -372,13 +407,23 @@ def test_redact_also_forgets_what_replays_of_the_step_stored(tmp_path):
         shots = []
         for shade in (17, 34, 51):  # screens no recording step uses
             rgb = np.full((20, 30, 3), shade, np.uint8)
-            shots.append(store.put_frame(encode_webp(rgb), width=30, height=20, fmt="webp",
-                                         pixel_hash=pixel_hash(rgb)))
+            shots.append(
+                store.put_frame(
+                    encode_webp(rgb), width=30, height=20, fmt="webp", pixel_hash=pixel_hash(rgb)
+                )
+            )
         run = store.start_run(fixture.recording_id, mode="verify", options={})
-        store.add_step_results(run, [
-            StepResult(typed, "passed", details={"replay_before": shots[0],
-                                                 "replay_after": shots[1], "checks": []}),
-            StepResult(typed + 1, "passed", details={"replay_after": shots[2]})])
+        store.add_step_results(
+            run,
+            [
+                StepResult(
+                    typed,
+                    "passed",
+                    details={"replay_before": shots[0], "replay_after": shots[1], "checks": []},
+                ),
+                StepResult(typed + 1, "passed", details={"replay_after": shots[2]}),
+            ],
+        )
         store.finish_run(run, "passed")
 
         redact_steps(store, fixture.recording_id, [typed])

@@ -33,7 +33,7 @@ def screen(text="", *, status="Ready", caret=True, clock=None):
 
 def crop(img, box):
     x, y, w, h = box
-    return img[y:y + h, x:x + w]
+    return img[y : y + h, x : x + w]
 
 
 BEFORE, AFTER = screen(), screen("hunter2-Zebra")
@@ -87,7 +87,7 @@ def test_only_the_regions_still_showing_are_painted():
 
 
 def test_regions_cover_the_typed_text_with_a_margin():
-    (x, y, w, h), = typed_regions(BEFORE, AFTER)
+    ((x, y, w, h),) = typed_regions(BEFORE, AFTER)
     ys, xs = np.nonzero((BEFORE != AFTER).any(axis=2))
     assert x < xs.min() and y < ys.min() and x + w > xs.max() + 1 and y + h > ys.max() + 1
     assert w < 160 and h < 40  # the text, not the window
@@ -96,8 +96,9 @@ def test_regions_cover_the_typed_text_with_a_margin():
 
 def test_stored_frames_come_back_encoded_with_their_content_address():
     before, after = encode_webp(BEFORE), encode_webp(AFTER)
-    hidden = hide_in_stored_frames(before, after, encode_webp(screen("hunter2-Zebra",
-                                                                     status="Saved")))
+    hidden = hide_in_stored_frames(
+        before, after, encode_webp(screen("hunter2-Zebra", status="Saved"))
+    )
     pixels = decode_image(hidden.data)
     assert hidden.fmt == "webp" and hidden.pixel_hash == pixel_hash(pixels)
     assert np.array_equal(crop(pixels, ENTRY), crop(BEFORE, ENTRY))
@@ -106,49 +107,81 @@ def test_stored_frames_come_back_encoded_with_their_content_address():
 
 
 def put(store, rgb):
-    return store.put_frame(encode_webp(rgb), width=rgb.shape[1], height=rgb.shape[0],
-                           fmt="webp", pixel_hash=pixel_hash(rgb))
+    return store.put_frame(
+        encode_webp(rgb),
+        width=rgb.shape[1],
+        height=rgb.shape[0],
+        fmt="webp",
+        pixel_hash=pixel_hash(rgb),
+    )
 
 
 def test_redact_steps_hides_the_typed_text_in_later_frames_and_anchors(tmp_path):
     """Click the entry, type, click Save (its anchor takes in the entry), click Save again,
     clear the field, click: the two Save clicks' frames and anchors are hidden; what comes
     after the clearing is kept as it was."""
-    screens = [screen(caret=False), BEFORE, AFTER, screen("hunter2-Zebra", status="Saved"),
-               screen("hunter2-Zebra", status="Saved again"), screen(status="Cleared"),
-               screen(status="Done")]
+    screens = [
+        screen(caret=False),
+        BEFORE,
+        AFTER,
+        screen("hunter2-Zebra", status="Saved"),
+        screen("hunter2-Zebra", status="Saved again"),
+        screen(status="Cleared"),
+        screen(status="Done"),
+    ]
     with open_store(tmp_path / "rec.db") as store:
         rec = store.create_recording("private", source="recorder", screen=(240, 110))
         keys = [put(store, rgb) for rgb in screens]
         box = (10, 10, 200, 70)
-        anchor = Anchor(png=encode_png(crop(screens[3], box)), box=box, offset=(100, 60),
-                        score=1.0, margin=0.3)
+        anchor = Anchor(
+            png=encode_png(crop(screens[3], box)), box=box, offset=(100, 60), score=1.0, margin=0.3
+        )
         actions = ["left_click", "type", "left_click", "left_click", "key", "left_click"]
-        store.add_steps(rec, [
-            Step(step=n, action=Action.from_json(
-                {"action": kind, "coordinate": [100, 70]} if kind == "left_click" else
-                {"action": kind, "text": "hunter2-Zebra" if kind == "type" else "ctrl+u"}),
-                before_frame=keys[n - 1], after_frame=keys[n],
-                anchor=anchor if n == 3 else None)
-            for n, kind in enumerate(actions, start=1)])
+        store.add_steps(
+            rec,
+            [
+                Step(
+                    step=n,
+                    action=Action.from_json(
+                        {"action": kind, "coordinate": [100, 70]}
+                        if kind == "left_click"
+                        else {
+                            "action": kind,
+                            "text": "hunter2-Zebra" if kind == "type" else "ctrl+u",
+                        }
+                    ),
+                    before_frame=keys[n - 1],
+                    after_frame=keys[n],
+                    anchor=anchor if n == 3 else None,
+                )
+                for n, kind in enumerate(actions, start=1)
+            ],
+        )
 
         assert redact_steps(store, rec, [2], hide=hide_in_stored_frames) == 1
 
         steps = store.steps(rec)
-        frames = {k: decode_image(store.frame(k)[0]) for st in steps
-                  for k in (st.before_frame, st.after_frame) if k}
+        frames = {
+            k: decode_image(store.frame(k)[0])
+            for st in steps
+            for k in (st.before_frame, st.after_frame)
+            if k
+        }
         health = examine(store)
     assert steps[1].action.text == "{{secret:1}}"
     assert steps[1].before_frame is None and steps[1].after_frame is None
     for st in steps[2:5]:  # up to the clearing: the entry is empty, the status line theirs
-        for key, shown in ((st.before_frame, screens[st.step - 1]),
-                           (st.after_frame, screens[st.step])):
+        for key, shown in (
+            (st.before_frame, screens[st.step - 1]),
+            (st.after_frame, screens[st.step]),
+        ):
             if st.step == 5 and key == st.after_frame:
                 continue
             assert np.array_equal(crop(frames[key], ENTRY), crop(BEFORE, ENTRY))
             assert np.array_equal(crop(frames[key], STATUS), crop(shown, STATUS))
-    assert np.array_equal(decode_image(steps[2].anchor.png),
-                          crop(frames[steps[2].before_frame], box))
+    assert np.array_equal(
+        decode_image(steps[2].anchor.png), crop(frames[steps[2].before_frame], box)
+    )
     assert steps[4].after_frame == keys[5] and steps[5].after_frame == keys[6]  # cleared
     assert not set(keys[2:5]) & set(frames)  # the frames showing the text are gone
     assert health.problems == []
@@ -161,13 +194,23 @@ def test_redact_steps_without_hide_keeps_later_frames(tmp_path):
     """The storage layer alone does not judge images: later frames are left as they were."""
     with open_store(tmp_path / "rec.db") as store:
         rec = store.create_recording("private", source="recorder", screen=(240, 110))
-        keys = [put(store, rgb) for rgb in (BEFORE, AFTER, screen("hunter2-Zebra",
-                                                                  status="Saved"))]
-        store.add_steps(rec, [
-            Step(step=1, action=Action(action="type", text="x"), before_frame=keys[0],
-                 after_frame=keys[1]),
-            Step(step=2, action=Action.from_json({"action": "left_click",
-                                                  "coordinate": [1, 1]}),
-                 before_frame=keys[1], after_frame=keys[2])])
+        keys = [put(store, rgb) for rgb in (BEFORE, AFTER, screen("hunter2-Zebra", status="Saved"))]
+        store.add_steps(
+            rec,
+            [
+                Step(
+                    step=1,
+                    action=Action(action="type", text="x"),
+                    before_frame=keys[0],
+                    after_frame=keys[1],
+                ),
+                Step(
+                    step=2,
+                    action=Action.from_json({"action": "left_click", "coordinate": [1, 1]}),
+                    before_frame=keys[1],
+                    after_frame=keys[2],
+                ),
+            ],
+        )
         redact_steps(store, rec, [1])
         assert store.steps(rec)[1].after_frame == keys[2]

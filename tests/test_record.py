@@ -20,8 +20,14 @@ def count_sent(person):
     fake = person.inj._fake
 
     def counting(event_type, **fields):
-        sent[{X.KeyPress: "key_down", X.KeyRelease: "key_up", X.ButtonPress: "button_down",
-              X.ButtonRelease: "button_up"}.get(event_type, "motion")] += 1
+        sent[
+            {
+                X.KeyPress: "key_down",
+                X.KeyRelease: "key_up",
+                X.ButtonPress: "button_down",
+                X.ButtonRelease: "button_up",
+            }.get(event_type, "motion")
+        ] += 1
         fake(event_type, **fields)
 
     person.inj._fake = counting
@@ -84,10 +90,17 @@ def expected_actions(app):
         {"action": "key", "text": "Return"},
         {"action": "triple_click", "coordinate": list(c("label:triple"))},
         {"action": "double_click", "coordinate": list(c("label:double"))},
-        {"action": "scroll", "coordinate": list(c("listbox")), "scroll_direction": "down",
-         "scroll_amount": 5},
-        {"action": "left_click_drag", "start_coordinate": list(rect),
-         "coordinate": [rect[0] + 190, rect[1] + 50]},
+        {
+            "action": "scroll",
+            "coordinate": list(c("listbox")),
+            "scroll_direction": "down",
+            "scroll_amount": 5,
+        },
+        {
+            "action": "left_click_drag",
+            "start_coordinate": list(rect),
+            "coordinate": [rect[0] + 190, rect[1] + 50],
+        },
         {"action": "right_click", "coordinate": list(c("label:context"))},
         {"action": "key", "text": "Escape"},
         {"action": "wait"},
@@ -124,8 +137,7 @@ def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_
     assert rec.screen == (1280, 800)
     assert rec.keyboard_layout and rec.keyboard_layout.startswith("us")
     for step in steps:
-        assert (step.window_class, step.window_title) == ("Deskreelsample",
-                                                          "deskreel sample"), step
+        assert (step.window_class, step.window_title) == ("Deskreelsample", "deskreel sample"), step
         if step.action.action == "wait":
             continue
         assert step.before_frame is not None and step.after_frame is not None, step
@@ -136,8 +148,10 @@ def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_
             assert 0 <= first <= last < len(events)
     # the typing shows: the screen after it is not the one before it
     typed = next(s for s in steps if s.action.action == "type")
-    assert frame_pixels(db, typed.before_frame).tolist() != frame_pixels(
-        db, typed.after_frame).tolist()
+    assert (
+        frame_pixels(db, typed.before_frame).tolist()
+        != frame_pixels(db, typed.after_frame).tolist()
+    )
     # every key and button press and release the person sent was stored, none twice
     stored = Counter(e.kind for e in events if e.kind != "motion")
     sent = {kind: n for kind, n in recorder.sent.items() if kind != "motion"}
@@ -170,7 +184,7 @@ def assert_anchor_is_on_its_before_frame(db, step):
     tx, ty = step.action.target
     assert x <= tx < x + w and y <= ty < y + h, step
     assert (x + anchor.offset[0], y + anchor.offset[1]) == (tx, ty)
-    crop = frame_pixels(db, step.before_frame)[y:y + h, x:x + w]
+    crop = frame_pixels(db, step.before_frame)[y : y + h, x : x + w]
     assert decode_image(anchor.png).tolist() == crop.tolist(), step
 
 
@@ -189,7 +203,8 @@ def test_sigterm_stops_the_recording_cleanly(launch_app, run_deskreel, xvfb, tmp
         steps = store.steps(store.recording("term").id)
     assert [s.action.to_json() for s in steps] == [
         {"action": "left_click", "coordinate": list(app.center("button:Save"))},
-        {"action": "type", "text": "ok"}]
+        {"action": "type", "text": "ok"},
+    ]
     assert all(s.before_frame and s.after_frame for s in steps)
 
 
@@ -225,8 +240,7 @@ def test_stop_and_pause_chords_never_appear(launch_app, run_deskreel, xvfb, tmp_
     assert not any(e.keysym in ("Home", "End", "Control_L", "Alt_L") for e in events)
 
 
-def test_typing_right_after_resume_keeps_time_in_order(launch_app, run_deskreel, xvfb,
-                                                       tmp_path):
+def test_typing_right_after_resume_keeps_time_in_order(launch_app, run_deskreel, xvfb, tmp_path):
     """Regression: events typed within the hold-back after the resume chord kept the
     pre-pause clock, so times went backwards and a fake `wait` step appeared."""
     app = launch_app()
@@ -271,20 +285,31 @@ def test_chord_filter_refuses_chords_that_cannot_work():
     ChordFilter({"stop": "ctrl+alt+End", "pause": "ctrl+alt+Home"})  # the defaults are fine
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--stop-key", "alt+ctrl+End", "--pause-key", "ctrl+alt+End"],
-     "deskreel: --stop-key and --pause-key: the pause chord 'ctrl+alt+End' is the same keys "
-     "as the stop chord 'alt+ctrl+End': choose different keys"),
-    (["--stop-key", "ctrl+alt"],
-     "deskreel: --stop-key: 'ctrl+alt' cannot be a chord: it needs modifiers first and then "
-     "one key that is not a modifier, like ctrl+alt+End"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--stop-key", "alt+ctrl+End", "--pause-key", "ctrl+alt+End"],
+            "deskreel: --stop-key and --pause-key: the pause chord 'ctrl+alt+End' is the same keys "
+            "as the stop chord 'alt+ctrl+End': choose different keys",
+        ),
+        (
+            ["--stop-key", "ctrl+alt"],
+            "deskreel: --stop-key: 'ctrl+alt' cannot be a chord: it needs modifiers first and then "
+            "one key that is not a modifier, like ctrl+alt+End",
+        ),
+    ],
+)
 def test_record_refuses_chords_that_cannot_fire(tmp_path, args, message):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "deskreel", "record", tmp_path / "r.db",
-                           *args], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "deskreel", "record", tmp_path / "r.db", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert done.stderr.strip() == message
     assert list(tmp_path.iterdir()) == []
@@ -310,12 +335,13 @@ def test_screen_capture_keeps_its_rate_with_late_wake_ups():
             return b"\0" * 16, 2, 2
 
     root = types.SimpleNamespace()
-    conn = types.SimpleNamespace(get_input_focus=lambda: types.SimpleNamespace(focus=X.NONE),
-                                 screen=lambda: types.SimpleNamespace(root=root))
+    conn = types.SimpleNamespace(
+        get_input_focus=lambda: types.SimpleNamespace(focus=X.NONE),
+        screen=lambda: types.SimpleNamespace(root=root),
+    )
     timeline = FrameTimeline()
     capture = ScreenCapture(":0", timeline, fps=10.0, clock=late_clock)
-    capture._thread = threading.Thread(
-        target=capture._loop, args=(conn, Grabber()), daemon=True)
+    capture._thread = threading.Thread(target=capture._loop, args=(conn, Grabber()), daemon=True)
     capture.start()
     time.sleep(3.0)
     capture.stop()
@@ -328,12 +354,19 @@ def test_record_refuses_without_display(tmp_path):
     import sys
 
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
-    done = subprocess.run([sys.executable, "-m", "deskreel", "record", tmp_path / "r.db"],
-                          env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "deskreel", "record", tmp_path / "r.db"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
-    assert done.stderr.strip() == ("deskreel: $DISPLAY is not set: run deskreel inside an X "
-                                   "session, or set DISPLAY (for a virtual one: Xvfb :99 & "
-                                   "DISPLAY=:99 deskreel ...)")
+    assert done.stderr.strip() == (
+        "deskreel: $DISPLAY is not set: run deskreel inside an X "
+        "session, or set DISPLAY (for a virtual one: Xvfb :99 & "
+        "DISPLAY=:99 deskreel ...)"
+    )
     assert list(tmp_path.iterdir()) == []  # no empty database left behind
 
 
@@ -344,8 +377,13 @@ def test_record_refuses_server_without_record(tmp_path):
     from xsession.xvfb import VirtualDisplay
 
     with VirtualDisplay(extensions=["-extension", "RECORD"]) as bare:
-        done = subprocess.run([sys.executable, "-m", "deskreel", "record", tmp_path / "r.db"],
-                              env=bare.env(), capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "deskreel", "record", tmp_path / "r.db"],
+            env=bare.env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert done.returncode == 2
     assert "lacks the RECORD extension" in done.stderr and "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []  # no empty database left behind
@@ -385,9 +423,16 @@ def test_record_into_a_missing_directory_says_so(xvfb, tmp_path):
     import sys
 
     db = tmp_path / "nowhere" / "r.db"
-    done = subprocess.run([sys.executable, "-m", "deskreel", "record", db], env=xvfb.env(),
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "deskreel", "record", db],
+        env=xvfb.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
-    assert done.stderr.strip() == (f"deskreel: cannot create {db}: directory {db.parent} does "
-                                   f"not exist; create it or choose another place")
+    assert done.stderr.strip() == (
+        f"deskreel: cannot create {db}: directory {db.parent} does "
+        f"not exist; create it or choose another place"
+    )
     assert list(tmp_path.iterdir()) == []

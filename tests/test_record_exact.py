@@ -23,18 +23,23 @@ from storage import open_store
 from storage.grouping import InputSettings
 from tests.commands import deskreel
 
-pytestmark = pytest.mark.skipif(shutil.which("xdotool") is None,
-                                reason="xdotool is not installed (apt-get install xdotool)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("xdotool") is None, reason="xdotool is not installed (apt-get install xdotool)"
+)
 
 
 @contextmanager
 def recording(display: str, db: Path, *args: str) -> Iterator[None]:
     """`deskreel record DB --no-frames` on `display` while the block runs."""
     env = {"PATH": "/usr/bin:/bin", "DISPLAY": display, "HOME": str(db.parent)}
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "record", str(db),
-                             "--no-frames", "--name", "r", *args],
-                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "record", str(db), "--no-frames", "--name", "r", *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         for line in proc.stderr:  # "recording into ..." once RECORD runs
@@ -54,8 +59,9 @@ def recording(display: str, db: Path, *args: str) -> Iterator[None]:
 
 
 def xdotool(display: str, *args: str) -> None:
-    subprocess.run(["xdotool", *args], env={**os.environ, "DISPLAY": display}, check=True,
-                   timeout=60)
+    subprocess.run(
+        ["xdotool", *args], env={**os.environ, "DISPLAY": display}, check=True, timeout=60
+    )
 
 
 def recorded(db: Path) -> tuple[list[dict], InputSettings]:
@@ -76,7 +82,8 @@ def test_xdotool_typing_at_any_delay_keeps_every_letter(xvfb, launch_app, tmp_pa
             xdotool(xvfb.display, "type", "--delay", delay, text)
     steps, _ = recorded(db)
     assert [s for s in steps if s["action"] == "type"] == [
-        {"action": "type", "text": text} for text in texts]
+        {"action": "type", "text": text} for text in texts
+    ]
     # and the recording replays it exactly, into the same app started afresh
     fresh = launch_app(geometry="+0+0")
     done = deskreel("replay", db, "--speed", "4", env=xvfb.env())
@@ -85,8 +92,7 @@ def test_xdotool_typing_at_any_delay_keeps_every_letter(xvfb, launch_app, tmp_pa
     fresh.wait_for(lambda e: e.get("widget") == "entry" and e.get("value") == typed)
 
 
-def test_characters_the_layout_lacks_are_read_through_their_binding(xvfb, sample_app,
-                                                                    tmp_path):
+def test_characters_the_layout_lacks_are_read_through_their_binding(xvfb, sample_app, tmp_path):
     # xdotool binds a spare keycode to each character the US layout lacks, just before
     # pressing it; the recorder must read that key through the binding of the moment
     text = "Grüße, 東京! ñ"
@@ -100,14 +106,26 @@ def test_characters_the_layout_lacks_are_read_through_their_binding(xvfb, sample
 @pytest.fixture(scope="module")
 def quick_keyboard() -> Iterator[VirtualDisplay]:
     """An X server whose keys repeat after 250 ms, every 30 ms (X's default: 660 and 40)."""
-    with VirtualDisplay(extensions=("+extension", "RECORD", "+extension", "XTEST",
-                                    "-ardelay", "250", "-arinterval", "30")) as display:
+    with VirtualDisplay(
+        extensions=(
+            "+extension",
+            "RECORD",
+            "+extension",
+            "XTEST",
+            "-ardelay",
+            "250",
+            "-arinterval",
+            "30",
+        )
+    ) as display:
         yield display
 
 
 def test_the_servers_repeat_controls_are_stored_and_decide(quick_keyboard, xvfb, tmp_path):
-    for display, delay, interval in ((quick_keyboard.display, 0.25, 0.03),
-                                     (xvfb.display, 0.66, 0.04)):
+    for display, delay, interval in (
+        (quick_keyboard.display, 0.25, 0.03),
+        (xvfb.display, 0.66, 0.04),
+    ):
         db = tmp_path / f"r{display[1:]}.db"
         with recording(display, db):
             xdotool(display, "keydown", "a")
@@ -140,8 +158,9 @@ def _keycode(display: str, keysym: str) -> int:
 
 def _xset_repeating(display: str) -> frozenset[int]:
     """The per-key repeat mask as `xset q` prints it (a witness independent of ours)."""
-    out = subprocess.run(["xset", "q"], env={"DISPLAY": display}, capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["xset", "q"], env={"DISPLAY": display}, capture_output=True, text=True, check=True
+    ).stdout
     lines = out.split("auto repeating keys:")[1].splitlines()[:4]
     mask = bytes.fromhex("".join(line.strip() for line in lines))  # byte 0 first
     return frozenset(k for k in range(256) if mask[k // 8] >> (k % 8) & 1)
@@ -179,9 +198,26 @@ def test_the_desktops_double_click_time_is_stored_and_decides(xvfb, sample_app, 
     db = tmp_path / "r.db"
     desktop = {"Net/DoubleClickTime": 300, "Net/DoubleClickDistance": 4}
     with settings_manager(xvfb.display, **desktop), recording(xvfb.display, db):
-        xdotool(xvfb.display, "mousemove", str(x), str(y), "click", "1", "sleep", "0.4",
-                "click", "1", "sleep", "1.2", "click", "--repeat", "2", "--delay", "150",
-                "1")
+        xdotool(
+            xvfb.display,
+            "mousemove",
+            str(x),
+            str(y),
+            "click",
+            "1",
+            "sleep",
+            "0.4",
+            "click",
+            "1",
+            "sleep",
+            "1.2",
+            "click",
+            "--repeat",
+            "2",
+            "--delay",
+            "150",
+            "1",
+        )
     steps, settings = recorded(db)
     assert (settings.multi_click_time, settings.multi_click_distance) == (0.3, 4.0)
     assert settings.sources == ("xkb", "xsettings")
@@ -209,11 +245,13 @@ def test_keymap_changes_are_read_from_recorded_requests(swapped):
 
     order = ">" if (sys.byteorder == "little") == swapped else "<"
     # ChangeKeyboardMapping: 2 keycodes from 200, 2 keysyms each; then another request
-    change = struct.pack(f"{order}BBH BB2x 4I", 100, 2, 2 + 4, 200, 2, 0xfc, 0xfc,
-                         0x1006771, 0x1006771)
+    change = struct.pack(
+        f"{order}BBH BB2x 4I", 100, 2, 2 + 4, 200, 2, 0xFC, 0xFC, 0x1006771, 0x1006771
+    )
     other = struct.pack(f"{order}BBH", 43, 0, 1)
     assert keymap_changes(other + change, swapped=swapped) == [
-        (200, [[0xfc, 0xfc], [0x1006771, 0x1006771]])]
+        (200, [[0xFC, 0xFC], [0x1006771, 0x1006771]])
+    ]
 
 
 @pytest.fixture
@@ -231,8 +269,18 @@ def test_a_non_latin_layouts_keys_type_their_characters(russian_keyboard, tmp_pa
     display = russian_keyboard.display
     db = tmp_path / "r.db"
     with recording(display, db):
-        xdotool(display, "key", "--delay", "20", "Cyrillic_pe", "Cyrillic_er", "Cyrillic_i",
-                "space", "shift+Cyrillic_ze", "Cyrillic_zhe")
+        xdotool(
+            display,
+            "key",
+            "--delay",
+            "20",
+            "Cyrillic_pe",
+            "Cyrillic_er",
+            "Cyrillic_i",
+            "space",
+            "shift+Cyrillic_ze",
+            "Cyrillic_zhe",
+        )
     steps, _ = recorded(db)
     assert steps == [{"action": "type", "text": "при Зж"}]
 
@@ -252,19 +300,27 @@ def test_xsettings_are_read_in_either_byte_order_past_strings_and_colours():
     from xsession.settings import parse_xsettings
 
     def setting(order: str, kind: int, name: bytes, value: bytes) -> bytes:
-        return struct.pack(f"{order}BxH", kind, len(name)) + name + b"\0" * (-len(name) % 4) \
-            + struct.pack(f"{order}I", 7) + value
+        return (
+            struct.pack(f"{order}BxH", kind, len(name))
+            + name
+            + b"\0" * (-len(name) % 4)
+            + struct.pack(f"{order}I", 7)
+            + value
+        )
 
     for order, flag in (("<", 0), (">", 1)):
         theme = b"Adwaita"
-        body = (setting(order, 1, b"Net/ThemeName", struct.pack(f"{order}I", len(theme))
-                        + theme + b"\0")
-                + setting(order, 2, b"Gtk/Color", struct.pack(f"{order}4H", 1, 2, 3, 4))
-                + setting(order, 0, b"Net/DoubleClickTime", struct.pack(f"{order}i", 250)))
+        body = (
+            setting(
+                order, 1, b"Net/ThemeName", struct.pack(f"{order}I", len(theme)) + theme + b"\0"
+            )
+            + setting(order, 2, b"Gtk/Color", struct.pack(f"{order}4H", 1, 2, 3, 4))
+            + setting(order, 0, b"Net/DoubleClickTime", struct.pack(f"{order}i", 250))
+        )
         data = struct.pack(f"{order}B3xII", flag, 3, 3) + body
-        assert parse_xsettings(data) == {"Net/ThemeName": "Adwaita",
-                                         "Net/DoubleClickTime": 250}
+        assert parse_xsettings(data) == {"Net/ThemeName": "Adwaita", "Net/DoubleClickTime": 250}
         # cut short, or claiming more settings than it holds: what was read before
         assert parse_xsettings(data[:-2]) == {"Net/ThemeName": "Adwaita"}
-        assert parse_xsettings(struct.pack(f"{order}B3xII", flag, 3, 10**6) + body) == \
-            parse_xsettings(data)
+        assert parse_xsettings(
+            struct.pack(f"{order}B3xII", flag, 3, 10**6) + body
+        ) == parse_xsettings(data)

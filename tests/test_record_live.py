@@ -13,8 +13,9 @@ from storage import open_store
 from tests.test_record import perform_gestures, record, start_recording
 
 
-def test_a_rest_longer_than_a_chunk_is_a_hover_as_reduce_says(launch_app, run_deskreel,
-                                                              xvfb, tmp_path):
+def test_a_rest_longer_than_a_chunk_is_a_hover_as_reduce_says(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     """Regression: each chunk was reduced alone, so a rest at a chunk's end counted as
     nothing and the hover was lost; `deskreel reduce` found it in the same events."""
     app = launch_app()
@@ -33,10 +34,12 @@ def test_a_rest_longer_than_a_chunk_is_a_hover_as_reduce_says(launch_app, run_de
         events = store.events(rec.id)
     got = [s.action.to_json() for s in steps]
     assert [g.pop("duration", None) is not None for g in got] == [False, False, True, False]
-    assert got == [{"action": "left_click", "coordinate": list(app.center("button:Save"))},
-                   {"action": "mouse_move", "coordinate": [400, 300]},
-                   {"action": "wait"},
-                   {"action": "left_click", "coordinate": list(app.center("button:OK"))}]
+    assert got == [
+        {"action": "left_click", "coordinate": list(app.center("button:Save"))},
+        {"action": "mouse_move", "coordinate": [400, 300]},
+        {"action": "wait"},
+        {"action": "left_click", "coordinate": list(app.center("button:OK"))},
+    ]
     assert [s.action for s in steps] == [r.action for r in reduce_events(events)]
     hover = steps[1]
     assert hover.before_frame is not None and hover.anchor is not None
@@ -58,8 +61,7 @@ def committed_events(db, stop, seen):
         con.close()
 
 
-def test_events_are_committed_while_a_chunk_is_finished(launch_app, run_deskreel, xvfb,
-                                                        tmp_path):
+def test_events_are_committed_while_a_chunk_is_finished(launch_app, run_deskreel, xvfb, tmp_path):
     """Regression: frames and anchors were made on the writer loop, so for seconds after a
     chunk ended no event was committed (and a stop was not heard)."""
     app = launch_app()
@@ -120,8 +122,9 @@ def test_the_writer_loop_keeps_turning_under_signals():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", TAKE_UNDER_SIGNALS], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", TAKE_UNDER_SIGNALS], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert float(done.stdout) < 0.5, f"one turn of the loop took {done.stdout.strip()} s"
 

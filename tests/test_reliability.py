@@ -29,11 +29,11 @@ from tests.test_replay import held_state, long_script
 from tests.commands import deskreel, imported
 
 
-
 def wait_for_stored_keys(db, ref, text, timeout=15.0):
     """Wait until the recording `ref` (None: the latest) has stored the releases of `text`."""
+
     def typed(events):
-        return [e.keysym for e in events if e.kind == "key_up"][-len(text):] == list(text)
+        return [e.keysym for e in events if e.kind == "key_up"][-len(text) :] == list(text)
 
     wait_for_stored(db, ref, typed, f"the keys of {text!r}", timeout)
 
@@ -70,10 +70,12 @@ class Driving:
 
     def _drive(self):
         p, app = self.person, self.app
-        gestures = [("click", 1, lambda: p.click(*app.center("entry"))),
-                    ("click", 1, lambda: p.click(*app.center("button:OK"))),
-                    ("scroll", 2, lambda: p.wheel(*app.center("listbox"), 2)),
-                    ("Home", 1, lambda: p.press("Home"))]
+        gestures = [
+            ("click", 1, lambda: p.click(*app.center("entry"))),
+            ("click", 1, lambda: p.click(*app.center("button:OK"))),
+            ("scroll", 2, lambda: p.wheel(*app.center("listbox"), 2)),
+            ("Home", 1, lambda: p.press("Home")),
+        ]
         done = 0
         while not self.stop.is_set() and done != self.gestures:
             done += 1
@@ -90,35 +92,43 @@ class Driving:
         """What was done before monotonic time t: the letters typed, and counts of the rest."""
         done = [(what, count) for at, what, count in self.log if at < t]
         letters = "".join(what for what, _ in done if len(what) == 1)
-        return letters, {k: sum(c for w, c in done if w == k) for k in ("click", "scroll",
-                                                                         "Home")}
+        return letters, {k: sum(c for w, c in done if w == k) for k in ("click", "scroll", "Home")}
 
 
 def stored_input(events):
     """The raw events as `Driving.before` counts them."""
     ups = [e for e in events if e.kind in ("key_up", "button_up")]
-    return ("".join(e.keysym for e in ups if e.keysym and len(e.keysym) == 1),
-            {"click": sum(e.button == 1 for e in ups), "scroll": sum(e.button == 5 for e in ups),
-             "Home": sum(e.keysym == "Home" for e in ups)})
+    return (
+        "".join(e.keysym for e in ups if e.keysym and len(e.keysym) == 1),
+        {
+            "click": sum(e.button == 1 for e in ups),
+            "scroll": sum(e.button == 5 for e in ups),
+            "Home": sum(e.keysym == "Home" for e in ups),
+        },
+    )
 
 
 def recorded_input(actions):
     """The actions as `Driving.before` counts them."""
     clicks = {"left_click": 1, "double_click": 2, "triple_click": 3}
-    return ("".join(a.text for a in actions if a.action == "type"),
-            {"click": sum(clicks.get(a.action, 0) for a in actions),
-             "scroll": sum(a.scroll_amount for a in actions if a.action == "scroll"),
-             "Home": sum(a.action == "key" and a.text == "Home" for a in actions)})
+    return (
+        "".join(a.text for a in actions if a.action == "type"),
+        {
+            "click": sum(clicks.get(a.action, 0) for a in actions),
+            "scroll": sum(a.scroll_amount for a in actions if a.action == "scroll"),
+            "Home": sum(a.action == "key" and a.text == "Home" for a in actions),
+        },
+    )
 
 
 def holds(stored, driven):
     """Whether the stored input holds all the driven input (and perhaps more after it)."""
-    return stored[0].startswith(driven[0]) and all(stored[1][k] >= n
-                                                   for k, n in driven[1].items())
+    return stored[0].startswith(driven[0]) and all(stored[1][k] >= n for k, n in driven[1].items())
 
 
-def test_sigkill_at_random_moments_loses_nothing_committed(sample_app, run_deskreel, xvfb,
-                                                           tmp_path):
+def test_sigkill_at_random_moments_loses_nothing_committed(
+    sample_app, run_deskreel, xvfb, tmp_path
+):
     """Each round kills the recorder at a random moment, often while the person is still
     typing or clicking: everything driven LOST_AT_MOST before the kill is in the raw events,
     and after `doctor --repair` in the actions."""
@@ -167,8 +177,12 @@ def test_sigkill_at_random_moments_loses_nothing_committed(sample_app, run_deskr
 def test_x_server_going_away_ends_the_recording_cleanly(tmp_path):
     db = tmp_path / "rec.db"
     with VirtualDisplay() as display:
-        proc = subprocess.Popen([sys.executable, "-m", "deskreel", "record", db],
-                                env=display.env(), stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "deskreel", "record", db],
+            env=display.env(),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert "recording into" in proc.stderr.readline()
         person = Person(display.display)
         person.click(100, 100)
@@ -184,8 +198,7 @@ def test_x_server_going_away_ends_the_recording_cleanly(tmp_path):
     assert {"action": "type", "text": "kept"} in actions
 
 
-def test_full_disk_stops_with_a_message_and_keeps_what_was_written(sample_app, xvfb,
-                                                                   tmp_path):
+def test_full_disk_stops_with_a_message_and_keeps_what_was_written(sample_app, xvfb, tmp_path):
     db = tmp_path / "rec.db"
     assert deskreel("import", "samples/scripts/every-action.json", db).returncode == 0
     limit = db.stat().st_size + 64 * 1024
@@ -194,9 +207,13 @@ def test_full_disk_stops_with_a_message_and_keeps_what_was_written(sample_app, x
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     # --no-frames: the X shared-memory segment for frames is a file under the same limit
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "record", db, "--no-frames"],
-                            env=xvfb.env(), stderr=subprocess.PIPE, text=True,
-                            preexec_fn=small_files)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "record", db, "--no-frames"],
+        env=xvfb.env(),
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=small_files,
+    )
     assert "recording into" in proc.stderr.readline()
     person = Person(xvfb.display, step_delay=0.05)
     try:
@@ -234,12 +251,12 @@ def test_two_recorders_on_one_file_both_succeed(sample_app, run_deskreel, xvfb, 
     with open_store(db, create=False) as store:
         for name in ("one", "two"):
             steps = store.steps(store.recording(name).id)
-            assert [s.action.to_json() for s in steps][-1] == {"action": "type",
-                                                               "text": "both"}
+            assert [s.action.to_json() for s in steps][-1] == {"action": "type", "text": "both"}
 
 
-def test_application_crash_mid_replay_fails_the_step_and_lets_go(launch_app, run_deskreel,
-                                                                 xvfb, tmp_path):
+def test_application_crash_mid_replay_fails_the_step_and_lets_go(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     """The app dies while the replay holds shift (a `key` with a duration) and the left
     button (pressed on Open, to be released on OK): the release step cannot find OK and
     fails, and nothing stays held."""
@@ -256,15 +273,28 @@ def test_application_crash_mid_replay_fails_the_step_and_lets_go(launch_app, run
         rec = store.recording(None).id
         open_, ok = store.steps(rec)
         held = Action(action="key", text="shift", duration=2.0)
-        store.replace_steps(rec, [
-            replace(open_, action=Action(action="left_mouse_down",
-                                         coordinate=open_.action.coordinate)),
-            replace(ok, step=2, action=held, anchor=None, before_frame=None),
-            replace(ok, step=3, action=Action(action="left_mouse_up",
-                                              coordinate=ok.action.coordinate))])
+        store.replace_steps(
+            rec,
+            [
+                replace(
+                    open_,
+                    action=Action(action="left_mouse_down", coordinate=open_.action.coordinate),
+                ),
+                replace(ok, step=2, action=held, anchor=None, before_frame=None),
+                replace(
+                    ok,
+                    step=3,
+                    action=Action(action="left_mouse_up", coordinate=ok.action.coordinate),
+                ),
+            ],
+        )
     app = launch_app()
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "replay", db, "--timeout", "2"],
-                            env=xvfb.env(), stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "replay", db, "--timeout", "2"],
+        env=xvfb.env(),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 20
     while not all(held_state(xvfb.display)):  # shift and the button are down
         assert time.monotonic() < deadline and proc.poll() is None, "nothing was held"
@@ -279,8 +309,10 @@ def test_application_crash_mid_replay_fails_the_step_and_lets_go(launch_app, run
 
 
 def test_next_replay_releases_what_a_killed_one_held(xvfb, tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "replay",
-                             long_script(tmp_path, "killed")], env=xvfb.env())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "replay", long_script(tmp_path, "killed")],
+        env=xvfb.env(),
+    )
     deadline = time.monotonic() + 15
     while not all(held_state(xvfb.display)):
         assert time.monotonic() < deadline
@@ -293,11 +325,18 @@ def test_next_replay_releases_what_a_killed_one_held(xvfb, tmp_path):
     assert held_state(xvfb.display) == ([], 0)
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-                    lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(st.sampled_from(["action", "text", "coordinate", "t",
-                                                       "duration", "with_key", "x"]), inner,
-                                      max_size=4), max_leaves=12)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["action", "text", "coordinate", "t", "duration", "with_key", "x"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
 
 
 def mostly(valid, invalid):
@@ -307,19 +346,22 @@ def mostly(valid, invalid):
 
 POINT = st.lists(st.integers(0, 2000), min_size=2, max_size=2)
 FIELDS = {  # each field of the vocabulary: good values, and the bad ones people write
-    "key": mostly(st.sampled_from(["a", "Return", "ctrl+s", "alt+Tab", "shift", "KP_0",
-                                   "ctrl+shift+Left"]),
-                  st.text(max_size=12) | st.sampled_from(["Retrun", "ctrl+", "hello world"])),
+    "key": mostly(
+        st.sampled_from(["a", "Return", "ctrl+s", "alt+Tab", "shift", "KP_0", "ctrl+shift+Left"]),
+        st.text(max_size=12) | st.sampled_from(["Retrun", "ctrl+", "hello world"]),
+    ),
     "type": mostly(st.text(min_size=1, max_size=12), st.just("") | JSON),
     "coordinate": mostly(POINT, JSON | st.lists(st.integers(-5, 70000), max_size=3)),
     "start_coordinate": mostly(POINT, JSON),
-    "with_key": mostly(st.sampled_from(["shift", "ctrl", "alt+shift", "super"]),
-                       st.sampled_from(["a", "ctrl+a", "Hyper_Q", ""]) | JSON),
-    "scroll_direction": mostly(st.sampled_from(SCROLL_DIRECTIONS),
-                               st.sampled_from(["diagonal", "UP"]) | JSON),
+    "with_key": mostly(
+        st.sampled_from(["shift", "ctrl", "alt+shift", "super"]),
+        st.sampled_from(["a", "ctrl+a", "Hyper_Q", ""]) | JSON,
+    ),
+    "scroll_direction": mostly(
+        st.sampled_from(SCROLL_DIRECTIONS), st.sampled_from(["diagonal", "UP"]) | JSON
+    ),
     "scroll_amount": mostly(st.integers(1, 10), st.integers(-3, 2000) | JSON),
-    "duration": mostly(st.floats(0, 5), st.floats(allow_nan=True) | st.integers(-9, 10 ** 6)
-                       | JSON),
+    "duration": mostly(st.floats(0, 5), st.floats(allow_nan=True) | st.integers(-9, 10**6) | JSON),
     "region": mostly(st.lists(st.integers(0, 500), min_size=4, max_size=4), JSON),
 }
 
@@ -364,7 +406,7 @@ def test_importer_fuzz_reaches_the_field_checks():
     outcomes = []
 
     @settings(max_examples=400, deadline=None, derandomize=True)  # the same scripts each run:
-    @given(scripts())                                              # the counts below hold
+    @given(scripts())  # the counts below hold
     def check(text):
         try:
             steps = parse_script(text)
@@ -402,8 +444,10 @@ def test_importer_fuzz_on_raw_bytes(data):
 
 
 @settings(max_examples=60, deadline=None)
-@given(text=scripts() | st.binary(max_size=120).map(lambda b: b.decode("latin-1")),
-       name=st.none() | st.text(max_size=12))
+@given(
+    text=scripts() | st.binary(max_size=120).map(lambda b: b.decode("latin-1")),
+    name=st.none() | st.text(max_size=12),
+)
 def test_import_command_fuzz(text, name):
     """`deskreel import` on fuzzed scripts: exit 0 with every step stored, or exit 2 with one
     line and nothing stored; never an exception."""
@@ -412,8 +456,9 @@ def test_import_command_fuzz(text, name):
         script.write_text(text, encoding="utf-8", errors="surrogateescape")
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
-            code = run(["import", str(script), str(db)] + (["--name", name] if name is not None
-                                                           else []))
+            code = run(
+                ["import", str(script), str(db)] + (["--name", name] if name is not None else [])
+            )
         message = err.getvalue()
         assert code in (0, 2), message
         assert message.count("\n") == 1 and "Traceback" not in message, message

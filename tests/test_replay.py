@@ -22,7 +22,6 @@ from tests.commands import deskreel, imported
 SCRIPTS = Path(__file__).resolve().parent.parent / "samples" / "scripts"
 
 
-
 def held_state(display_name):
     """Keycodes the server reports down, and the pointer's button mask."""
     conn = connect(display_name)
@@ -63,10 +62,10 @@ def test_imported_script_with_every_action(sample_app, xvfb, tmp_path):
     with open_store(db, create=False) as store:
         [run] = store.runs()
         actions = {s.step: s.action.action for s in store.steps(run.recording_id)}
-        reports = [r.message for r in store.step_results(run.id)
-                   if actions[r.step] == "cursor_position"]
-    assert reports and all(re.fullmatch(r"pointer at \[\d+, \d+\]", m) for m in reports), \
-        reports
+        reports = [
+            r.message for r in store.step_results(run.id) if actions[r.step] == "cursor_position"
+        ]
+    assert reports and all(re.fullmatch(r"pointer at \[\d+, \d+\]", m) for m in reports), reports
     used = {json.loads(line)["action"] for line in deskreel("export", db).stdout.splitlines()}
     from storage import ACTIONS
 
@@ -93,8 +92,11 @@ def test_typing_under_layouts(layout, tmp_path):
     with VirtualDisplay() as display:
         set_keyboard_layout(display.display, layout)
         log = tmp_path / "app.jsonl"
-        app = subprocess.Popen([sys.executable, "samples/app.py", "--log", log],
-                               env=display.env(), cwd=Path(__file__).parent.parent)
+        app = subprocess.Popen(
+            [sys.executable, "samples/app.py", "--log", log],
+            env=display.env(),
+            cwd=Path(__file__).parent.parent,
+        )
         try:
             deadline = time.monotonic() + 15
             while not log.exists() or not log.read_text():
@@ -105,9 +107,14 @@ def test_typing_under_layouts(layout, tmp_path):
             conn = connect(display.display)
             before = conn.get_keyboard_mapping(8, 248)
             script = tmp_path / "typing.json"
-            script.write_text(json.dumps([
-                {"action": "left_click", "coordinate": [x + w // 2, y + h // 2]},
-                {"action": "type", "text": text}]))
+            script.write_text(
+                json.dumps(
+                    [
+                        {"action": "left_click", "coordinate": [x + w // 2, y + h // 2]},
+                        {"action": "type", "text": text},
+                    ]
+                )
+            )
             db = tmp_path / "typing.db"
             assert deskreel("import", script, db).returncode == 0
             done = deskreel("replay", db, env=display.env())
@@ -115,8 +122,9 @@ def test_typing_under_layouts(layout, tmp_path):
             time.sleep(0.3)
             values = [json.loads(line).get("value") for line in log.read_text().splitlines()]
             assert [v for v in values if v][-1] == text
-            assert [list(r) for r in conn.get_keyboard_mapping(8, 248)] == \
-                [list(r) for r in before], "the keymap was not restored"
+            assert [list(r) for r in conn.get_keyboard_mapping(8, 248)] == [
+                list(r) for r in before
+            ], "the keymap was not restored"
             conn.close()
         finally:
             app.terminate()
@@ -125,19 +133,27 @@ def test_typing_under_layouts(layout, tmp_path):
 
 def long_script(tmp_path, name):
     script = tmp_path / f"{name}.json"
-    script.write_text(json.dumps([
-        {"action": "left_mouse_down", "coordinate": [600, 500]},
-        {"action": "key", "text": "shift", "duration": 30},
-        {"action": "left_mouse_up", "coordinate": [600, 500]},
-    ]))
+    script.write_text(
+        json.dumps(
+            [
+                {"action": "left_mouse_down", "coordinate": [600, 500]},
+                {"action": "key", "text": "shift", "duration": 30},
+                {"action": "left_mouse_up", "coordinate": [600, 500]},
+            ]
+        )
+    )
     db = tmp_path / f"{name}.db"
     assert deskreel("import", script, db).returncode == 0
     return db
 
 
 def start_replay(xvfb, db):
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "replay", db],
-                            env=xvfb.env(), stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "replay", db],
+        env=xvfb.env(),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 15
     while held_state(xvfb.display)[1] == 0 or not held_state(xvfb.display)[0]:
         assert time.monotonic() < deadline and proc.poll() is None, "replay never held keys"
@@ -160,12 +176,21 @@ def test_abort_by_sigterm_releases_everything(xvfb, tmp_path):
     assert held_state(xvfb.display) == ([], 0)
 
 
-@pytest.mark.parametrize("name, gesture, said", [
-    ("chord", lambda person: person.press("ctrl+alt+Escape"),
-     "abort key ctrl+alt+Escape pressed"),
-    ("corner", lambda person: person.move_to(0, 0, seconds=0.1),
-     "pointer thrown into the corner"),
-])
+@pytest.mark.parametrize(
+    "name, gesture, said",
+    [
+        (
+            "chord",
+            lambda person: person.press("ctrl+alt+Escape"),
+            "abort key ctrl+alt+Escape pressed",
+        ),
+        (
+            "corner",
+            lambda person: person.move_to(0, 0, seconds=0.1),
+            "pointer thrown into the corner",
+        ),
+    ],
+)
 def test_abort_by_person_releases_everything(name, gesture, said, xvfb, tmp_path):
     proc = start_replay(xvfb, long_script(tmp_path, name))
     person = Person(xvfb.display)
@@ -210,13 +235,16 @@ def runs_in(db):
         return store.runs()
 
 
-@pytest.mark.parametrize("option, where", [
-    ("--junit", "nowhere/junit.xml"),
-    ("--report", "a-file/report"),
-    ("--junit", "/proc/deskreel-junit.xml"),  # root passes os.access() checks here
-    ("--report", "/proc/deskreel-report"),
-    ("--report", "other"),  # a folder that holds something else than a report
-])
+@pytest.mark.parametrize(
+    "option, where",
+    [
+        ("--junit", "nowhere/junit.xml"),
+        ("--report", "a-file/report"),
+        ("--junit", "/proc/deskreel-junit.xml"),  # root passes os.access() checks here
+        ("--report", "/proc/deskreel-report"),
+        ("--report", "other"),  # a folder that holds something else than a report
+    ],
+)
 def test_unwritable_outputs_are_refused_before_any_input(option, where, xvfb, tmp_path):
     db = one_wait_step(tmp_path)
     (tmp_path / "a-file").write_text("not a directory")
@@ -241,10 +269,14 @@ def test_damaged_frame_fails_the_run_in_one_line(xvfb, tmp_path):
 
     db = one_wait_step(tmp_path)
     with sqlite3.connect(db) as conn:
-        conn.execute("INSERT INTO frames (hash, width, height, format, data) "
-                     "VALUES ('ab' || hex(randomblob(31)), 10, 10, 'webp', x'00ff00')")
-        conn.execute("UPDATE actions SET before_frame = (SELECT hash FROM frames), "
-                     "after_frame = (SELECT hash FROM frames)")
+        conn.execute(
+            "INSERT INTO frames (hash, width, height, format, data) "
+            "VALUES ('ab' || hex(randomblob(31)), 10, 10, 'webp', x'00ff00')"
+        )
+        conn.execute(
+            "UPDATE actions SET before_frame = (SELECT hash FROM frames), "
+            "after_frame = (SELECT hash FROM frames)"
+        )
     done = deskreel("replay", db, "--verify", env=xvfb.env())
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and "is damaged" in done.stderr
@@ -276,12 +308,14 @@ def test_frames_are_encoded_once_and_decoded_frames_are_bounded(monkeypatch):
     import numpy as np
 
     from xsession.images import encode_webp
+
     frames_module = importlib.import_module("replayer.frames")
     from storage import StorageError
 
     encoded = []
-    monkeypatch.setattr(frames_module, "encode_webp",
-                        lambda rgb: encoded.append(1) or encode_webp(rgb))
+    monkeypatch.setattr(
+        frames_module, "encode_webp", lambda rgb: encoded.append(1) or encode_webp(rgb)
+    )
     screens = [np.full((20, 30, 3), v, np.uint8) for v in range(8)]
     reader = _Reader({f"k{i}": encode_webp(s) for i, s in enumerate(screens)})
     reader.data["bad"] = b"\x00not an image"
@@ -327,9 +361,16 @@ def test_ask_wakes_up_on_the_abort_switch():
     started = time.monotonic()
     try:
         with pytest.raises(Interrupted, match="SIGINT"):
-            ask("go on?", ["skip", "abort"], recommended="abort", headless="abort",
-                timeout=30, stdin=Terminal(read), stderr=io.StringIO(),
-                switch=switch)
+            ask(
+                "go on?",
+                ["skip", "abort"],
+                recommended="abort",
+                headless="abort",
+                timeout=30,
+                stdin=Terminal(read),
+                stderr=io.StringIO(),
+                switch=switch,
+            )
     finally:
         os.close(read)
         os.close(write)

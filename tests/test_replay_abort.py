@@ -19,8 +19,9 @@ from tests.test_replay import held_state, one_wait_step
 def start(display, db, tmp_path):
     """`deskreel replay DB` in the background; its stderr goes to a file (it may be long)."""
     stderr = (tmp_path / "replay.stderr").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "replay", db],
-                            env=display.env(), stderr=stderr)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "replay", db], env=display.env(), stderr=stderr
+    )
     stderr.close()
     return proc
 
@@ -58,6 +59,7 @@ def holding_only_shift(display_name, steady=0.2):
             return False
         time.sleep(steady)
         return held_state(display_name)[0] == shift
+
     return holds
 
 
@@ -68,8 +70,11 @@ def stored_run(db):
 
 
 def test_abort_after_a_keycode_was_bound_restores_the_keymap_and_stores_the_run(tmp_path):
-    db = imported(tmp_path, "bound", [{"action": "type", "text": "東京ü"},
-                                      {"action": "key", "text": "shift", "duration": 30}])
+    db = imported(
+        tmp_path,
+        "bound",
+        [{"action": "type", "text": "東京ü"}, {"action": "key", "text": "shift", "duration": 30}],
+    )
     with VirtualDisplay() as display:  # its own server: a keymap left changed stays here
         before = keyboard_mapping(display.display)
         proc = start(display, db, tmp_path)
@@ -85,9 +90,15 @@ def test_abort_after_a_keycode_was_bound_restores_the_keymap_and_stores_the_run(
 def test_sigint_during_a_long_type_step_stops_it(xvfb, tmp_path):
     # 20,000 characters take several seconds to type; the shift before them says when
     # typing starts (it lets go of shift)
-    db = imported(tmp_path, "long_type", [{"action": "key", "text": "shift", "duration": 0.5},
-                                          {"action": "type", "text": "a" * 20_000},
-                                          {"action": "wait", "duration": 0.1}])
+    db = imported(
+        tmp_path,
+        "long_type",
+        [
+            {"action": "key", "text": "shift", "duration": 0.5},
+            {"action": "type", "text": "a" * 20_000},
+            {"action": "wait", "duration": 0.1},
+        ],
+    )
     proc = start(xvfb, db, tmp_path)
     wait_until(lambda: held_state(xvfb.display)[0], proc, "held shift")
     wait_until(lambda: not held_state(xvfb.display)[0], proc, "let go of shift")
@@ -122,8 +133,7 @@ def test_a_move_is_the_replays_before_its_motion_is_sent(xdisplay):
     injector = Injector(xdisplay)
     known = []
     send = injector._fake
-    injector._fake = lambda kind, **fields: known.append(injector.last_move) or \
-        send(kind, **fields)
+    injector._fake = lambda kind, **fields: known.append(injector.last_move) or send(kind, **fields)
     injector.move(0, 0)
     injector.move(1279, 799)
     assert known == [((0, 0),), ((0, 0), (1279, 799))]
@@ -138,8 +148,7 @@ def test_the_replays_own_moves_into_corners_do_not_abort_it(xvfb, tmp_path):
     for i in range(150):
         into = "mouse_move" if i % 2 else "left_click"
         steps.append({"action": into, "coordinate": corners[i % 4], "t": i * 0.04})
-        steps.append({"action": "left_click", "coordinate": [w // 2, h // 2],
-                      "t": i * 0.04 + 0.02})
+        steps.append({"action": "left_click", "coordinate": [w // 2, h // 2], "t": i * 0.04 + 0.02})
     db = imported(tmp_path, "corners", steps)
     done = deskreel("replay", db, "-q", env=xvfb.env())
     assert done.returncode == 0, done.stderr
@@ -147,8 +156,11 @@ def test_the_replays_own_moves_into_corners_do_not_abort_it(xvfb, tmp_path):
 
 
 def test_release_all_restores_the_keycodes_a_killed_replay_bound(tmp_path):
-    db = imported(tmp_path, "killed", [{"action": "type", "text": "東京ü"},
-                                       {"action": "key", "text": "shift", "duration": 30}])
+    db = imported(
+        tmp_path,
+        "killed",
+        [{"action": "type", "text": "東京ü"}, {"action": "key", "text": "shift", "duration": 30}],
+    )
     with VirtualDisplay() as display:
         before = keyboard_mapping(display.display)
         proc = start(display, db, tmp_path)
@@ -182,15 +194,20 @@ def test_a_failing_close_still_stores_the_run(xvfb, tmp_path, monkeypatch):
     monkeypatch.setattr(replay_module.Injector, "close", close_then_fail)
     with open_store(db, create=False) as store:
         with pytest.raises(OSError, match="connection broke"):
-            replay_module.replay(store, store.recording(None), options=ReplayOptions(),
-                                 display=xvfb.display, progress=Progress(total=1, quiet=True))
+            replay_module.replay(
+                store,
+                store.recording(None),
+                options=ReplayOptions(),
+                display=xvfb.display,
+                progress=Progress(total=1, quiet=True),
+            )
         [run] = store.runs()
-        assert run.status == "passed" and [r.status for r in store.step_results(run.id)] == \
-            ["passed"]
+        assert run.status == "passed" and [r.status for r in store.step_results(run.id)] == [
+            "passed"
+        ]
 
 
-def test_ctrl_c_before_the_switch_takes_over_is_stored_as_an_abort(xvfb, tmp_path,
-                                                                    monkeypatch):
+def test_ctrl_c_before_the_switch_takes_over_is_stored_as_an_abort(xvfb, tmp_path, monkeypatch):
     import pytest
 
     replay_module = importlib.import_module("replayer.replay")
@@ -204,8 +221,13 @@ def test_ctrl_c_before_the_switch_takes_over_is_stored_as_an_abort(xvfb, tmp_pat
     monkeypatch.setattr(replay_module, "AbortWatcher", interrupted)
     with open_store(db, create=False) as store:
         with pytest.raises(KeyboardInterrupt):
-            replay_module.replay(store, store.recording(None), options=ReplayOptions(),
-                                 display=xvfb.display, progress=Progress(total=1, quiet=True))
+            replay_module.replay(
+                store,
+                store.recording(None),
+                options=ReplayOptions(),
+                display=xvfb.display,
+                progress=Progress(total=1, quiet=True),
+            )
         [run] = store.runs()
         assert run.status == "aborted"
     assert held_state(xvfb.display) == ([], 0)

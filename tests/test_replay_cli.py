@@ -12,14 +12,18 @@ from tests.commands import deskreel, imported
 
 def test_from_to_and_speed(sample_app, xvfb, tmp_path):
     entry = list(sample_app.center("entry"))
-    db = imported(tmp_path, "range", [
-        {"action": "type", "text": "x", "t": 0},
-        {"action": "left_click", "coordinate": entry, "t": 1},
-        {"action": "type", "text": "a", "t": 2},
-        {"action": "type", "text": "b", "t": 3.5},
-        {"action": "type", "text": "c", "t": 5},
-        {"action": "type", "text": "z", "t": 6},
-    ])
+    db = imported(
+        tmp_path,
+        "range",
+        [
+            {"action": "type", "text": "x", "t": 0},
+            {"action": "left_click", "coordinate": entry, "t": 1},
+            {"action": "type", "text": "a", "t": 2},
+            {"action": "type", "text": "b", "t": 3.5},
+            {"action": "type", "text": "c", "t": 5},
+            {"action": "type", "text": "z", "t": 6},
+        ],
+    )
     done = deskreel("replay", db, "--from", "2", "--to", "5", "--speed", "4", env=xvfb.env())
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [
@@ -38,19 +42,26 @@ def test_from_to_and_speed(sample_app, xvfb, tmp_path):
     assert [r.step for r in results] == [2, 3, 4, 5]
     # recorded 1, 2.5 and 4 s after step 2; a quarter of that at --speed 4
     offsets = [r.t_start - results[0].t_start for r in results[1:]]
-    assert all(abs(got - want) < 0.1 for got, want in zip(offsets, [0.25, 0.625, 1.0])), \
-        offsets
+    assert all(abs(got - want) < 0.1 for got, want in zip(offsets, [0.25, 0.625, 1.0])), offsets
 
 
 def test_progress_on_a_terminal_is_one_updating_line(xvfb, tmp_path):
-    db = imported(tmp_path, "tty", [
-        {"action": "mouse_move", "coordinate": [100, 100], "t": 0},
-        {"action": "mouse_move", "coordinate": [200, 150], "t": 0.05},
-    ])
+    db = imported(
+        tmp_path,
+        "tty",
+        [
+            {"action": "mouse_move", "coordinate": [100, 100], "t": 0},
+            {"action": "mouse_move", "coordinate": [200, 150], "t": 0.05},
+        ],
+    )
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "deskreel", "replay", db],
-                            env=xvfb.env(), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=follower)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "replay", db],
+        env=xvfb.env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+    )
     os.close(follower)
     out = b""
     while True:

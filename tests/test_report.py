@@ -48,13 +48,13 @@ def put(store: Store, img: np.ndarray) -> str:
     return store.put_frame(encode_webp(img), width=W, height=H, fmt="webp")
 
 
-def anchor_of(img: np.ndarray, box: tuple[int, int, int, int], target: tuple[int, int]
-              ) -> Anchor:
+def anchor_of(img: np.ndarray, box: tuple[int, int, int, int], target: tuple[int, int]) -> Anchor:
     x, y, w, h = box
-    ok, png = cv2.imencode(".png", img[y:y + h, x:x + w, ::-1])
+    ok, png = cv2.imencode(".png", img[y : y + h, x : x + w, ::-1])
     assert ok
-    return Anchor(png=png.tobytes(), box=box, offset=(target[0] - x, target[1] - y),
-                  score=1.0, margin=0.4)
+    return Anchor(
+        png=png.tobytes(), box=box, offset=(target[0] - x, target[1] - y), score=1.0, margin=0.4
+    )
 
 
 def build(db: Path) -> Fixture:
@@ -64,46 +64,135 @@ def build(db: Path) -> Fixture:
         plain, pressed, dialog = screen(), screen(pressed=True), screen(dialog=True)
         f_plain, f_pressed, f_dialog = put(store, plain), put(store, pressed), put(store, dialog)
         click = Action.from_json({"action": "left_click", "coordinate": [70, 40]})
-        store.add_steps(rec, [
-            Step(step=1, action=click, t_start=0.5, t_end=0.6, before_frame=f_plain,
-                 after_frame=f_pressed, anchor=anchor_of(plain, (30, 25, 80, 30), (70, 40)),
-                 window_class="App", window_title="Login & <friends>"),
-            Step(step=2, action=Action.from_json({"action": "left_click",
-                                                  "coordinate": [70, 130]}),
-                 t_start=1.0, t_end=1.1, before_frame=f_pressed, after_frame=f_pressed,
-                 anchor=anchor_of(pressed, (35, 115, 70, 30), (70, 130))),
-            Step(step=3, action=click, t_start=2.0, t_end=2.1, before_frame=f_pressed,
-                 after_frame=f_dialog, anchor=anchor_of(pressed, (30, 25, 80, 30), (70, 40))),
-            Step(step=4, action=Action.from_json({"action": "type", "text": SCRIPT}),
-                 t_start=3.0, t_end=3.5, before_frame=f_dialog, after_frame=f_dialog)])
+        store.add_steps(
+            rec,
+            [
+                Step(
+                    step=1,
+                    action=click,
+                    t_start=0.5,
+                    t_end=0.6,
+                    before_frame=f_plain,
+                    after_frame=f_pressed,
+                    anchor=anchor_of(plain, (30, 25, 80, 30), (70, 40)),
+                    window_class="App",
+                    window_title="Login & <friends>",
+                ),
+                Step(
+                    step=2,
+                    action=Action.from_json({"action": "left_click", "coordinate": [70, 130]}),
+                    t_start=1.0,
+                    t_end=1.1,
+                    before_frame=f_pressed,
+                    after_frame=f_pressed,
+                    anchor=anchor_of(pressed, (35, 115, 70, 30), (70, 130)),
+                ),
+                Step(
+                    step=3,
+                    action=click,
+                    t_start=2.0,
+                    t_end=2.1,
+                    before_frame=f_pressed,
+                    after_frame=f_dialog,
+                    anchor=anchor_of(pressed, (30, 25, 80, 30), (70, 40)),
+                ),
+                Step(
+                    step=4,
+                    action=Action.from_json({"action": "type", "text": SCRIPT}),
+                    t_start=3.0,
+                    t_end=3.5,
+                    before_frame=f_dialog,
+                    after_frame=f_dialog,
+                ),
+            ],
+        )
         today = screen(pressed=True, moved=8)  # the button moved 8 px; no dialog appears
         diff = today.copy()
         cv2.rectangle(diff, (150, 60), (240, 110), (255, 200, 0), 2)
         run_id = store.start_run(rec, mode="verify", options={})
-        store.add_step_results(run_id, [
-            StepResult(step=1, status="passed", message="2 checks passed", t_start=0.51,
-                       t_end=0.92, score=0.991, margin=0.31, scale=1.0, shift=(8, 0),
-                       details={"late_ms": 3.2, "locate_ms": 12.5, "attempts": 1,
-                                "searched": "window",
-                                "replay_before": put(store, screen(moved=8)),
-                                "replay_after": put(store, screen(pressed=True, moved=8)),
-                                "checks": [{"kind": "target", "box": [22, 16, 96, 48],
-                                            "found_at": [30, 16, 96, 48], "score": 0.99,
-                                            "changed": 0.0, "passed": True}]}),
-            StepResult(step=2, status="skipped", message="step 2 (left_click): target not "
-                       "found: best score 0.412", t_start=1.0, t_end=2.0, score=0.412,
-                       margin=0.01, scale=1.0, details={"late_ms": 1.0, "attempts": 9}),
-            StepResult(step=3, status="failed", message=FAILED, t_start=2.01, t_end=5.2,
-                       score=0.987, margin=0.3, scale=1.0, shift=(8, 0),
-                       details={"late_ms": 2.0, "locate_ms": 8.0, "attempts": 1,
-                                "searched": "window", "replay_before": put(store, today),
-                                "replay_after": put(store, today), "diff": put(store, diff),
-                                "checks": [{"kind": "target", "box": [22, 16, 96, 48],
-                                            "found_at": [30, 16, 96, 48], "score": 0.98,
-                                            "changed": 0.01, "passed": True},
-                                           {"kind": "effect", "box": [150, 60, 90, 50],
-                                            "found_at": None, "score": 0.31,
-                                            "changed": 1.0, "passed": False}]})])
+        store.add_step_results(
+            run_id,
+            [
+                StepResult(
+                    step=1,
+                    status="passed",
+                    message="2 checks passed",
+                    t_start=0.51,
+                    t_end=0.92,
+                    score=0.991,
+                    margin=0.31,
+                    scale=1.0,
+                    shift=(8, 0),
+                    details={
+                        "late_ms": 3.2,
+                        "locate_ms": 12.5,
+                        "attempts": 1,
+                        "searched": "window",
+                        "replay_before": put(store, screen(moved=8)),
+                        "replay_after": put(store, screen(pressed=True, moved=8)),
+                        "checks": [
+                            {
+                                "kind": "target",
+                                "box": [22, 16, 96, 48],
+                                "found_at": [30, 16, 96, 48],
+                                "score": 0.99,
+                                "changed": 0.0,
+                                "passed": True,
+                            }
+                        ],
+                    },
+                ),
+                StepResult(
+                    step=2,
+                    status="skipped",
+                    message="step 2 (left_click): target not found: best score 0.412",
+                    t_start=1.0,
+                    t_end=2.0,
+                    score=0.412,
+                    margin=0.01,
+                    scale=1.0,
+                    details={"late_ms": 1.0, "attempts": 9},
+                ),
+                StepResult(
+                    step=3,
+                    status="failed",
+                    message=FAILED,
+                    t_start=2.01,
+                    t_end=5.2,
+                    score=0.987,
+                    margin=0.3,
+                    scale=1.0,
+                    shift=(8, 0),
+                    details={
+                        "late_ms": 2.0,
+                        "locate_ms": 8.0,
+                        "attempts": 1,
+                        "searched": "window",
+                        "replay_before": put(store, today),
+                        "replay_after": put(store, today),
+                        "diff": put(store, diff),
+                        "checks": [
+                            {
+                                "kind": "target",
+                                "box": [22, 16, 96, 48],
+                                "found_at": [30, 16, 96, 48],
+                                "score": 0.98,
+                                "changed": 0.01,
+                                "passed": True,
+                            },
+                            {
+                                "kind": "effect",
+                                "box": [150, 60, 90, 50],
+                                "found_at": None,
+                                "score": 0.31,
+                                "changed": 1.0,
+                                "passed": False,
+                            },
+                        ],
+                    },
+                ),
+            ],
+        )
         store.finish_run(run_id, "failed")
     return Fixture(db, rec, run_id)
 
@@ -142,9 +231,9 @@ def test_the_header_counts_steps_as_the_summary_does(fixture, tmp_path):
     out = tmp_path / "report"
     assert deskreel("report", fixture.db, "--run", fixture.run_id, "--out", out) == 0
     page = (out / "index.html").read_text(encoding="utf-8")
-    header = page[page.index("<header"):page.index("</header>")]
-    summary = page[page.index('<table class="summary">'):]
-    summary = summary[:summary.index("</table>")]
+    header = page[page.index("<header") : page.index("</header>")]
+    summary = page[page.index('<table class="summary">') :]
+    summary = summary[: summary.index("</table>")]
     counts = "1 passed, 1 failed, 1 skipped, 0 aborted, 1 not run, of 4"
     assert counts in header and counts in summary, header
 
@@ -193,13 +282,22 @@ def test_junit(fixture, tmp_path):
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     suite = ET.parse(path).getroot()
     assert suite.tag == "testsuite" and suite.get("name") == "login <form>"
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"),
-            suite.get("skipped")) == ("4", "1", "0", "2")
-    assert float(suite.get("time")) >= 0 and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:]{8}",
-                                                          suite.get("timestamp"))
+    assert (
+        suite.get("tests"),
+        suite.get("failures"),
+        suite.get("errors"),
+        suite.get("skipped"),
+    ) == ("4", "1", "0", "2")
+    assert float(suite.get("time")) >= 0 and re.fullmatch(
+        r"\d{4}-\d\d-\d\dT[\d:]{8}", suite.get("timestamp")
+    )
     cases = suite.findall("testcase")
-    assert [c.get("name") for c in cases] == ["step 001 left_click", "step 002 left_click",
-                                              "step 003 left_click", "step 004 type"]
+    assert [c.get("name") for c in cases] == [
+        "step 001 left_click",
+        "step 002 left_click",
+        "step 003 left_click",
+        "step 004 type",
+    ]
     assert {c.get("classname") for c in cases} == {"deskreel.login <form>"}
     assert cases[0].find("failure") is None and cases[0].find("skipped") is None
     assert cases[1].find("skipped").get("message").startswith("step 2 (left_click): target")
@@ -212,18 +310,28 @@ def test_junit(fixture, tmp_path):
 
 def test_report_writes_junit_too(fixture, tmp_path):
     path = tmp_path / "j.xml"
-    assert deskreel("report", fixture.db, "--last-run", "--out", tmp_path / "o",
-                    "--junit", path) == 0
+    assert (
+        deskreel("report", fixture.db, "--last-run", "--out", tmp_path / "o", "--junit", path) == 0
+    )
     assert ET.parse(path).getroot().get("failures") == "1"
 
 
 def test_runs_lists_the_run(fixture, capsys):
     assert deskreel("runs", fixture.db) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["run", "recording", "started", "mode", "status", "passed",
-                              "failed", "duration"]
-    assert re.match(rf"{fixture.run_id}\s+login <form>\s+\S+ \S+\s+verify\s+failed\s+1\s+1\s+",
-                    out[1])
+    assert out[0].split() == [
+        "run",
+        "recording",
+        "started",
+        "mode",
+        "status",
+        "passed",
+        "failed",
+        "duration",
+    ]
+    assert re.match(
+        rf"{fixture.run_id}\s+login <form>\s+\S+ \S+\s+verify\s+failed\s+1\s+1\s+", out[1]
+    )
 
 
 def test_runs_of_one_recording(fixture, capsys):
@@ -232,8 +340,10 @@ def test_runs_of_one_recording(fixture, capsys):
         unfinished = store.start_run(other, mode="replay", options={})
     assert deskreel("runs", fixture.db) == 0
     rows = capsys.readouterr().out.splitlines()[1:]
-    assert [row.split()[:2] for row in rows] == [[str(fixture.run_id), "login"],
-                                                 [str(unfinished), "other"]]
+    assert [row.split()[:2] for row in rows] == [
+        [str(fixture.run_id), "login"],
+        [str(unfinished), "other"],
+    ]
     assert rows[1].split()[-1] == "-"  # a run that never ended has no duration
     assert re.search(r"\d+(\.\d+)?(ms|s)$", rows[0]), rows[0]
     assert deskreel("runs", fixture.db, "-r", "other") == 0
@@ -244,12 +354,15 @@ def test_runs_of_one_recording(fixture, capsys):
     assert [row.split()[:2] for row in rows] == [[str(fixture.run_id), "login"]]
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--run", "99"), "has no run 99"),
-    (("--run", "1", "--last-run"), "not both"),
-    (("--junit", "x.xml"), "--junit needs a run"),
-    (("-r", "nope"), "no recording 'nope'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--run", "99"), "has no run 99"),
+        (("--run", "1", "--last-run"), "not both"),
+        (("--junit", "x.xml"), "--junit needs a run"),
+        (("-r", "nope"), "no recording 'nope'"),
+    ],
+)
 def test_user_errors_are_one_line(fixture, tmp_path, capsys, args, message):
     assert deskreel("report", fixture.db, *args, "--out", tmp_path / "o") == 2
     err = capsys.readouterr().err
@@ -257,13 +370,15 @@ def test_user_errors_are_one_line(fixture, tmp_path, capsys, args, message):
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("junit", ["/proc/deskreel-junit.xml", "{tmp}/file/j.xml",
-                                   "{tmp}/no/such/j.xml"])
+@pytest.mark.parametrize(
+    "junit", ["/proc/deskreel-junit.xml", "{tmp}/file/j.xml", "{tmp}/no/such/j.xml"]
+)
 def test_an_unwritable_junit_target_writes_nothing(fixture, tmp_path, capsys, junit):
     (tmp_path / "file").write_text("a regular file, not a directory")
     path = Path(junit.replace("{tmp}", str(tmp_path)))
-    assert deskreel("report", fixture.db, "--last-run", "--out", tmp_path / "o",
-                    "--junit", path) == 2
+    assert (
+        deskreel("report", fixture.db, "--last-run", "--out", tmp_path / "o", "--junit", path) == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"deskreel: cannot write {path}"), err
     left = {p.name for p in tmp_path.iterdir()} - {fixture.db.name}
@@ -275,18 +390,32 @@ def test_lost_frames_and_odd_details_still_render(tmp_path):
     """Frames the database lost, a hash that is a path, control characters: no crash."""
     with open_store(tmp_path / "odd.db") as store:
         rec = store.create_recording("odd\x1bname", source="script")
-        store.add_steps(rec, [Step(step=1, action=Action.from_json(
-            {"action": "left_click", "coordinate": [5, 5]}))])
+        store.add_steps(
+            rec,
+            [Step(step=1, action=Action.from_json({"action": "left_click", "coordinate": [5, 5]}))],
+        )
         run_id = store.start_run(rec, mode="verify", options={})
-        store.add_step_results(run_id, [StepResult(
-            step=1, status="failed", message="bad\x00thing", details={
-                "replay_before": "0" * 64, "replay_after": "../../etc/passwd",
-                "checks": [{"kind": "effect"}, "junk"]})])
+        store.add_step_results(
+            run_id,
+            [
+                StepResult(
+                    step=1,
+                    status="failed",
+                    message="bad\x00thing",
+                    details={
+                        "replay_before": "0" * 64,
+                        "replay_after": "../../etc/passwd",
+                        "checks": [{"kind": "effect"}, "junk"],
+                    },
+                )
+            ],
+        )
         store.finish_run(run_id, "failed")
         recording, run_ = store.recording(rec), store.runs(rec)[0]
         index = write_report(store, recording, tmp_path / "out", run=run_)
-        junit = write_junit(tmp_path / "j.xml", recording, run_, store.steps(rec),
-                            store.step_results(run_id))
+        junit = write_junit(
+            tmp_path / "j.xml", recording, run_, store.steps(rec), store.step_results(run_id)
+        )
     page = index.read_text(encoding="utf-8")
     assert "no frame" in page and "not kept" not in page and "frame lost or unreadable" in page
     assert list((tmp_path / "out" / "img").iterdir()) == []

@@ -58,8 +58,10 @@ def chromium() -> str:
     if path is None:
         if os.environ.get("DESKREEL_REQUIRE_X"):  # CI: make test installs it; never skip
             pytest.fail("chromium is not installed and DESKREEL_REQUIRE_X is set")
-        pytest.skip("chromium is not installed (apt-get install chromium): the HTML report "
-                    "was not opened in a real browser")
+        pytest.skip(
+            "chromium is not installed (apt-get install chromium): the HTML report "
+            "was not opened in a real browser"
+        )
     return path
 
 
@@ -69,10 +71,24 @@ def open_report(index: Path, profile: Path) -> Opened:
 
     def dump(url: str, *extra: str) -> tuple[str, str]:
         done = subprocess.run(
-            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-             "--virtual-time-budget=5000", *extra, "--dump-dom", url],
-            capture_output=True, text=True, timeout=120)
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--virtual-time-budget=5000",
+                *extra,
+                "--dump-dom",
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         return done.stdout, done.stderr
 
@@ -102,8 +118,17 @@ def test_a_failed_verify_report_opens_in_chromium(launch_app, run_deskreel, xvfb
     # OK shows other text (step 2 fails its check), Save is gone (step 3: not found)
     launch_app(effect="changed", layout="removed")
     report = tmp_path / "report"
-    done = deskreel("replay", db, "--verify", "--keep-going", "--timeout", "1",
-                    "--report", report, env=xvfb.env())
+    done = deskreel(
+        "replay",
+        db,
+        "--verify",
+        "--keep-going",
+        "--timeout",
+        "1",
+        "--report",
+        report,
+        env=xvfb.env(),
+    )
     assert done.returncode == 1, done.stderr
     with open_store(db, create=False) as store:
         run = store.runs()[-1]

@@ -28,25 +28,41 @@ def test_env_placeholder_is_typed_and_never_written(launch_app, xvfb, tmp_path):
     app = launch_app()
     skip = {app.log_path, app.stderr_path}
     script = tmp_path / "login.jsonl"
-    script.write_text("\n".join(json.dumps(obj) for obj in [
-        {"action": "left_click", "coordinate": list(app.center("entry"))},
-        {"action": "type", "text": f"pw={PLACEHOLDER}!"},
-        {"action": "key", "text": "Return"},
-    ]) + "\n")
+    script.write_text(
+        "\n".join(
+            json.dumps(obj)
+            for obj in [
+                {"action": "left_click", "coordinate": list(app.center("entry"))},
+                {"action": "type", "text": f"pw={PLACEHOLDER}!"},
+                {"action": "key", "text": "Return"},
+            ]
+        )
+        + "\n"
+    )
     db = tmp_path / "rec.db"
     assert deskreel("import", script, db, "--name", "login").returncode == 0
     env = {**xvfb.env(), VARIABLE: SECRET}
 
-    done = deskreel("replay", db, "--verify", "--report", tmp_path / "run-report",
-                    "--junit", tmp_path / "junit.xml", env=env)
+    done = deskreel(
+        "replay",
+        db,
+        "--verify",
+        "--report",
+        tmp_path / "run-report",
+        "--junit",
+        tmp_path / "junit.xml",
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     assert app.events("text_changed")[-1]["value"] == f"pw={SECRET}!"  # typed for real
     assert SECRET not in done.stdout + done.stderr
     assert_nowhere(tmp_path, skip, "replay --verify --report --junit")
 
     outputs = [("report", db, "--out", tmp_path / "report")]
-    outputs += [("export", db, "--format", fmt, "--out", tmp_path / f"export-{fmt}",
-                 "--with-after") for fmt in FORMATS]
+    outputs += [
+        ("export", db, "--format", fmt, "--out", tmp_path / f"export-{fmt}", "--with-after")
+        for fmt in FORMATS
+    ]
     outputs.append(("export", db, "--out", tmp_path / "plain.jsonl"))
     for args in outputs:
         ran = deskreel(*args, env=env)
@@ -57,11 +73,25 @@ def test_env_placeholder_is_typed_and_never_written(launch_app, xvfb, tmp_path):
     # The checks above bite: these files exist and describe the typing step.
     run = sqlite3.connect(db).execute("SELECT count(*) FROM step_results").fetchone()[0]
     assert run == 3  # the replay's results were stored
-    for name in ("rec.db", "junit.xml", "run-report", "report", *(f"export-{f}" for f in FORMATS),
-                 "plain.jsonl"):
+    for name in (
+        "rec.db",
+        "junit.xml",
+        "run-report",
+        "report",
+        *(f"export-{f}" for f in FORMATS),
+        "plain.jsonl",
+    ):
         assert any(p == tmp_path / name or tmp_path / name in p.parents for p in files), name
     placeholder = PLACEHOLDER.encode()
-    for name in ("rec.db", "run-report", "report", "plain.jsonl",
-                 *(f"export-{f}" for f in FORMATS)):
-        assert any(placeholder in data for p, data in files.items()
-                   if p == tmp_path / name or tmp_path / name in p.parents), name
+    for name in (
+        "rec.db",
+        "run-report",
+        "report",
+        "plain.jsonl",
+        *(f"export-{f}" for f in FORMATS),
+    ):
+        assert any(
+            placeholder in data
+            for p, data in files.items()
+            if p == tmp_path / name or tmp_path / name in p.parents
+        ), name

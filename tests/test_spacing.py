@@ -31,8 +31,10 @@ def test_a_drag_or_long_press_after_a_click_there_waits_too():
     assert spacing.not_before(drag, drag.target) == 1.5 + MARGIN
     spacing.done(drag, drag.target, now=2.0)
     assert spacing.not_before(click(), (100, 100)) == 2.5 + MARGIN
-    assert spacing.not_before(Action("left_mouse_down", coordinate=(100, 100)),
-                              (100, 100)) == 2.5 + MARGIN
+    assert (
+        spacing.not_before(Action("left_mouse_down", coordinate=(100, 100)), (100, 100))
+        == 2.5 + MARGIN
+    )
 
 
 def test_pointer_input_after_a_hover_waits_for_the_hover_to_rest():
@@ -45,6 +47,8 @@ def test_pointer_input_after_a_hover_waits_for_the_hover_to_rest():
 
 
 def test_the_longest_multi_click_time_and_widest_distance_of_the_two_settings():
-    spacing = Spacing.of(InputSettings(multi_click_time=0.3, multi_click_distance=8),
-                         InputSettings(multi_click_time=0.5, multi_click_distance=4))
+    spacing = Spacing.of(
+        InputSettings(multi_click_time=0.3, multi_click_distance=8),
+        InputSettings(multi_click_time=0.5, multi_click_distance=4),
+    )
     assert (spacing.multi_click_time, spacing.multi_click_distance) == (0.5, 8)

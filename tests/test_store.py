@@ -10,8 +10,16 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from deskreel.cli import database_failure
-from storage import (Action, Anchor, NotFoundError, RawEvent, Step, StepResult, StorageError,
-                     open_store)
+from storage import (
+    Action,
+    Anchor,
+    NotFoundError,
+    RawEvent,
+    Step,
+    StepResult,
+    StorageError,
+    open_store,
+)
 from storage.schema import SCHEMA_VERSION
 from tests.pg import run_sql
 
@@ -28,16 +36,35 @@ def sql(target, statements, *, scalar=False):
 
 
 def make_steps():
-    anchor = Anchor(png=b"\x89PNG fake crop", box=(90, 190, 40, 30), offset=(10, 10), score=1.0,
-                    margin=0.4)
+    anchor = Anchor(
+        png=b"\x89PNG fake crop", box=(90, 190, 40, 30), offset=(10, 10), score=1.0, margin=0.4
+    )
     return [
-        Step(step=1, action=Action(action="left_click", coordinate=(100, 200)), t_start=0.5,
-             t_end=0.6, events=(0, 1), before_frame=None, anchor=anchor, window_class="Tk",
-             window_title="deskreel sample"),
-        Step(step=2, action=Action(action="type", text="Grüße"), t_start=1.0, t_end=1.8,
-             events=(2, 11)),
-        Step(step=3, action=Action(action="wait", duration=2.0), t_start=1.8, t_end=3.8,
-             disabled=True),
+        Step(
+            step=1,
+            action=Action(action="left_click", coordinate=(100, 200)),
+            t_start=0.5,
+            t_end=0.6,
+            events=(0, 1),
+            before_frame=None,
+            anchor=anchor,
+            window_class="Tk",
+            window_title="deskreel sample",
+        ),
+        Step(
+            step=2,
+            action=Action(action="type", text="Grüße"),
+            t_start=1.0,
+            t_end=1.8,
+            events=(2, 11),
+        ),
+        Step(
+            step=3,
+            action=Action(action="wait", duration=2.0),
+            t_start=1.8,
+            t_end=3.8,
+            disabled=True,
+        ),
     ]
 
 
@@ -68,19 +95,29 @@ def test_new_store_is_at_the_current_version(store_url):
 
 def test_round_trip(store_url):
     db = store_url
-    events = [RawEvent(t=0.5, kind="button_down", x=100, y=200, button=1),
-              RawEvent(t=0.6, kind="button_up", x=100, y=200, button=1),
-              RawEvent(t=1.0, kind="key_down", x=100, y=200, keycode=42, keysym="G", char="G")]
+    events = [
+        RawEvent(t=0.5, kind="button_down", x=100, y=200, button=1),
+        RawEvent(t=0.6, kind="button_up", x=100, y=200, button=1),
+        RawEvent(t=1.0, kind="key_down", x=100, y=200, keycode=42, keysym="G", char="G"),
+    ]
     with open_store(db) as store:
-        rec = store.create_recording("login", source="recorder", screen=(1280, 800), dpi=96.0,
-                                     keyboard_layout="us")
+        rec = store.create_recording(
+            "login", source="recorder", screen=(1280, 800), dpi=96.0, keyboard_layout="us"
+        )
         store.add_events(rec, events, first_seq=0)
         key = store.put_frame(b"frame-bytes", width=1280, height=800, fmt="png", pixel_hash="ab")
-        assert store.put_frame(b"frame-bytes", width=1280, height=800, fmt="png",
-                               pixel_hash="ab") == key
+        assert (
+            store.put_frame(b"frame-bytes", width=1280, height=800, fmt="png", pixel_hash="ab")
+            == key
+        )
         steps = make_steps()
-        steps[0] = Step(**{**{f: getattr(steps[0], f) for f in steps[0].__slots__},
-                           "before_frame": key, "after_frame": key})
+        steps[0] = Step(
+            **{
+                **{f: getattr(steps[0], f) for f in steps[0].__slots__},
+                "before_frame": key,
+                "after_frame": key,
+            }
+        )
         store.add_steps(rec, steps)
     with open_store(db, create=False) as store:
         assert store.events(rec) == events
@@ -99,8 +136,10 @@ def test_event_batches_keep_any_text(store_url):
     """Batches of 10 rows or more go through COPY on PostgreSQL: tabs, newlines, backslashes
     and NULLs must come back as they went in."""
     chars = ["\t", "\n", "\\", "\\N", "é", "✓", "", None, "a,b", '"', "\r"]
-    events = [RawEvent(t=i / 7, kind="key_down", keycode=30 + i, keysym=f"k{i}\t", char=c)
-              for i, c in enumerate(chars)]
+    events = [
+        RawEvent(t=i / 7, kind="key_down", keycode=30 + i, keysym=f"k{i}\t", char=c)
+        for i, c in enumerate(chars)
+    ]
     with open_store(store_url) as store:
         rec = store.create_recording("text", source="recorder")
         store.add_events(rec, events, first_seq=0)
@@ -130,10 +169,22 @@ def test_runs_and_step_results(store_url):
         rec = store.create_recording("r", source="script")
         store.add_steps(rec, make_steps())
         run = store.start_run(rec, mode="replay", options={"speed": 2.0})
-        store.add_step_results(run, [
-            StepResult(step=1, status="passed", t_start=0, t_end=0.1, score=0.98, margin=0.3,
-                       scale=1.0, shift=(5, -3)),
-            StepResult(step=2, status="failed", message="boom", t_start=0.1, t_end=0.2)])
+        store.add_step_results(
+            run,
+            [
+                StepResult(
+                    step=1,
+                    status="passed",
+                    t_start=0,
+                    t_end=0.1,
+                    score=0.98,
+                    margin=0.3,
+                    scale=1.0,
+                    shift=(5, -3),
+                ),
+                StepResult(step=2, status="failed", message="boom", t_start=0.1, t_end=0.2),
+            ],
+        )
         store.finish_run(run, "failed")
         [summary] = store.runs(rec)
         assert (summary.status, summary.steps_passed, summary.steps_failed) == ("failed", 1, 1)
@@ -159,8 +210,7 @@ def test_deleting_a_recording_deletes_its_rows(store_url):
         run = store.start_run(rec, mode="replay", options={})
         store.add_step_results(run, [StepResult(step=1, status="passed")])
         store.delete_recording(rec)
-    for table in ("recordings", "events", "actions", "anchors", "masks", "runs",
-                  "step_results"):
+    for table in ("recordings", "events", "actions", "anchors", "masks", "runs", "step_results"):
         assert sql(store_url, f"select count(*) from {table}", scalar=True) == 0, table
 
 
@@ -176,8 +226,11 @@ def test_missing_recording_names_what_exists(store_url):
 def test_newer_schema_is_refused(store_url):
     open_store(store_url).close()
     sql(store_url, "update deskreel_meta set value='99' where key='schema_version'")
-    with pytest.raises(StorageError, match=r"schema version 99, newer than this deskreel "
-                                           r"understands \(3\): upgrade deskreel"):
+    with pytest.raises(
+        StorageError,
+        match=r"schema version 99, newer than this deskreel "
+        r"understands \(3\): upgrade deskreel",
+    ):
         open_store(store_url)
 
 
@@ -200,7 +253,7 @@ def test_truncated_database(db):
     with open_store(db) as store:
         store.create_recording("r", source="script")
     data = db.read_bytes()
-    db.write_bytes(data[:len(data) // 3])
+    db.write_bytes(data[: len(data) // 3])
     for extra in ("-wal", "-shm"):
         (db.parent / (db.name + extra)).unlink(missing_ok=True)
     with pytest.raises(StorageError), open_store(db) as store:
@@ -220,12 +273,15 @@ def test_directory_missing(tmp_path):
 
 def rewind_to_version_2(target):
     """Make a current store look as schema 2 left it: no recording uids."""
-    sql(target, """
+    sql(
+        target,
+        """
         drop index ix_recordings_uid;
         alter table recordings drop column uid;
         update deskreel_meta set value = '2' where key = 'schema_version';
         update alembic_version set version_num = '0002'
-    """)
+    """,
+    )
 
 
 def test_version_1_store_is_migrated(store_url):
@@ -233,11 +289,14 @@ def test_version_1_store_is_migrated(store_url):
         rec = store.create_recording("old", source="script")
         store.add_steps(rec, make_steps())
     rewind_to_version_2(store_url)
-    sql(store_url, """
+    sql(
+        store_url,
+        """
         drop table masks;
         update deskreel_meta set value = '1' where key = 'schema_version';
         update alembic_version set version_num = '0001'
-    """)
+    """,
+    )
     with open_store(store_url) as store:
         assert store.schema_version() == SCHEMA_VERSION == 3
         assert store.steps(rec) == make_steps()
@@ -269,7 +328,8 @@ def test_readonly_store_cannot_write(tmp_path):
             store.create_recording("new", source="script")
     assert database_failure(caught.value) == (
         "database error: attempt to write a readonly database: this store was opened "
-        "read-only, or the file or its directory is not writable: check their permissions")
+        "read-only, or the file or its directory is not writable: check their permissions"
+    )
     with pytest.raises(StorageError, match="does not exist"):
         open_store(tmp_path / "missing.db", readonly=True)
 
@@ -298,10 +358,12 @@ def test_events_since_a_sequence_number_follow_the_numbers_not_the_positions(sto
 
 
 def test_a_database_error_gives_advice_that_fits_its_cause():
-    broken = OperationalError("SELECT 1", {}, sqlite3.DatabaseError("database disk image is "
-                                                                    "malformed"))
-    assert database_failure(broken) == ("database error: database disk image is malformed: "
-                                        "run 'deskreel doctor' on the file")
+    broken = OperationalError(
+        "SELECT 1", {}, sqlite3.DatabaseError("database disk image is malformed")
+    )
+    assert database_failure(broken) == (
+        "database error: database disk image is malformed: run 'deskreel doctor' on the file"
+    )
     locked = OperationalError("SELECT 1", {}, sqlite3.OperationalError("database is locked"))
     assert "doctor" not in database_failure(locked)
     assert "another program is writing" in database_failure(locked)

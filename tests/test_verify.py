@@ -9,7 +9,6 @@ from tests.test_anchoring import record_clicks
 from tests.commands import deskreel
 
 
-
 def recorded(launch_app, run_deskreel, xvfb, tmp_path, **app_options):
     """A real recording: click Open, OK and Save (each changes the status line)."""
     app = launch_app(**app_options)
@@ -23,8 +22,7 @@ def test_same_layout_passes_with_junit_and_report(launch_app, run_deskreel, xvfb
     db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
     launch_app()
     junit, report = tmp_path / "junit.xml", tmp_path / "report"
-    done = deskreel("replay", db, "--verify", "--junit", junit, "--report", report,
-                    env=xvfb.env())
+    done = deskreel("replay", db, "--verify", "--junit", junit, "--report", report, env=xvfb.env())
     assert done.returncode == 0, done.stderr
     suite = ET.parse(junit).getroot()
     suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
@@ -45,29 +43,31 @@ def test_moved_and_reordered_pass(launch_app, run_deskreel, xvfb, tmp_path):
         done = deskreel("replay", db, "--verify", env=xvfb.env())
         app.stop()
         assert done.returncode == 0, (options, done.stderr)
-        assert [e["widget"] for e in app.events("click")] == ["button:Open", "button:OK",
-                                                               "button:Save"]
+        assert [e["widget"] for e in app.events("click")] == [
+            "button:Open",
+            "button:OK",
+            "button:Save",
+        ]
 
 
 def test_renamed_target_fails_at_that_step(launch_app, run_deskreel, xvfb, tmp_path):
     db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
     launch_app(layout="renamed")
     junit = tmp_path / "junit.xml"
-    done = deskreel("replay", db, "--verify", "--timeout", "1", "--junit", junit,
-                    env=xvfb.env())
+    done = deskreel("replay", db, "--verify", "--timeout", "1", "--junit", junit, env=xvfb.env())
     assert done.returncode == 1, done.stderr
     assert "step 3 (left_click): target not found" in done.stderr
     failures = ET.parse(junit).getroot().iter("failure")
     assert any("step 3" in (f.get("message") or "") for f in failures)
 
 
-def test_removed_target_fails_and_the_report_shows_todays_screen(launch_app, run_deskreel,
-                                                                 xvfb, tmp_path):
+def test_removed_target_fails_and_the_report_shows_todays_screen(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
     launch_app(layout="removed")  # no Save button
     report = tmp_path / "report"
-    done = deskreel("replay", db, "--verify", "--timeout", "1", "--report", report,
-                    env=xvfb.env())
+    done = deskreel("replay", db, "--verify", "--timeout", "1", "--report", report, env=xvfb.env())
     assert done.returncode == 1, done.stderr
     assert "step 3 (left_click): target not found" in done.stderr
     with open_store(db, create=False) as store:
@@ -80,8 +80,8 @@ def test_removed_target_fails_and_the_report_shows_todays_screen(launch_app, run
     x, y, w, h = failed.details["best_match"]
     assert w > 0 and h > 0
     page = (report / "index.html").read_text(encoding="utf-8")
-    failure = page[page.index('id="failure"'):page.index('id="steps"')]
-    today = f'img/{failed.details["replay_before"]}.webp'
+    failure = page[page.index('id="failure"') : page.index('id="steps"')]
+    today = f"img/{failed.details['replay_before']}.webp"
     assert f'src="{today}"' in failure and "not kept" not in failure
     assert "(refused)" in failure and "recorded place" in failure
     assert all(f'href="{c}"' in failure and (report / c).is_file() for c in crops)
@@ -126,8 +126,7 @@ def test_keep_going_goes_past_a_target_not_found(launch_app, run_deskreel, xvfb,
     record_clicks(app, run_deskreel, xvfb, db, "button:Save", "button:Open", "button:OK")
     app.stop()
     app = launch_app(layout="removed", effect="changed")  # no Save; OK shows other text
-    done = deskreel("replay", db, "--verify", "--keep-going", "--timeout", "1",
-                    env=xvfb.env())
+    done = deskreel("replay", db, "--verify", "--keep-going", "--timeout", "1", env=xvfb.env())
     assert done.returncode == 1, done.stderr
     with open_store(db, create=False) as store:
         results = store.step_results(store.runs()[-1].id)

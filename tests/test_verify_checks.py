@@ -20,11 +20,32 @@ def screen(status="", shift=(0, 0), clock="12:00:00", status_at=(40, 300), note=
     return img
 
 
-def run(before, after, today, *, located=(90, 60), masks=(), action="left_click", region=None,
-        target=(90, 60), earlier=None, scale=1.0):
-    return checks_for(action=action, before=before, after=after, screen=today,
-                      target=target, located=located, scale=scale, region=region,
-                      masks=masks, options=VerifyOptions(), earlier=earlier)
+def run(
+    before,
+    after,
+    today,
+    *,
+    located=(90, 60),
+    masks=(),
+    action="left_click",
+    region=None,
+    target=(90, 60),
+    earlier=None,
+    scale=1.0,
+):
+    return checks_for(
+        action=action,
+        before=before,
+        after=after,
+        screen=today,
+        target=target,
+        located=located,
+        scale=scale,
+        region=region,
+        masks=masks,
+        options=VerifyOptions(),
+        earlier=earlier,
+    )
 
 
 def test_same_effect_passes():
@@ -41,16 +62,16 @@ def test_changed_effect_fails():
 
 
 def test_shifted_layout_passes():
-    checks = run(screen(), screen("OK clicked"), screen("OK clicked", shift=(37, 21)),
-                 located=(127, 81))
+    checks = run(
+        screen(), screen("OK clicked"), screen("OK clicked", shift=(37, 21)), located=(127, 81)
+    )
     assert all(c.passed for c in checks)
     target = checks[0]
     assert target.found_at[:2] == (target.box[0] + 37, target.box[1] + 21)
 
 
 def test_changed_effect_is_reported_at_its_expected_place():
-    checks = run(screen(), screen("OK clicked"), screen("Something else"),
-                 earlier=screen())
+    checks = run(screen(), screen("OK clicked"), screen("Something else"), earlier=screen())
     [effect] = [c for c in checks if not c.passed]
     assert effect.match == "none" and effect.expected == effect.box  # nothing moved
     x, y, w, h = effect.expected
@@ -75,8 +96,12 @@ def test_recorded_content_that_appeared_elsewhere_passes():
     # A reordered layout: the status line is far from where the recording had it, and the
     # click made "OK clicked" appear there.
     moved = (300, 150)
-    checks = run(screen(), screen("OK clicked"), screen("OK clicked", status_at=moved),
-                 earlier=screen(status_at=moved))
+    checks = run(
+        screen(),
+        screen("OK clicked"),
+        screen("OK clicked", status_at=moved),
+        earlier=screen(status_at=moved),
+    )
     effects = [c for c in checks if c.kind == "effect"]
     assert effects and all(c.passed and c.match == "far" for c in effects), checks
     assert all(c.found_at[1] < 200 for c in effects)
@@ -96,10 +121,24 @@ def test_masked_clock_is_not_compared():
 
 def test_checkpoint_region():
     after = screen("OK clicked")
-    good = run(None, after, screen("OK clicked"), action="screenshot", target=(0, 0),
-               located=(0, 0), region=(0, 250, 600, 80))
-    bad = run(None, after, screen("Nope"), action="screenshot", target=(0, 0),
-              located=(0, 0), region=(0, 250, 600, 80))
+    good = run(
+        None,
+        after,
+        screen("OK clicked"),
+        action="screenshot",
+        target=(0, 0),
+        located=(0, 0),
+        region=(0, 250, 600, 80),
+    )
+    bad = run(
+        None,
+        after,
+        screen("Nope"),
+        action="screenshot",
+        target=(0, 0),
+        located=(0, 0),
+        region=(0, 250, 600, 80),
+    )
     assert good[0].passed and not bad[0].passed
 
 
@@ -107,8 +146,16 @@ def test_checkpoint_region_is_scaled():
     # today's screen is the recorded one at 1.25x: the region grows with it, not only moves
     after = screen("OK clicked")
     big = cv2.resize(after, None, fx=1.25, fy=1.25, interpolation=cv2.INTER_LINEAR)
-    [check] = run(None, after, big, action="screenshot", target=(0, 0), located=(0, 0),
-                  region=(20, 260, 200, 60), scale=1.25)
+    [check] = run(
+        None,
+        after,
+        big,
+        action="screenshot",
+        target=(0, 0),
+        located=(0, 0),
+        region=(20, 260, 200, 60),
+        scale=1.25,
+    )
     assert check.found_at == (25, 325, 250, 75) and check.passed, check
 
 
@@ -121,9 +168,19 @@ def test_pointer_step_not_located_is_checked_around_its_recorded_target():
     # known shift. The target check must look around the recorded target (90, 60) moved by
     # that shift, not around the screen's top-left corner.
     today = screen("OK clicked", shift=(37, 21))
-    checks = checks_for(action="left_click", before=screen(), after=screen("OK clicked"),
-                        screen=today, target=(90, 60), located=None, scale=1.0,
-                        shift=(37, 21), region=None, masks=(), options=VerifyOptions())
+    checks = checks_for(
+        action="left_click",
+        before=screen(),
+        after=screen("OK clicked"),
+        screen=today,
+        target=(90, 60),
+        located=None,
+        scale=1.0,
+        shift=(37, 21),
+        region=None,
+        masks=(),
+        options=VerifyOptions(),
+    )
     target = checks[0]
     assert target.kind == "target" and target.passed
     x, y, w, h = target.box
@@ -132,10 +189,19 @@ def test_pointer_step_not_located_is_checked_around_its_recorded_target():
 
 
 def test_step_without_target_gets_no_target_check_and_maps_through_the_shift():
-    checks = checks_for(action="key", before=screen(), after=screen("OK clicked"),
-                        screen=screen("OK clicked", shift=(37, 21)), target=None,
-                        located=None, scale=1.0, shift=(37, 21), region=None, masks=(),
-                        options=VerifyOptions())
+    checks = checks_for(
+        action="key",
+        before=screen(),
+        after=screen("OK clicked"),
+        screen=screen("OK clicked", shift=(37, 21)),
+        target=None,
+        located=None,
+        scale=1.0,
+        shift=(37, 21),
+        region=None,
+        masks=(),
+        options=VerifyOptions(),
+    )
     assert checks and all(c.kind == "effect" and c.passed for c in checks)
     assert all(c.found_at[:2] == (c.box[0] + 37, c.box[1] + 21) for c in checks)
 
@@ -147,8 +213,9 @@ def test_settled_screen_waits_for_stillness():
     def pause(seconds):
         now[0] += seconds
 
-    result = settled_screen(lambda: next(frames), settle=0.3, cap=3.0, pause=pause,
-                            clock=lambda: now[0])
+    result = settled_screen(
+        lambda: next(frames), settle=0.3, cap=3.0, pause=pause, clock=lambda: now[0]
+    )
     assert np.array_equal(result, screen("d"))
     # still from the 4th grab (0.15 s) on: back after settle (0.3 s), long before the cap
     assert 0.3 <= now[0] < 0.6, now[0]
@@ -167,22 +234,57 @@ def screen_at(scale, status="", *, text_scale=None, clock="12:00:00", shift=(0, 
         return round(x * s) + dx, round(y * s) + dy
 
     def text(words, x, y, size, thickness):
-        cv2.putText(img, words, at(x, y), cv2.FONT_HERSHEY_SIMPLEX, size * text_scale, (0,) * 3,
-                    max(1, round(thickness * s)))
+        cv2.putText(
+            img,
+            words,
+            at(x, y),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            size * text_scale,
+            (0,) * 3,
+            max(1, round(thickness * s)),
+        )
 
     cv2.rectangle(img, at(40, 40), at(140, 80), (90, 90, 200), -1)
-    cv2.putText(img, "OK", at(70, 68), cv2.FONT_HERSHEY_SIMPLEX, 0.8 * text_scale, (255,) * 3,
-                max(1, round(2 * s)))
+    cv2.putText(
+        img,
+        "OK",
+        at(70, 68),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.8 * text_scale,
+        (255,) * 3,
+        max(1, round(2 * s)),
+    )
     text(status, 40, 300, 0.7, 2)
     text(clock, 450, 380, 0.6, 1)
     return img
 
 
-def run_scaled(today, *, scale, located, status="OK clicked", masks=(), action="left_click",
-               region=None, target=(90, 60), shift=(0, 0)):
-    return checks_for(action=action, before=screen(), after=screen(status), screen=today,
-                      target=target, located=located, scale=scale, shift=shift, region=region,
-                      masks=masks, options=VerifyOptions(), earlier=None)
+def run_scaled(
+    today,
+    *,
+    scale,
+    located,
+    status="OK clicked",
+    masks=(),
+    action="left_click",
+    region=None,
+    target=(90, 60),
+    shift=(0, 0),
+):
+    return checks_for(
+        action=action,
+        before=screen(),
+        after=screen(status),
+        screen=today,
+        target=target,
+        located=located,
+        scale=scale,
+        shift=shift,
+        region=region,
+        masks=masks,
+        options=VerifyOptions(),
+        earlier=None,
+    )
 
 
 @pytest.mark.parametrize("scale, text_scale", [(1.25, 1.3), (0.8, 0.76), (1.5, 1.45)])
@@ -214,17 +316,36 @@ def test_a_scaled_mask_hides_the_clock():
     today = screen_at(1.25, "OK clicked", text_scale=1.3, clock="13:14:15")
     region, clock = (20, 260, 580, 135), (440, 355, 160, 45)
     for masks, passes in (((), False), ((clock,), True)):
-        [check] = run_scaled(today, scale=1.25, located=(0, 0), target=(0, 0),
-                             action="screenshot", region=region, masks=masks)
+        [check] = run_scaled(
+            today,
+            scale=1.25,
+            located=(0, 0),
+            target=(0, 0),
+            action="screenshot",
+            region=region,
+            masks=masks,
+        )
         assert check.passed == passes, (masks, check)
 
 
 def test_a_scaled_checkpoint_fails_where_its_text_changed():
     region = (20, 260, 300, 60)
-    good = run_scaled(screen_at(1.25, "OK clicked", text_scale=1.3), scale=1.25,
-                      located=(0, 0), target=(0, 0), action="screenshot", region=region)
-    bad = run_scaled(screen_at(1.25, "OK clicker", text_scale=1.3), scale=1.25,
-                     located=(0, 0), target=(0, 0), action="screenshot", region=region)
+    good = run_scaled(
+        screen_at(1.25, "OK clicked", text_scale=1.3),
+        scale=1.25,
+        located=(0, 0),
+        target=(0, 0),
+        action="screenshot",
+        region=region,
+    )
+    bad = run_scaled(
+        screen_at(1.25, "OK clicker", text_scale=1.3),
+        scale=1.25,
+        located=(0, 0),
+        target=(0, 0),
+        action="screenshot",
+        region=region,
+    )
     assert good[0].passed and good[0].found_at == (25, 325, 375, 75), good
     assert not bad[0].passed, bad
 
@@ -235,9 +356,19 @@ def test_steps_not_located_at_another_scale_map_from_the_screens_origin(action, 
     # not looked for: the recorded screen's origin is at `shift` today and every place
     # scales from there
     today = screen_at(1.25, "OK clicked", text_scale=1.3, shift=(30, 10))
-    checks = checks_for(action=action, before=screen(), after=screen("OK clicked"),
-                        screen=today, target=target, located=None, scale=1.25, shift=(30, 10),
-                        region=None, masks=(), options=VerifyOptions())
+    checks = checks_for(
+        action=action,
+        before=screen(),
+        after=screen("OK clicked"),
+        screen=today,
+        target=target,
+        located=None,
+        scale=1.25,
+        shift=(30, 10),
+        region=None,
+        masks=(),
+        options=VerifyOptions(),
+    )
     assert "effect" in [c.kind for c in checks], checks
     assert all(c.passed and c.match == "near" for c in checks), checks
     for check in checks:

@@ -2,7 +2,6 @@
 for steps without recorded frames, and --mask, `mask --step` and --tolerance changing
 verdicts on a real Xvfb with the sample app."""
 
-
 import pytest
 
 from storage import open_store
@@ -11,14 +10,17 @@ from tests.test_replay import one_wait_step, runs_in
 from tests.test_verify import recorded
 
 
-@pytest.mark.parametrize("option", [("--keep-going",), ("--tolerance", "0.5"),
-                                    ("--tolerance", "0.02"), ("--mask", "0,0,10,10")])
+@pytest.mark.parametrize(
+    "option",
+    [("--keep-going",), ("--tolerance", "0.5"), ("--tolerance", "0.02"), ("--mask", "0,0,10,10")],
+)
 def test_verify_options_without_verify_are_refused(xvfb, tmp_path, option):
     db = one_wait_step(tmp_path)
     done = deskreel("replay", db, *option, env=xvfb.env())
     assert done.returncode == 2, done.stderr
-    assert done.stderr == (f"deskreel: {option[0]} only applies with --verify: add --verify "
-                           f"or drop {option[0]}\n")
+    assert done.stderr == (
+        f"deskreel: {option[0]} only applies with --verify: add --verify or drop {option[0]}\n"
+    )
     assert runs_in(db) == []
 
 
@@ -27,16 +29,20 @@ def test_steps_without_frames_are_not_compared_and_say_so(xvfb, tmp_path):
     report = tmp_path / "report"
     done = deskreel("replay", db, "--verify", "--report", report, env=xvfb.env())
     assert done.returncode == 0, done.stderr
-    assert ("deskreel: warning: 2 of 2 steps have no recorded frames (steps 1, 2): --verify "
-            "checks only that their targets are found, not what the screen shows"
-            ) in done.stderr.splitlines()
+    assert (
+        "deskreel: warning: 2 of 2 steps have no recorded frames (steps 1, 2): --verify "
+        "checks only that their targets are found, not what the screen shows"
+    ) in done.stderr.splitlines()
     with open_store(db, create=False) as store:
         results = store.step_results(store.runs()[-1].id)
-    assert [r.message for r in results] == ["passed without comparing the screen: the "
-                                            "recording has no frames of this step"] * 2
+    assert [r.message for r in results] == [
+        "passed without comparing the screen: the recording has no frames of this step"
+    ] * 2
     page = (report / "index.html").read_text(encoding="utf-8")
-    assert ("<th>not compared</th><td>2 steps ran without a recorded frame to compare the "
-            "screen with (steps 1, 2): only their targets were checked</td>") in page
+    assert (
+        "<th>not compared</th><td>2 steps ran without a recorded frame to compare the "
+        "screen with (steps 1, 2): only their targets were checked</td>"
+    ) in page
 
 
 def status_line_effect(launch_app, run_deskreel, xvfb, tmp_path):

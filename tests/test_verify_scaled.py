@@ -25,8 +25,7 @@ def test_same_effects_at_another_scale_pass(launch_app, run_deskreel, xvfb, tmp_
     app = launch_app(scale=scale)
     done = deskreel("replay", db, "--verify", env=xvfb.env())
     assert done.returncode == 0, done.stderr
-    assert [e["widget"] for e in app.events("click")] == ["button:Open", "button:OK",
-                                                           "button:Save"]
+    assert [e["widget"] for e in app.events("click")] == ["button:Open", "button:OK", "button:Save"]
     run, results = last_run(db)
     assert run.status == "passed" and [r.status for r in results] == ["passed"] * 3
     for result in results:
@@ -36,12 +35,14 @@ def test_same_effects_at_another_scale_pass(launch_app, run_deskreel, xvfb, tmp_
         assert {c["kind"] for c in checks} == {"target", "effect"}, checks
         assert all(c["match"] == "near" and c["scale"] == result.scale for c in checks)
         status = app.widgets["label:status"]
-        assert any(c["kind"] == "effect" and abs(c["found_at"][1] - status[1]) < status[3]
-                   for c in checks), (checks, status)
+        assert any(
+            c["kind"] == "effect" and abs(c["found_at"][1] - status[1]) < status[3] for c in checks
+        ), (checks, status)
 
 
-def test_changed_effect_at_another_scale_fails_at_that_step(launch_app, run_deskreel, xvfb,
-                                                            tmp_path):
+def test_changed_effect_at_another_scale_fails_at_that_step(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
     launch_app(scale=1.25, effect="changed")  # OK shows "Something else happened"
     report = tmp_path / "report"
@@ -57,7 +58,8 @@ def test_changed_effect_at_another_scale_fails_at_that_step(launch_app, run_desk
 
 
 def test_typed_text_at_another_scale_is_found_where_the_screen_maps_it(
-        launch_app, run_deskreel, xvfb, tmp_path):
+    launch_app, run_deskreel, xvfb, tmp_path
+):
     # A type step has no target of its own: its effect (the text in the entry) is mapped
     # through where the last target put the recorded screen, at the scale it was found at.
     app = launch_app()

@@ -19,14 +19,23 @@ VALID = [
     {"action": "double_click", "coordinate": [10, 20], "with_key": "ctrl+shift"},
     {"action": "triple_click", "coordinate": [1279, 799]},
     {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [300, 400]},
-    {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4],
-     "with_key": "alt"},
+    {
+        "action": "left_click_drag",
+        "start_coordinate": [1, 2],
+        "coordinate": [3, 4],
+        "with_key": "alt",
+    },
     {"action": "left_mouse_down"},
     {"action": "left_mouse_down", "coordinate": [5, 5]},
     {"action": "left_mouse_up", "coordinate": [6, 6]},
     {"action": "scroll", "coordinate": [5, 5], "scroll_direction": "down", "scroll_amount": 5},
-    {"action": "scroll", "coordinate": [5, 5], "scroll_direction": "left", "scroll_amount": 1,
-     "with_key": "shift"},
+    {
+        "action": "scroll",
+        "coordinate": [5, 5],
+        "scroll_direction": "left",
+        "scroll_amount": 1,
+        "with_key": "shift",
+    },
     {"action": "wait", "duration": 0},
     {"action": "wait", "duration": 2.5},
     {"action": "screenshot"},
@@ -54,21 +63,38 @@ INVALID = [
     ({"action": "left_click", "coordinate": [1, 2], "colour": "red"}, "unknown field 'colour'"),
     ({"action": "double_click", "coordinate": "1,2"}, "coordinate must be two integers"),
     ({"action": "right_click"}, "coordinate is required"),
-    ({"action": "middle_click", "coordinate": [1, 2], "with_key": "shift+x"},
-     "with_key must name mod"),
+    (
+        {"action": "middle_click", "coordinate": [1, 2], "with_key": "shift+x"},
+        "with_key must name mod",
+    ),
     ({"action": "triple_click", "coordinate": [1, 70000]}, "coordinate must be on the screen"),
     ({"action": "left_mouse_down", "coordinate": [1]}, "coordinate must be two integers"),
-    ({"action": "left_mouse_up", "coordinate": [1, 2], "with_key": "shift"},
-     "with_key is not a field of left_mouse_up"),
+    (
+        {"action": "left_mouse_up", "coordinate": [1, 2], "with_key": "shift"},
+        "with_key is not a field of left_mouse_up",
+    ),
     ({"action": "left_click_drag", "coordinate": [1, 2]}, "start_coordinate is required"),
-    ({"action": "left_click_drag", "start_coordinate": [1], "coordinate": [1, 2]},
-     "start_coordinate must be two integers"),
-    ({"action": "scroll", "coordinate": [1, 2], "scroll_direction": "sideways",
-      "scroll_amount": 1}, "scroll_direction must be one of up, down, left, right"),
-    ({"action": "scroll", "coordinate": [1, 2], "scroll_direction": "up", "scroll_amount": 0},
-     "scroll_amount must be an integer from 1"),
-    ({"action": "scroll", "coordinate": [1, 2], "scroll_direction": "up"},
-     "scroll_amount is required"),
+    (
+        {"action": "left_click_drag", "start_coordinate": [1], "coordinate": [1, 2]},
+        "start_coordinate must be two integers",
+    ),
+    (
+        {
+            "action": "scroll",
+            "coordinate": [1, 2],
+            "scroll_direction": "sideways",
+            "scroll_amount": 1,
+        },
+        "scroll_direction must be one of up, down, left, right",
+    ),
+    (
+        {"action": "scroll", "coordinate": [1, 2], "scroll_direction": "up", "scroll_amount": 0},
+        "scroll_amount must be an integer from 1",
+    ),
+    (
+        {"action": "scroll", "coordinate": [1, 2], "scroll_direction": "up"},
+        "scroll_amount is required",
+    ),
     ({"action": "wait"}, "duration is required"),
     ({"action": "wait", "duration": "1"}, "duration must be seconds"),
     ({"action": "wait", "duration": float("nan")}, "duration must be seconds"),
@@ -110,8 +136,9 @@ def test_message_names_step_action_and_field_exactly():
 def test_key_text_and_with_key_are_canonical():
     assert Action.from_json({"action": "key", "text": "Ctrl+Shift+s"}).text == "ctrl+shift+s"
     assert Action.from_json({"action": "key", "text": "control+Return"}).text == "ctrl+Return"
-    click = Action.from_json({"action": "left_click", "coordinate": [1, 2],
-                              "with_key": "Shift_L+Control_L"})
+    click = Action.from_json(
+        {"action": "left_click", "coordinate": [1, 2], "with_key": "Shift_L+Control_L"}
+    )
     assert click.with_key == "shift+ctrl"
     assert Action(action="key", text="a", duration=0) == Action(action="key", text="a")
 

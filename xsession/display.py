@@ -29,8 +29,10 @@ def display_name(name: str | None = None) -> str:
     """The display to use: the one given, else $DISPLAY, else a clear error."""
     name = name or os.environ.get("DISPLAY")
     if not name:
-        raise DisplayError("$DISPLAY is not set: run deskreel inside an X session, or set "
-                           "DISPLAY (for a virtual one: Xvfb :99 & DISPLAY=:99 deskreel ...)")
+        raise DisplayError(
+            "$DISPLAY is not set: run deskreel inside an X session, or set "
+            "DISPLAY (for a virtual one: Xvfb :99 & DISPLAY=:99 deskreel ...)"
+        )
     return name
 
 
@@ -43,14 +45,18 @@ def connect(name: str | None = None, *, extensions: tuple[str, ...] = ()) -> Any
     try:
         conn = xdisplay.Display(name)
     except (xerror.DisplayError, xerror.ConnectionClosedError, OSError) as err:
-        raise DisplayError(f"cannot open X display {name} ({_first_line(err)}): check that "
-                           f"the X server runs and that you may connect (xauth)") from None
+        raise DisplayError(
+            f"cannot open X display {name} ({_first_line(err)}): check that "
+            f"the X server runs and that you may connect (xauth)"
+        ) from None
     for ext in extensions:
         if not conn.has_extension(ext):
             conn.close()
-            raise DisplayError(f"X server {name} lacks the {ext} extension: "
-                               f"{_EXTENSION_HINTS.get(ext, 'enable it')}",
-                               details={"display": name, "extension": ext})
+            raise DisplayError(
+                f"X server {name} lacks the {ext} extension: "
+                f"{_EXTENSION_HINTS.get(ext, 'enable it')}",
+                details={"display": name, "extension": ext},
+            )
     return conn
 
 

@@ -38,18 +38,19 @@ def hide_typed_text(before: np.ndarray, after: np.ndarray, frame: np.ndarray) ->
     changed = _changed(before, after)
     hidden = frame
     for x, y, w, h in typed_regions(before, after, changed=changed):
-        typed = changed[y:y + h, x:x + w]
-        same = ~_changed(frame[y:y + h, x:x + w], after[y:y + h, x:x + w])
+        typed = changed[y : y + h, x : x + w]
+        same = ~_changed(frame[y : y + h, x : x + w], after[y : y + h, x : x + w])
         around = same[~typed]  # empty when the whole screen changed
         if same[typed].mean() >= SHOWN and (not around.size or around.mean() >= AROUND):
             if hidden is frame:
                 hidden = frame.copy()
-            hidden[y:y + h, x:x + w] = before[y:y + h, x:x + w]
+            hidden[y : y + h, x : x + w] = before[y : y + h, x : x + w]
     return hidden
 
 
-def typed_regions(before: np.ndarray, after: np.ndarray, *,
-                  changed: np.ndarray | None = None) -> list[Box]:
+def typed_regions(
+    before: np.ndarray, after: np.ndarray, *, changed: np.ndarray | None = None
+) -> list[Box]:
     """Boxes around what changed from `before` to `after`, MARGIN px wider, one per
     connected patch (the typed text and its caret; a status line that echoed it)."""
     import cv2
@@ -84,7 +85,7 @@ class HiddenFrame:
     def crop_png(self, box: Box) -> bytes:
         """PNG of a box of the hidden frame: an anchor cut from it anew."""
         x, y, w, h = box
-        return encode_png(self.pixels[y:y + h, x:x + w])
+        return encode_png(self.pixels[y : y + h, x : x + w])
 
 
 def hide_in_stored_frames(before: bytes, after: bytes, frame: bytes) -> HiddenFrame | None:

@@ -19,19 +19,23 @@ __all__ = ["read_input_settings", "parse_xsettings"]
 
 _USE_CORE_KEYBOARD = 0x0100  # XkbUseCoreKbd
 _REPEAT_KEYS = 1 << 0  # XkbRepeatKeysMask, in the enabled controls
-_XSETTINGS = {"Net/DoubleClickTime": ("multi_click_time", 0.001),
-              "Net/DoubleClickDistance": ("multi_click_distance", 1.0)}
+_XSETTINGS = {
+    "Net/DoubleClickTime": ("multi_click_time", 0.001),
+    "Net/DoubleClickDistance": ("multi_click_distance", 1.0),
+}
 
 
 def read_input_settings(conn: Any) -> InputSettings:
     """The input settings of the display `conn` is connected to, as of now."""
     settings = _keyboard(conn)
     desktop = _xsettings(conn)
-    values = {name: value * unit for key, (name, unit) in _XSETTINGS.items()
-              if isinstance(value := desktop.get(key), int) and fits(name, value * unit)}
+    values = {
+        name: value * unit
+        for key, (name, unit) in _XSETTINGS.items()
+        if isinstance(value := desktop.get(key), int) and fits(name, value * unit)
+    }
     if values:
-        settings = replace(settings.with_values(**values),
-                           sources=(*settings.sources, "xsettings"))
+        settings = replace(settings.with_values(**values), sources=(*settings.sources, "xsettings"))
     return settings
 
 
@@ -48,14 +52,18 @@ def _keyboard(conn: Any) -> InputSettings:
     except xerror.XError:
         controls = None
     if controls is not None:
-        return replace(base, repeat=bool(controls.enabled_controls & _REPEAT_KEYS),
-                       sources=("xkb",)).with_values(
-            repeat_delay=controls.repeat_delay / 1000,
-            repeat_interval=controls.repeat_interval / 1000,
-        ).with_mask(bytes(controls.per_key_repeat))
+        return (
+            replace(base, repeat=bool(controls.enabled_controls & _REPEAT_KEYS), sources=("xkb",))
+            .with_values(
+                repeat_delay=controls.repeat_delay / 1000,
+                repeat_interval=controls.repeat_interval / 1000,
+            )
+            .with_mask(bytes(controls.per_key_repeat))
+        )
     core = conn.get_keyboard_control()
-    return replace(base, repeat=bool(core.global_auto_repeat),
-                   sources=("core",)).with_mask(bytes(core.auto_repeats))
+    return replace(base, repeat=bool(core.global_auto_repeat), sources=("core",)).with_mask(
+        bytes(core.auto_repeats)
+    )
 
 
 def _has_xinput2(conn: Any) -> bool:
@@ -77,12 +85,14 @@ def _xkb_controls(conn: Any) -> Any:
     if info is None or not info.present:
         return None
     requests = _requests()
-    use = requests["UseExtension"](display=conn.display, opcode=info.major_opcode,
-                                   wanted_major=1, wanted_minor=0)
+    use = requests["UseExtension"](
+        display=conn.display, opcode=info.major_opcode, wanted_major=1, wanted_minor=0
+    )
     if not use.supported:
         return None
-    return requests["GetControls"](display=conn.display, opcode=info.major_opcode,
-                                   device_spec=_USE_CORE_KEYBOARD)
+    return requests["GetControls"](
+        display=conn.display, opcode=info.major_opcode, device_spec=_USE_CORE_KEYBOARD
+    )
 
 
 def _requests() -> dict[str, Any]:
@@ -91,21 +101,44 @@ def _requests() -> dict[str, Any]:
     from Xlib.protocol import rq
 
     class UseExtension(rq.ReplyRequest):
-        _request = rq.Struct(rq.Card8("opcode"), rq.Opcode(0), rq.RequestLength(),
-                             rq.Card16("wanted_major"), rq.Card16("wanted_minor"))
-        _reply = rq.Struct(rq.ReplyCode(), rq.Bool("supported"), rq.Card16("sequence_number"),
-                           rq.ReplyLength(), rq.Card16("server_major"),
-                           rq.Card16("server_minor"), rq.Pad(20))
+        _request = rq.Struct(
+            rq.Card8("opcode"),
+            rq.Opcode(0),
+            rq.RequestLength(),
+            rq.Card16("wanted_major"),
+            rq.Card16("wanted_minor"),
+        )
+        _reply = rq.Struct(
+            rq.ReplyCode(),
+            rq.Bool("supported"),
+            rq.Card16("sequence_number"),
+            rq.ReplyLength(),
+            rq.Card16("server_major"),
+            rq.Card16("server_minor"),
+            rq.Pad(20),
+        )
 
     class GetControls(rq.ReplyRequest):
         # xkbGetControlsReply: 92 bytes; the fields we do not read are padding here
-        _request = rq.Struct(rq.Card8("opcode"), rq.Opcode(6), rq.RequestLength(),
-                             rq.Card16("device_spec"), rq.Pad(2))
-        _reply = rq.Struct(rq.ReplyCode(), rq.Card8("device_id"),
-                           rq.Card16("sequence_number"), rq.ReplyLength(), rq.Pad(12),
-                           rq.Card16("repeat_delay"), rq.Card16("repeat_interval"),
-                           rq.Pad(32), rq.Card32("enabled_controls"),
-                           rq.FixedList("per_key_repeat", 32, rq.Card8Obj))
+        _request = rq.Struct(
+            rq.Card8("opcode"),
+            rq.Opcode(6),
+            rq.RequestLength(),
+            rq.Card16("device_spec"),
+            rq.Pad(2),
+        )
+        _reply = rq.Struct(
+            rq.ReplyCode(),
+            rq.Card8("device_id"),
+            rq.Card16("sequence_number"),
+            rq.ReplyLength(),
+            rq.Pad(12),
+            rq.Card16("repeat_delay"),
+            rq.Card16("repeat_interval"),
+            rq.Pad(32),
+            rq.Card32("enabled_controls"),
+            rq.FixedList("per_key_repeat", 32, rq.Card8Obj),
+        )
 
     return {"UseExtension": UseExtension, "GetControls": GetControls}
 
@@ -121,8 +154,7 @@ def _xsettings(conn: Any) -> dict[str, int | str]:
         owner = conn.get_selection_owner(selection)
         if owner in (X.NONE, 0) or owner is None:
             return {}
-        prop = owner.get_full_property(conn.intern_atom("_XSETTINGS_SETTINGS"),
-                                       X.AnyPropertyType)
+        prop = owner.get_full_property(conn.intern_atom("_XSETTINGS_SETTINGS"), X.AnyPropertyType)
     except xerror.XError:  # the manager went away meanwhile
         return {}
     return parse_xsettings(bytes(prop.value)) if prop is not None else {}
@@ -140,14 +172,14 @@ def parse_xsettings(data: bytes) -> dict[str, int | str]:
     try:
         for _ in range(count):
             kind, length = data[at], struct.unpack_from(order + "H", data, at + 2)[0]
-            name = data[at + 4:at + 4 + length].decode("utf-8", "replace")
+            name = data[at + 4 : at + 4 + length].decode("utf-8", "replace")
             at += 4 + _padded(length) + 4  # the name, then its last-change serial
             if kind == 0:
                 out[name] = struct.unpack_from(order + "i", data, at)[0]
                 at += 4
             elif kind == 1:
                 size = struct.unpack_from(order + "I", data, at)[0]
-                out[name] = data[at + 4:at + 4 + size].decode("utf-8", "replace")
+                out[name] = data[at + 4 : at + 4 + size].decode("utf-8", "replace")
                 at += 4 + _padded(size)
             elif kind == 2:
                 at += 8

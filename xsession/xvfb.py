@@ -113,13 +113,20 @@ class VirtualDisplay:
         # Kept open while the server runs so a failure message can quote it.
         stderr = tempfile.TemporaryFile(prefix="deskreel-xvfb-")  # noqa: SIM115
         argv = [
-            binary, f":{number}",
-            "-screen", "0", f"{self.width}x{self.height}x24",
-            "-dpi", str(self.dpi),
-            "-noreset", "-nolisten", "tcp",
+            binary,
+            f":{number}",
+            "-screen",
+            "0",
+            f"{self.width}x{self.height}x24",
+            "-dpi",
+            str(self.dpi),
+            "-noreset",
+            "-nolisten",
+            "tcp",
             *self.extensions,
             # Xvfb writes the display number here once it is ready for clients.
-            "-displayfd", str(write_fd),
+            "-displayfd",
+            str(write_fd),
         ]
         try:
             proc = subprocess.Popen(

@@ -9,11 +9,32 @@ from .dialect import Context, Dialect, NotExpressible, Translation
 from .trajectory import Report, Scale, Trajectory, enabled_actions, off_screen_step, trajectory
 from .writer import ExportOptions, Summary, write_dataset
 
-DIALECTS: dict[str, Dialect] = {d.name: d for d in (
-    actions.DIALECT, anthropic.DIALECT, normalized.DIALECT, browsergym.DIALECT,
-    pyautogui.DIALECT)}
+DIALECTS: dict[str, Dialect] = {
+    d.name: d
+    for d in (
+        actions.DIALECT,
+        anthropic.DIALECT,
+        normalized.DIALECT,
+        browsergym.DIALECT,
+        pyautogui.DIALECT,
+    )
+}
 FORMATS = tuple(DIALECTS)
 
-__all__ = ["DIALECTS", "FORMATS", "Context", "Dialect", "ExportOptions", "NotExpressible",
-           "Report", "Scale", "Summary", "Trajectory", "Translation", "enabled_actions",
-           "off_screen_step", "trajectory", "write_dataset"]
+__all__ = [
+    "DIALECTS",
+    "FORMATS",
+    "Context",
+    "Dialect",
+    "ExportOptions",
+    "NotExpressible",
+    "Report",
+    "Scale",
+    "Summary",
+    "Trajectory",
+    "Translation",
+    "enabled_actions",
+    "off_screen_step",
+    "trajectory",
+    "write_dataset",
+]

@@ -16,6 +16,6 @@ DIALECT = Dialect(
     translate=translate,
     join=None,
     summary="deskreel's vocabulary object (`Action.to_json()`): `action` plus its fields, "
-            "pixel coordinates, keys in xdotool syntax. `deskreel import` reads these.",
+    "pixel coordinates, keys in xdotool syntax. `deskreel import` reads these.",
     notes=("Every action of the vocabulary is expressible.",),
 )

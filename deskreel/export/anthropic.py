@@ -51,15 +51,17 @@ DIALECT = Dialect(
     translate=translate,
     join=None,
     summary="the computer-use tool's input object (computer_20250124): `action` with "
-            "`coordinate` in pixels, `start_coordinate` for drags, `text` for keys, typed text "
-            "and the modifiers held during a click or scroll, `scroll_direction`/"
-            "`scroll_amount`, `duration` for `wait` and `hold_key`. A step that needs two "
-            "tool calls holds a list of two objects.",
-    notes=("The objects are for the tool version `computer_20250124`: earlier versions "
-           "have no `scroll`, `hold_key`, `wait`, `triple_click` or `left_mouse_down`/"
-           "`left_mouse_up`, and no coordinate on clicks.",
-           "Keys are in xdotool syntax (`ctrl+s`, `Return`, `alt+Tab`).",
-           "`left_mouse_down`/`left_mouse_up` take no coordinate in the tool: a step that "
-           "has one becomes `[mouse_move, left_mouse_down]`.",
-           "A held key is `hold_key` with `text` and `duration`."),
+    "`coordinate` in pixels, `start_coordinate` for drags, `text` for keys, typed text "
+    "and the modifiers held during a click or scroll, `scroll_direction`/"
+    "`scroll_amount`, `duration` for `wait` and `hold_key`. A step that needs two "
+    "tool calls holds a list of two objects.",
+    notes=(
+        "The objects are for the tool version `computer_20250124`: earlier versions "
+        "have no `scroll`, `hold_key`, `wait`, `triple_click` or `left_mouse_down`/"
+        "`left_mouse_up`, and no coordinate on clicks.",
+        "Keys are in xdotool syntax (`ctrl+s`, `Return`, `alt+Tab`).",
+        "`left_mouse_down`/`left_mouse_up` take no coordinate in the tool: a step that "
+        "has one becomes `[mouse_move, left_mouse_down]`.",
+        "A held key is `hold_key` with `text` and `duration`.",
+    ),
 )

@@ -10,8 +10,17 @@ from __future__ import annotations
 
 from storage import Action, parse_chord
 
-from .dialect import (Context, Dialect, NotExpressible, Translation, held, modifiers, one,
-                      python_args, xy)
+from .dialect import (
+    Context,
+    Dialect,
+    NotExpressible,
+    Translation,
+    held,
+    modifiers,
+    one,
+    python_args,
+    xy,
+)
 from .keynames import playwright_key
 
 PIXELS_PER_CLICK = 100  # one wheel click as scroll(delta_x, delta_y) pixels
@@ -44,8 +53,10 @@ def _pointer(action: Action, ctx: Context) -> list[str]:
     if kind in ("left_mouse_down", "left_mouse_up"):
         at = action.coordinate or ctx.pointer
         if at is None:
-            raise NotExpressible(f"{kind} without a coordinate needs the pointer position, "
-                                 f"which no earlier step gives")
+            raise NotExpressible(
+                f"{kind} without a coordinate needs the pointer position, "
+                f"which no earlier step gives"
+            )
         name = "mouse_down" if kind == "left_mouse_down" else "mouse_up"
         return [f"{name}({python_args(*at)})"]
     at = xy(action.coordinate)
@@ -76,7 +87,7 @@ def _ms(seconds: float) -> int:
 
 _MISSING = {
     "triple_click": "BrowserGym has no triple click (three mouse_click calls are three "
-                    "single clicks to the page)",
+    "single clicks to the page)",
     "screenshot": "the agent sees the page after every action; there is no screenshot action",
     "cursor_position": "BrowserGym has no way to ask for the pointer position",
 }
@@ -86,20 +97,22 @@ DIALECT = Dialect(
     translate=translate,
     join="\n",
     summary="a BrowserGym coordinate action as a Python call string: `mouse_click(x, y, "
-            "button=...)`, `mouse_dblclick`, `mouse_move`, `mouse_drag_and_drop(from_x, "
-            "from_y, to_x, to_y)`, `mouse_down`/`mouse_up`, `scroll(delta_x, delta_y)`, "
-            "`keyboard_press('Control+a')`, `keyboard_down`/`keyboard_up`, "
-            "`keyboard_type('...')`, `noop(wait_ms)`. Several calls are joined by newlines.",
-    notes=("A step of several calls (newline-separated) needs BrowserGym's multiaction mode, "
-           "`HighLevelActionSet(..., multiaction=True)`: without it BrowserGym refuses the "
-           "step (\"Received a multi-action, only single-actions are allowed\").",
-           f"`scroll` deltas are pixels: {PIXELS_PER_CLICK} per wheel click, positive right "
-           "and down. BrowserGym scrolls where the pointer is, so a `mouse_move` comes first "
-           "unless the pointer is already there.",
-           "Coordinates are screen pixels; BrowserGym reads them as page (viewport) pixels, "
-           "which match only when the page fills the screen.",
-           "Keys use Playwright's names (`Enter`, `Backspace`, `ArrowLeft`, `PageUp`, "
-           "`Control`, `Meta` for super); text is a Python string literal.",
-           "A held key is `keyboard_down`, `noop(ms)`, `keyboard_up`; modifiers held during a "
-           "click, drag or scroll wrap it in `keyboard_down`/`keyboard_up`."),
+    "button=...)`, `mouse_dblclick`, `mouse_move`, `mouse_drag_and_drop(from_x, "
+    "from_y, to_x, to_y)`, `mouse_down`/`mouse_up`, `scroll(delta_x, delta_y)`, "
+    "`keyboard_press('Control+a')`, `keyboard_down`/`keyboard_up`, "
+    "`keyboard_type('...')`, `noop(wait_ms)`. Several calls are joined by newlines.",
+    notes=(
+        "A step of several calls (newline-separated) needs BrowserGym's multiaction mode, "
+        "`HighLevelActionSet(..., multiaction=True)`: without it BrowserGym refuses the "
+        'step ("Received a multi-action, only single-actions are allowed").',
+        f"`scroll` deltas are pixels: {PIXELS_PER_CLICK} per wheel click, positive right "
+        "and down. BrowserGym scrolls where the pointer is, so a `mouse_move` comes first "
+        "unless the pointer is already there.",
+        "Coordinates are screen pixels; BrowserGym reads them as page (viewport) pixels, "
+        "which match only when the page fills the screen.",
+        "Keys use Playwright's names (`Enter`, `Backspace`, `ArrowLeft`, `PageUp`, "
+        "`Control`, `Meta` for super); text is a Python string literal.",
+        "A held key is `keyboard_down`, `noop(ms)`, `keyboard_up`; modifiers held during a "
+        "click, drag or scroll wrap it in `keyboard_down`/`keyboard_up`.",
+    ),
 )

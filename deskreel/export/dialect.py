@@ -13,8 +13,18 @@ from typing import Any
 
 from storage import Action
 
-__all__ = ["Context", "Dialect", "NotExpressible", "Translation", "held", "modifiers", "one",
-           "python_args", "seconds", "xy"]
+__all__ = [
+    "Context",
+    "Dialect",
+    "NotExpressible",
+    "Translation",
+    "held",
+    "modifiers",
+    "one",
+    "python_args",
+    "seconds",
+    "xy",
+]
 
 
 class NotExpressible(Exception):
@@ -85,8 +95,11 @@ def held(keys: Sequence[str], calls: Sequence[str], *, down: str, up: str) -> li
 
     `down` and `up` are the dialect's calls with `{}` for the key: "keyboard_down({})".
     """
-    return ([down.format(python_args(k)) for k in keys] + list(calls)
-            + [up.format(python_args(k)) for k in reversed(keys)])
+    return (
+        [down.format(python_args(k)) for k in keys]
+        + list(calls)
+        + [up.format(python_args(k)) for k in reversed(keys)]
+    )
 
 
 def xy(point: tuple[int, int] | None) -> tuple[int, int]:

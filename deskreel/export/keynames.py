@@ -12,18 +12,55 @@ from .dialect import NotExpressible
 
 __all__ = ["key_char", "playwright_key", "pyautogui_key", "seed_key"]
 
-_NAMED_KEYS = ("Return", "KP_Enter", "Escape", "BackSpace", "Tab", "Delete", "Insert", "Home",
-               "End", "Prior", "Next", "Left", "Right", "Up", "Down", "space", "Caps_Lock",
-               "Menu", "Print", "Num_Lock", "Scroll_Lock", "Pause")
-_MODIFIERS = ("Control_L", "Control_R", "Shift_L", "Shift_R", "Alt_L", "Alt_R", "Super_L",
-              "Super_R")
+_NAMED_KEYS = (
+    "Return",
+    "KP_Enter",
+    "Escape",
+    "BackSpace",
+    "Tab",
+    "Delete",
+    "Insert",
+    "Home",
+    "End",
+    "Prior",
+    "Next",
+    "Left",
+    "Right",
+    "Up",
+    "Down",
+    "space",
+    "Caps_Lock",
+    "Menu",
+    "Print",
+    "Num_Lock",
+    "Scroll_Lock",
+    "Pause",
+)
+_MODIFIERS = (
+    "Control_L",
+    "Control_R",
+    "Shift_L",
+    "Shift_R",
+    "Alt_L",
+    "Alt_R",
+    "Super_L",
+    "Super_R",
+)
 _KEYPAD = ("KP_Add", "KP_Subtract", "KP_Multiply", "KP_Divide", "KP_Decimal")
-_MEDIA = ("XF86AudioMute", "XF86AudioRaiseVolume", "XF86AudioLowerVolume", "XF86AudioPlay",
-          "XF86AudioNext", "XF86AudioPrev", "XF86AudioStop")
+_MEDIA = (
+    "XF86AudioMute",
+    "XF86AudioRaiseVolume",
+    "XF86AudioLowerVolume",
+    "XF86AudioPlay",
+    "XF86AudioNext",
+    "XF86AudioPrev",
+    "XF86AudioStop",
+)
 
 
-def _table(named: str, modifiers: str, keypad: str, media: str, *, digit: str, fn: str
-           ) -> dict[str, str]:
+def _table(
+    named: str, modifiers: str, keypad: str, media: str, *, digit: str, fn: str
+) -> dict[str, str]:
     table = dict(zip(_NAMED_KEYS, named.split()))
     table.update(zip(_MODIFIERS, modifiers.split()))
     table.update(zip(_KEYPAD, keypad.split()))
@@ -40,7 +77,9 @@ PLAYWRIGHT = _table(
     "NumpadAdd NumpadSubtract NumpadMultiply NumpadDivide NumpadDecimal",
     "AudioVolumeMute AudioVolumeUp AudioVolumeDown MediaPlayPause MediaTrackNext "
     "MediaTrackPrevious MediaStop",
-    digit="Numpad{}", fn="F{}")
+    digit="Numpad{}",
+    fn="F{}",
+)
 PLAYWRIGHT.update({"Meta_L": "Meta", "Meta_R": "Meta"})
 
 PYAUTOGUI = _table(
@@ -49,12 +88,21 @@ PYAUTOGUI = _table(
     "ctrl ctrl shift shift alt alt win win",
     "add subtract multiply divide decimal",
     "volumemute volumeup volumedown playpause nexttrack prevtrack stop",
-    digit="num{}", fn="f{}")
+    digit="num{}",
+    fn="f{}",
+)
 
 # Seed 004 writes keys as people say them ("enter", "tab", "ctrl"): pyautogui's words,
 # with the modifiers spelled as in its `with_key` ("super", not "win").
-SEED = {**PYAUTOGUI, "Super_L": "super", "Super_R": "super", "Meta_L": "meta", "Meta_R": "meta",
-        "Hyper_L": "hyper", "Hyper_R": "hyper"}
+SEED = {
+    **PYAUTOGUI,
+    "Super_L": "super",
+    "Super_R": "super",
+    "Meta_L": "meta",
+    "Meta_R": "meta",
+    "Hyper_L": "hyper",
+    "Hyper_R": "hyper",
+}
 
 
 def playwright_key(name: str) -> str:

@@ -8,17 +8,36 @@ from __future__ import annotations
 
 from storage import Action, parse_chord
 
-from .dialect import (Context, Dialect, NotExpressible, Translation, held, modifiers, one,
-                      python_args, seconds, xy)
+from .dialect import (
+    Context,
+    Dialect,
+    NotExpressible,
+    Translation,
+    held,
+    modifiers,
+    one,
+    python_args,
+    seconds,
+    xy,
+)
 from .keynames import pyautogui_key
 
 DRAG_SECONDS = 0.5  # dragTo needs time for applications to see a drag, not a jump
-_CLICKS = {"left_click": "click", "right_click": "click", "middle_click": "click",
-           "double_click": "doubleClick", "triple_click": "tripleClick"}
+_CLICKS = {
+    "left_click": "click",
+    "right_click": "click",
+    "middle_click": "click",
+    "double_click": "doubleClick",
+    "triple_click": "tripleClick",
+}
 _DOWN, _UP = "pyautogui.keyDown({})", "pyautogui.keyUp({})"
 _BUTTONS = {"right_click": "right", "middle_click": "middle"}
-_SCROLLS = {"up": ("scroll", 1), "down": ("scroll", -1), "left": ("hscroll", -1),
-            "right": ("hscroll", 1)}
+_SCROLLS = {
+    "up": ("scroll", 1),
+    "down": ("scroll", -1),
+    "left": ("hscroll", -1),
+    "right": ("hscroll", 1),
+}
 
 
 def translate(action: Action, ctx: Context) -> Translation:
@@ -84,17 +103,19 @@ DIALECT = Dialect(
     translate=translate,
     join="; ",
     summary="an OSWorld-style Python code string: `pyautogui.click(x, y)` (`button='right'`/"
-            "`'middle'`), `doubleClick`, `tripleClick`, `moveTo`, `moveTo(x0, y0); "
-            "dragTo(x1, y1, duration=0.5, button='left')`, `mouseDown`/`mouseUp`, "
-            "`scroll(n, x=, y=)` (positive up), `hscroll(n, x=, y=)` (positive right), "
-            "`write('...')`, `press('enter')`, `hotkey('ctrl', 's')`, `keyDown`/`keyUp` with "
-            "`time.sleep(s)` for held keys, `time.sleep(s)` for waits. Statements are joined "
-            "by `; `; run them after `import pyautogui; import time`.",
-    notes=("Keys use pyautogui's names (`enter`, `esc`, `backspace`, `pageup`, `win` for "
-           "super, `f5`); modifiers held during a click, drag or scroll are `keyDown`/`keyUp` "
-           "around it.",
-           f"Drags take {DRAG_SECONDS:g} s (`dragTo(..., duration={DRAG_SECONDS:g})`), "
-           "whatever the recording took.",
-           "`pyautogui.write` types ASCII only: text with other characters is not expressible "
-           "(no clipboard fallback, which would overwrite the person's clipboard)."),
+    "`'middle'`), `doubleClick`, `tripleClick`, `moveTo`, `moveTo(x0, y0); "
+    "dragTo(x1, y1, duration=0.5, button='left')`, `mouseDown`/`mouseUp`, "
+    "`scroll(n, x=, y=)` (positive up), `hscroll(n, x=, y=)` (positive right), "
+    "`write('...')`, `press('enter')`, `hotkey('ctrl', 's')`, `keyDown`/`keyUp` with "
+    "`time.sleep(s)` for held keys, `time.sleep(s)` for waits. Statements are joined "
+    "by `; `; run them after `import pyautogui; import time`.",
+    notes=(
+        "Keys use pyautogui's names (`enter`, `esc`, `backspace`, `pageup`, `win` for "
+        "super, `f5`); modifiers held during a click, drag or scroll are `keyDown`/`keyUp` "
+        "around it.",
+        f"Drags take {DRAG_SECONDS:g} s (`dragTo(..., duration={DRAG_SECONDS:g})`), "
+        "whatever the recording took.",
+        "`pyautogui.write` types ASCII only: text with other characters is not expressible "
+        "(no clipboard fallback, which would overwrite the person's clipboard).",
+    ),
 )

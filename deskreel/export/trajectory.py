@@ -19,8 +19,7 @@ from storage.edit import off_screen
 from ..errors import UserError
 from .dialect import Context, Dialect, NotExpressible
 
-__all__ = ["Report", "Scale", "Trajectory", "enabled_actions", "off_screen_step",
-           "trajectory"]
+__all__ = ["Report", "Scale", "Trajectory", "enabled_actions", "off_screen_step", "trajectory"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +58,14 @@ class Report:
 
     def lines(self, dialect: str) -> list[str]:
         """One line per kind and reason, most frequent first; [] when nothing was lost."""
-        out = [f"{dialect} cannot express {n} {kind} step{'s' * (n != 1)}: {reason} "
-               f"(action null)" for (kind, reason), n in self.unexpressed.most_common()]
-        out += [f"{dialect} expressed {n} {kind} step{'s' * (n != 1)} without: {reason}"
-                for (kind, reason), n in self.losses.most_common()]
+        out = [
+            f"{dialect} cannot express {n} {kind} step{'s' * (n != 1)}: {reason} (action null)"
+            for (kind, reason), n in self.unexpressed.most_common()
+        ]
+        out += [
+            f"{dialect} expressed {n} {kind} step{'s' * (n != 1)} without: {reason}"
+            for (kind, reason), n in self.losses.most_common()
+        ]
         return out
 
 
@@ -76,9 +79,15 @@ class Trajectory:
     screen: tuple[int, int] | None
 
 
-def trajectory(recording: Recording, steps: list[Step], dialect: Dialect, *,
-               scale_to: tuple[int, int] | None = None, with_after: bool = False,
-               report: Report) -> Trajectory:
+def trajectory(
+    recording: Recording,
+    steps: list[Step],
+    dialect: Dialect,
+    *,
+    scale_to: tuple[int, int] | None = None,
+    with_after: bool = False,
+    report: Report,
+) -> Trajectory:
     """The lines of one recording in `dialect`; disabled steps are left out."""
     enabled, actions = enabled_actions(recording, steps, scale_to=scale_to)
     screen = scale_to or recording.screen
@@ -90,15 +99,16 @@ def trajectory(recording: Recording, steps: list[Step], dialect: Dialect, *,
     while i < len(enabled):
         step, action = enabled[i], actions[i]
         following = actions[i + 1] if i + 1 < len(actions) else None
-        line, folds = _line(recording, step, action, dialect, Context(screen, pointer, following),
-                            report)
+        line, folds = _line(
+            recording, step, action, dialect, Context(screen, pointer, following), report
+        )
         last = enabled[i + 1] if folds else step
         line["screen"] = list(screen) if screen else None
         line["image"] = _image(step.before_frame, frames)
         if with_after:
             line["image_after"] = _image(last.after_frame, frames)
         lines.append(_ordered(line))
-        for done in actions[i:i + 1 + folds]:
+        for done in actions[i : i + 1 + folds]:
             kinds[done.action] += 1
             if line["action"] is not None:  # an unexpressed step moves no pointer
                 pointer = _pointer_after(done, pointer)
@@ -106,8 +116,9 @@ def trajectory(recording: Recording, steps: list[Step], dialect: Dialect, *,
     return Trajectory(lines, list(frames), kinds, screen)
 
 
-def enabled_actions(recording: Recording, steps: list[Step], *,
-                    scale_to: tuple[int, int] | None = None) -> tuple[list[Step], list[Action]]:
+def enabled_actions(
+    recording: Recording, steps: list[Step], *, scale_to: tuple[int, int] | None = None
+) -> tuple[list[Step], list[Action]]:
     """The steps that are exported (not disabled) and their actions, scaled to `scale_to`."""
     scale = _scale(recording, scale_to)
     enabled = [st for st in steps if not st.disabled]
@@ -121,10 +132,14 @@ def off_screen_step(recording: Recording, step: Step) -> str | None:
     return f"its {why} of the recording" if why else None
 
 
-def _line(recording: Recording, step: Step, action: Action, dialect: Dialect, ctx: Context,
-          report: Report) -> tuple[dict[str, Any], int]:
-    line: dict[str, Any] = {"recording": recording.name, "step": step.step,
-                            "t": round(step.t_start, 6)}
+def _line(
+    recording: Recording, step: Step, action: Action, dialect: Dialect, ctx: Context, report: Report
+) -> tuple[dict[str, Any], int]:
+    line: dict[str, Any] = {
+        "recording": recording.name,
+        "step": step.step,
+        "t": round(step.t_start, 6),
+    }
     try:
         if off := off_screen_step(recording, step):
             raise NotExpressible(off)
@@ -161,9 +176,11 @@ def _scale(recording: Recording, scale_to: tuple[int, int] | None) -> Scale | No
     if scale_to is None:
         return None
     if recording.screen is None:
-        raise UserError(f"recording {recording.name!r} has no screen size (an imported "
-                        f"script), so --scale-to cannot scale it: export it without "
-                        f"--scale-to")
+        raise UserError(
+            f"recording {recording.name!r} has no screen size (an imported "
+            f"script), so --scale-to cannot scale it: export it without "
+            f"--scale-to"
+        )
     return Scale(recording.screen, scale_to)
 
 

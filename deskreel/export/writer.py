@@ -58,9 +58,15 @@ class Summary:
     report: Report = field(default_factory=Report)
 
 
-def write_dataset(store: Store, recordings: Iterable[Recording], out: Path, dialect: Dialect, *,
-                  options: ExportOptions, each: Callable[[Recording], None] = lambda r: None
-                  ) -> Summary:
+def write_dataset(
+    store: Store,
+    recordings: Iterable[Recording],
+    out: Path,
+    dialect: Dialect,
+    *,
+    options: ExportOptions,
+    each: Callable[[Recording], None] = lambda r: None,
+) -> Summary:
     """Export `recordings` into the directory `out`; `each` is told as each one is done."""
     replace = check_target(out, force=options.force)
     summary = Summary(dialect, options, datetime.now(UTC))
@@ -79,8 +85,10 @@ def write_dataset(store: Store, recordings: Iterable[Recording], out: Path, dial
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(err, OSError):
-            raise UserError(f"cannot write {out} ({err.strerror or err}): nothing was "
-                            f"written; free some space or choose another place") from None
+            raise UserError(
+                f"cannot write {out} ({err.strerror or err}): nothing was "
+                f"written; free some space or choose another place"
+            ) from None
         raise
     return summary
 
@@ -91,24 +99,37 @@ def check_target(out: Path, *, force: bool) -> bool:
         why = "is not a directory" if out.parent.exists() else "does not exist"
         raise UserError(f"cannot write {out}: {out.parent} {why}")
     if out.exists() and not out.is_dir():
-        raise UserError(f"{out} is a file: give a directory for the dataset (or a .jsonl "
-                        f"file with --format actions)")
+        raise UserError(
+            f"{out} is a file: give a directory for the dataset (or a .jsonl "
+            f"file with --format actions)"
+        )
     if not out.exists() or not any(out.iterdir()):
         return False
     if not force:
-        raise UserError(f"{out} is not empty: choose a new directory, or add --force to "
-                        f"replace a previous export")
+        raise UserError(
+            f"{out} is not empty: choose a new directory, or add --force to "
+            f"replace a previous export"
+        )
     if not _is_export(out):
-        raise UserError(f"{out} is not empty and is not a deskreel export, so --force will "
-                        f"not replace it: choose a new directory")
+        raise UserError(
+            f"{out} is not empty and is not a deskreel export, so --force will "
+            f"not replace it: choose a new directory"
+        )
     return True
 
 
-def _write_recording(store: Store, rec: Recording, tmp: Path, summary: Summary,
-                     written: set[str]) -> None:
+def _write_recording(
+    store: Store, rec: Recording, tmp: Path, summary: Summary, written: set[str]
+) -> None:
     opts = summary.options
-    tr = trajectory(rec, store.steps(rec.id), summary.dialect, scale_to=opts.scale_to,
-                    with_after=opts.with_after, report=summary.report)
+    tr = trajectory(
+        rec,
+        store.steps(rec.id),
+        summary.dialect,
+        scale_to=opts.scale_to,
+        with_after=opts.with_after,
+        report=summary.report,
+    )
     name = _file_name(rec, {e.file for e in summary.recordings})
     text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in tr.lines)
     _write_file(tmp / name, text.encode("utf-8"))
@@ -150,8 +171,10 @@ def _publish(tmp: Path, out: Path, *, replace: bool) -> None:
         try:
             os.rename(tmp, out)  # replaces an empty directory too
         except OSError as err:
-            raise UserError(f"cannot create {out} ({err.strerror}): was it created meanwhile? "
-                            f"choose a new directory") from None
+            raise UserError(
+                f"cannot create {out} ({err.strerror}): was it created meanwhile? "
+                f"choose a new directory"
+            ) from None
         return
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
     os.rename(out, old / out.name)

@@ -120,23 +120,40 @@ class ImageDir:
         return Pic(f"img/{path.name}", size[0], size[1])
 
 
-def figure(pic: Pic | None, caption: str, boxes: Sequence[Box] = (), *,
-           missing: str = "no frame", big: bool = False) -> str:
+def figure(
+    pic: Pic | None,
+    caption: str,
+    boxes: Sequence[Box] = (),
+    *,
+    missing: str = "no frame",
+    big: bool = False,
+) -> str:
     """A picture that links to itself at full size, with its boxes and a caption."""
     cls = "shot big" if big else "shot"
     if pic is None:
-        return (f'<figure class="{cls} none"><div class="empty">{escape(missing)}</div>'
-                f"<figcaption>{escape(caption)}</figcaption></figure>")
+        return (
+            f'<figure class="{cls} none"><div class="empty">{escape(missing)}</div>'
+            f"<figcaption>{escape(caption)}</figcaption></figure>"
+        )
     marks = "".join(_mark(box, pic) for box in boxes)
     src = escape(pic.src)
-    return (f'<figure class="{cls}"><a href="{src}"><span class="frame">'
-            f'<img src="{src}" alt="{escape(caption)}" width="{pic.width}" '
-            f'height="{pic.height}" loading="lazy">{marks}</span></a>'
-            f"<figcaption>{escape(caption)}</figcaption></figure>")
+    return (
+        f'<figure class="{cls}"><a href="{src}"><span class="frame">'
+        f'<img src="{src}" alt="{escape(caption)}" width="{pic.width}" '
+        f'height="{pic.height}" loading="lazy">{marks}</span></a>'
+        f"<figcaption>{escape(caption)}</figcaption></figure>"
+    )
 
 
-def frame_figure(images: ImageDir, key: object, caption: str, boxes: Sequence[Box] = (), *,
-                 absent: str = "no frame", big: bool = False) -> str:
+def frame_figure(
+    images: ImageDir,
+    key: object,
+    caption: str,
+    boxes: Sequence[Box] = (),
+    *,
+    absent: str = "no frame",
+    big: bool = False,
+) -> str:
     """A stored frame's figure; says whether the frame was never kept or has been lost."""
     pic = images.frame(key if isinstance(key, str) else None)
     missing = absent if not key else "frame lost or unreadable: run 'deskreel doctor'"

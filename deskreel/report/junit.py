@@ -16,8 +16,18 @@ from pathlib import Path
 from storage import Recording, Run, Step, StepResult, utc
 
 from xsession.files import write_private
-from .outcome import (Outcome, anchoring_facts, check_line, checks_of, counts,
-                      outcomes, run_duration, step_label, step_width, timing_facts)
+from .outcome import (
+    Outcome,
+    anchoring_facts,
+    check_line,
+    checks_of,
+    counts,
+    outcomes,
+    run_duration,
+    step_label,
+    step_width,
+    timing_facts,
+)
 
 __all__ = ["write_junit"]
 
@@ -25,19 +35,35 @@ __all__ = ["write_junit"]
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def write_junit(path: str | os.PathLike[str], recording: Recording, run: Run,
-                steps: Sequence[Step], results: Sequence[StepResult]) -> Path:
+def write_junit(
+    path: str | os.PathLike[str],
+    recording: Recording,
+    run: Run,
+    steps: Sequence[Step],
+    results: Sequence[StepResult],
+) -> Path:
     """Write the run's JUnit XML to `path`: one <testsuite>, one <testcase> per step."""
     items = outcomes(steps, results, run)
     tally = counts(items)
-    suite = ET.Element("testsuite", {
-        "name": _text(recording.name), "tests": str(len(items)),
-        "failures": str(tally["failed"]), "errors": "0", "skipped": str(tally["skipped"]),
-        "time": f"{run_duration(run, results):.3f}",
-        "timestamp": utc(run.started).strftime("%Y-%m-%dT%H:%M:%S")})
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": _text(recording.name),
+            "tests": str(len(items)),
+            "failures": str(tally["failed"]),
+            "errors": "0",
+            "skipped": str(tally["skipped"]),
+            "time": f"{run_duration(run, results):.3f}",
+            "timestamp": utc(run.started).strftime("%Y-%m-%dT%H:%M:%S"),
+        },
+    )
     properties = ET.SubElement(suite, "properties")
-    for name, value in (("recording_id", recording.id), ("run_id", run.id),
-                        ("mode", run.mode), ("status", run.status)):
+    for name, value in (
+        ("recording_id", recording.id),
+        ("run_id", run.id),
+        ("mode", run.mode),
+        ("status", run.status),
+    ):
         ET.SubElement(properties, "property", name=f"deskreel.{name}", value=_text(value))
     width = step_width(steps)
     for item in items:
@@ -49,8 +75,13 @@ def write_junit(path: str | os.PathLike[str], recording: Recording, run: Run,
 
 
 def _testcase(suite: ET.Element, item: Outcome, classname: str, width: int) -> None:
-    case = ET.SubElement(suite, "testcase", classname=classname,
-                         name=_text(step_label(item.step, width)), time=f"{item.seconds:.3f}")
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=classname,
+        name=_text(step_label(item.step, width)),
+        time=f"{item.seconds:.3f}",
+    )
     if item.status == "failed":
         kind = "VerificationFailed" if checks_of(item.result) else "StepFailed"
         failure = ET.SubElement(case, "failure", message=_text(item.message), type=kind)
@@ -68,8 +99,10 @@ def _failure_text(item: Outcome) -> str:
     if item.step.window_title or item.step.window_class:
         lines.append(f"window: {item.step.window_title or ''} ({item.step.window_class or ''})")
     if item.result is not None:
-        for title, facts in (("re-anchoring", anchoring_facts(item.result)),
-                             ("timing", timing_facts(item.result))):
+        for title, facts in (
+            ("re-anchoring", anchoring_facts(item.result)),
+            ("timing", timing_facts(item.result)),
+        ):
             if facts:
                 lines.append(f"{title}: " + ", ".join(f"{k} {v}" for k, v in facts))
     checks = checks_of(item.result)

@@ -10,9 +10,19 @@ from typing import Any
 
 from storage import Evidence, Run, Step, StepResult, utc
 
-__all__ = ["Outcome", "anchoring_facts", "check_line", "checks_of",
-           "counts", "outcomes", "run_duration", "step_label", "step_width", "timing_facts",
-           "utc_text"]
+__all__ = [
+    "Outcome",
+    "anchoring_facts",
+    "check_line",
+    "checks_of",
+    "counts",
+    "outcomes",
+    "run_duration",
+    "step_label",
+    "step_width",
+    "timing_facts",
+    "utc_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,24 +96,34 @@ def utc_text(moment: datetime) -> str:
 def timing_facts(result: StepResult) -> list[tuple[str, str]]:
     """When the step ran, how long it took, how late it started, how long its target took."""
     d = result.details
-    facts = [("started", f"{result.t_start:.3f} s"),
-             ("duration", f"{max(0.0, result.t_end - result.t_start):.3f} s")]
+    facts = [
+        ("started", f"{result.t_start:.3f} s"),
+        ("duration", f"{max(0.0, result.t_end - result.t_start):.3f} s"),
+    ]
     timed = (("late", Evidence.LATE_MS), ("locate", Evidence.LOCATE_MS))
-    facts += [(name, f"{_num(d[key], '.0f')} ms") for name, key in timed
-              if d.get(key) is not None]
+    facts += [(name, f"{_num(d[key], '.0f')} ms") for name, key in timed if d.get(key) is not None]
     return facts
 
 
 def anchoring_facts(result: StepResult) -> list[tuple[str, str]]:
     """How the step's target was re-anchored on today's screen; empty when it was not."""
     d = result.details
-    facts = [(name, _num(value, ".3f")) for name, value in
-             (("score", result.score), ("margin", result.margin), ("scale", result.scale))
-             if value is not None]
+    facts = [
+        (name, _num(value, ".3f"))
+        for name, value in (
+            ("score", result.score),
+            ("margin", result.margin),
+            ("scale", result.scale),
+        )
+        if value is not None
+    ]
     if result.shift is not None:
         facts.append(("shift", f"{result.shift[0]:+d}, {result.shift[1]:+d} px"))
-    facts += [(key, str(d[key])) for key in (Evidence.SEARCHED, Evidence.ATTEMPTS)
-              if d.get(key) is not None]
+    facts += [
+        (key, str(d[key]))
+        for key in (Evidence.SEARCHED, Evidence.ATTEMPTS)
+        if d.get(key) is not None
+    ]
     return facts
 
 
@@ -124,8 +144,10 @@ def check_line(check: dict[str, Any]) -> str:
     changed = check.get("changed")
     differ = f"{_num(changed * 100, '.1f')}%" if isinstance(changed, int | float) else "?"
     verdict = "passed" if check.get("passed") else "FAILED"
-    return (f"{verdict} {check.get('kind', '?')} {list(check.get('box') or [])}: best match "
-            f"{_num(check.get('score'), '.3f')} {where}, {differ} of pixels differ")
+    return (
+        f"{verdict} {check.get('kind', '?')} {list(check.get('box') or [])}: best match "
+        f"{_num(check.get('score'), '.3f')} {where}, {differ} of pixels differ"
+    )
 
 
 def _num(value: object, spec: str) -> str:

@@ -10,11 +10,17 @@ from typing import Any
 from storage import Evidence, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
-from .outcome import (Outcome, anchoring_facts, checks_of, step_label,
-                      timing_facts)
+from .outcome import Outcome, anchoring_facts, checks_of, step_label, timing_facts
 
-__all__ = ["anchor_boxes", "badge", "check_boxes", "checks_table", "crop_figures", "match_box",
-           "step_article"]
+__all__ = [
+    "anchor_boxes",
+    "badge",
+    "check_boxes",
+    "checks_table",
+    "crop_figures",
+    "match_box",
+    "step_article",
+]
 
 
 def step_article(step: Step, outcome: Outcome | None, images: ImageDir, width: int) -> str:
@@ -24,10 +30,13 @@ def step_article(step: Step, outcome: Outcome | None, images: ImageDir, width: i
     else:
         status = outcome.status
     action = json.dumps(step.action.to_json(), ensure_ascii=False)
-    parts = [f'<article class="step {_css(status)}" id="step-{step.step}">',
-             f'<h3><a href="#step-{step.step}">{escape(step_label(step, width))}</a> '
-             f"{badge(status)}</h3>",
-             f'<pre class="action">{escape(action)}</pre>', _window(step)]
+    parts = [
+        f'<article class="step {_css(status)}" id="step-{step.step}">',
+        f'<h3><a href="#step-{step.step}">{escape(step_label(step, width))}</a> '
+        f"{badge(status)}</h3>",
+        f'<pre class="action">{escape(action)}</pre>',
+        _window(step),
+    ]
     parts.append(_facts("recorded", _recorded_facts(step)))
     result = outcome.result if outcome else None
     checks = checks_of(result)
@@ -36,8 +45,9 @@ def step_article(step: Step, outcome: Outcome | None, images: ImageDir, width: i
     if result is not None:
         parts.append(_facts("timing", timing_facts(result)))
         parts.append(_facts("re-anchoring", anchoring_facts(result)))
-    parts.append('<div class="frames">' + "".join(_figures(step, result, checks, images))
-                 + "</div>")
+    parts.append(
+        '<div class="frames">' + "".join(_figures(step, result, checks, images)) + "</div>"
+    )
     if checks:
         parts.append(checks_table(checks))
     parts.append("</article>")
@@ -54,18 +64,39 @@ def checks_table(checks: Sequence[dict[str, Any]]) -> str:
         changed = c.get("changed")
         differ = f"{changed * 100:.1f}%" if isinstance(changed, int | float) else "?"
         score = c.get("score")
-        rows.append("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in (
-            c.get("kind", "?"), _box_text(c.get("box")), _box_text(c.get("expected"), ""),
-            _found_text(c), f"{score:.3f}" if isinstance(score, int | float) else "?",
-            differ)) + f"<td>{badge('passed' if c.get('passed') else 'failed')}</td></tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("check", "recorded box", "expected today",
-                                              "found at today", "score", "pixels differing",
-                                              "verdict"))
+        rows.append(
+            "<tr>"
+            + "".join(
+                f"<td>{escape(str(v))}</td>"
+                for v in (
+                    c.get("kind", "?"),
+                    _box_text(c.get("box")),
+                    _box_text(c.get("expected"), ""),
+                    _found_text(c),
+                    f"{score:.3f}" if isinstance(score, int | float) else "?",
+                    differ,
+                )
+            )
+            + f"<td>{badge('passed' if c.get('passed') else 'failed')}</td></tr>"
+        )
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "check",
+            "recorded box",
+            "expected today",
+            "found at today",
+            "score",
+            "pixels differing",
+            "verdict",
+        )
+    )
     return f'<table class="checks"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
-def check_boxes(checks: Sequence[dict[str, Any]], *, today: bool, failed_only: bool = False
-                ) -> list[Box]:
+def check_boxes(
+    checks: Sequence[dict[str, Any]], *, today: bool, failed_only: bool = False
+) -> list[Box]:
     """Check boxes: recorded places (on recorded frames) or where each was found today."""
     boxes = []
     for c in checks:
@@ -78,8 +109,13 @@ def check_boxes(checks: Sequence[dict[str, Any]], *, today: bool, failed_only: b
             # knows where to look
             expected = _rect(c.get("expected")) or _rect(c.get("box"))
             if expected is not None and (box is None or c.get("match") == "none"):
-                boxes.append(Box(*expected, kind="expected",
-                                 label=f"{label}: expected" if box else f"{label}: nowhere"))
+                boxes.append(
+                    Box(
+                        *expected,
+                        kind="expected",
+                        label=f"{label}: expected" if box else f"{label}: nowhere",
+                    )
+                )
         if box is None:
             continue
         if today:
@@ -115,9 +151,17 @@ def match_box(step: Step, result: StepResult | None) -> list[Box]:
         ox, oy = anchor.offset
         tx, ty = target or (anchor.box[0] + ox, anchor.box[1] + oy)
         lx, ly = tx + result.shift[0], ty + result.shift[1]
-        return [Box(round(lx - ox * scale), round(ly - oy * scale),
-                    round(anchor.box[2] * scale), round(anchor.box[3] * scale), "match", label),
-                Box(lx, ly, 0, 0, "point", "target today")]
+        return [
+            Box(
+                round(lx - ox * scale),
+                round(ly - oy * scale),
+                round(anchor.box[2] * scale),
+                round(anchor.box[3] * scale),
+                "match",
+                label,
+            ),
+            Box(lx, ly, 0, 0, "point", "target today"),
+        ]
     best = _rect(result.details.get(Evidence.BEST_MATCH))
     if best is not None:  # the target was not found: where the best (refused) match was
         boxes = [Box(*best, kind="found", label=f"{label} (refused)")]
@@ -134,25 +178,44 @@ def crop_figures(result: StepResult | None, images: ImageDir) -> list[str]:
     shown (the anchor is shown from the recording), and a link to each."""
     paths = result.details.get(Evidence.CROPS) if result is not None else None
     pics = [p for p in map(images.saved, paths if isinstance(paths, list) else []) if p]
-    out = [figure(p, f"best match today (refused): {p.src}") for p in pics
-           if p.src.endswith("-best-match.png")]
+    out = [
+        figure(p, f"best match today (refused): {p.src}")
+        for p in pics
+        if p.src.endswith("-best-match.png")
+    ]
     if pics:
         links = ", ".join(f'<a href="{escape(p.src)}">{escape(p.src)}</a>' for p in pics)
         out.append(f'<p class="crops">saved crops: {links}</p>')
     return out
 
 
-def _figures(step: Step, result: StepResult | None, checks: Sequence[dict[str, Any]],
-             images: ImageDir) -> list[str]:
-    out = [frame_figure(images, step.before_frame, "recorded before", anchor_boxes(step)),
-           frame_figure(images, step.after_frame, "recorded after",
-                        check_boxes(checks, today=False))]
+def _figures(
+    step: Step, result: StepResult | None, checks: Sequence[dict[str, Any]], images: ImageDir
+) -> list[str]:
+    out = [
+        frame_figure(images, step.before_frame, "recorded before", anchor_boxes(step)),
+        frame_figure(images, step.after_frame, "recorded after", check_boxes(checks, today=False)),
+    ]
     if result is not None:
         d = result.details
-        out.append(frame_figure(images, d.get(Evidence.BEFORE), "replay before",
-                                match_box(step, result), absent="not kept"))
-        out.append(frame_figure(images, d.get(Evidence.AFTER), "replay after",
-                                check_boxes(checks, today=True), absent="not kept"))
+        out.append(
+            frame_figure(
+                images,
+                d.get(Evidence.BEFORE),
+                "replay before",
+                match_box(step, result),
+                absent="not kept",
+            )
+        )
+        out.append(
+            frame_figure(
+                images,
+                d.get(Evidence.AFTER),
+                "replay after",
+                check_boxes(checks, today=True),
+                absent="not kept",
+            )
+        )
         if d.get(Evidence.DIFF):
             out.append(frame_figure(images, d.get(Evidence.DIFF), "diff"))
     if step.anchor is not None:
@@ -165,9 +228,11 @@ def _recorded_facts(step: Step) -> list[tuple[str, str]]:
     facts = [("at", f"{step.t_start:.3f} s"), ("took", f"{step.t_end - step.t_start:.3f} s")]
     anchor = step.anchor
     if anchor is not None:
-        facts += [(name, f"{value:.3f}") for name, value in
-                  (("anchor score", anchor.score), ("anchor margin", anchor.margin))
-                  if value is not None]
+        facts += [
+            (name, f"{value:.3f}")
+            for name, value in (("anchor score", anchor.score), ("anchor margin", anchor.margin))
+            if value is not None
+        ]
     if step.disabled:
         facts.append(("disabled", "yes: replays skip it"))
     return facts
@@ -176,8 +241,10 @@ def _recorded_facts(step: Step) -> list[tuple[str, str]]:
 def _window(step: Step) -> str:
     if not (step.window_title or step.window_class):
         return ""
-    return (f'<p class="window">window: <b>{escape(step.window_title or "")}</b> '
-            f"{escape(step.window_class or '')}</p>")
+    return (
+        f'<p class="window">window: <b>{escape(step.window_title or "")}</b> '
+        f"{escape(step.window_class or '')}</p>"
+    )
 
 
 def _facts(title: str, facts: list[tuple[str, str]]) -> str:
@@ -188,8 +255,11 @@ def _facts(title: str, facts: list[tuple[str, str]]) -> str:
 
 
 def _rect(value: object) -> tuple[int, int, int, int] | None:
-    if (isinstance(value, list | tuple) and len(value) == 4
-            and all(isinstance(v, int | float) for v in value)):
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 4
+        and all(isinstance(v, int | float) for v in value)
+    ):
         x, y, w, h = (round(v) for v in value)
         return x, y, w, h
     return None

@@ -19,7 +19,6 @@ def check_writable(path: Path) -> None:
     try:
         fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as err:
-        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable "
-                        f"file") from None
+        raise UserError(f"cannot write {path} ({err.strerror}): choose a writable file") from None
     os.close(fd)
     os.unlink(probe)

@@ -17,9 +17,13 @@ def upgrade() -> None:
     op.create_table(
         "masks",
         sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("recording_id", sa.Integer,
-                  sa.ForeignKey("recordings.id", ondelete="CASCADE"), nullable=False,
-                  index=True),
+        sa.Column(
+            "recording_id",
+            sa.Integer,
+            sa.ForeignKey("recordings.id", ondelete="CASCADE"),
+            nullable=False,
+            index=True,
+        ),
         sa.Column("step", sa.Integer),
         sa.Column("x", sa.Integer, nullable=False),
         sa.Column("y", sa.Integer, nullable=False),

@@ -22,8 +22,10 @@ def upgrade() -> None:
     op.add_column("recordings", sa.Column("uid", sa.String(32)))
     conn = op.get_bind()
     for (recording_id,) in conn.execute(sa.text("SELECT id FROM recordings")).all():
-        conn.execute(sa.text("UPDATE recordings SET uid = :uid WHERE id = :id"),
-                     {"uid": uuid.uuid4().hex, "id": recording_id})
+        conn.execute(
+            sa.text("UPDATE recordings SET uid = :uid WHERE id = :id"),
+            {"uid": uuid.uuid4().hex, "id": recording_id},
+        )
     op.create_index("ix_recordings_uid", "recordings", ["uid"], unique=True)
     op.execute("UPDATE deskreel_meta SET value = '3' WHERE key = 'schema_version'")
 
