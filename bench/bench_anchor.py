@@ -27,6 +27,7 @@ maximum; taking the maximum can only make the baseline look better.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import platform
@@ -104,6 +105,13 @@ def main() -> int:
         action="store_true",
         help="a line for every case where ours refused a target that was there",
     )
+    parser.add_argument(
+        "--answers",
+        type=Path,
+        help="only write ours' answer to every case (alone and in order) to this file, one "
+        "JSON line each, and compare nothing: two such files of two commits tell whether a "
+        "change kept every answer",
+    )
     args = parser.parse_args()
     if args.build or not (args.corpus / "manifest.json").exists():
         print(f"building the corpus in {args.corpus} ...", flush=True)
@@ -148,6 +156,9 @@ def main() -> int:
         )
 
     ours(cases[0])  # warm-up: the first calls pay for OpenCV's buffers
+    if args.answers:
+        write_answers(args.answers, cases, ours)
+        return 0
     results = {case: (ours(case), baseline(case)) for case in cases}
     for case, outcome in in_order(cases, ours).items():
         results[case] = (outcome, results[case.of][BASELINE])
@@ -177,6 +188,28 @@ def load_cases(manifest: dict[str, Any], only: list[str] | None) -> list[Case]:
             )
         )
     return cases
+
+
+def write_answers(path: Path, cases: list[Case], ours: Callable[[Case, Hint], Outcome]) -> None:
+    """Every case's answer (point, scale, how it was found, its score and margin), alone and
+    then as a replay meets it, sorted: the same file means the same answers."""
+    answered = {case: ours(case, NO_HINT) for case in cases}
+    answered.update(in_order(cases, ours))
+    lines = sorted(
+        json.dumps(
+            {
+                "scenario": case.scenario,
+                "screen": case.screen,
+                "anchor": case.anchor["id"],
+                "point": outcome.point,
+                "scale": outcome.scale,
+                "found": outcome.detail,
+            }
+        )
+        for case, outcome in answered.items()
+    )
+    path.write_text("\n".join(lines) + "\n")
+    print(f"{len(lines)} answers written to {path}")
 
 
 def run_ours(
