@@ -48,12 +48,7 @@ def steps(db, ref="every-kind"):
 
 @pytest.mark.parametrize(
     "text,expected",
-    [
-        ("3", {3}),
-        ("3,5,9-12", {3, 5, 9, 10, 11, 12}),
-        (" 2 - 4 , 7 ", {2, 3, 4, 7}),
-        ("5-5", {5}),
-    ],
+    [("3", {3}), ("3,5,9-12", {3, 5, 9, 10, 11, 12}), (" 2 - 4 , 7 ", {2, 3, 4, 7}), ("5-5", {5})],
 )
 def test_steps_syntax(text, expected):
     assert parse_steps(text) == expected

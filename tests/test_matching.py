@@ -12,12 +12,7 @@ import numpy as np
 import pytest
 
 from xsession.images import decode_image, encode_png
-from matching import (
-    AnchorChoice,
-    Located,
-    choose_anchor,
-    locate,
-)
+from matching import AnchorChoice, Located, choose_anchor, locate
 from xsession.xvfb import VirtualDisplay
 
 Image = np.ndarray

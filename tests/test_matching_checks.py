@@ -11,17 +11,7 @@ import numpy as np
 import pytest
 
 from matching import Recorded, choose_anchor, locate, locating
-from tests.test_matching import (
-    FONT,
-    NORMAL,
-    SIZES,
-    Image,
-    anchor_for,
-    centre,
-    moved,
-    near,
-    paint,
-)
+from tests.test_matching import FONT, NORMAL, SIZES, Image, anchor_for, centre, moved, near, paint
 
 
 def panel(screen: Image, x: int, y: int, label: str | None) -> None:

@@ -578,10 +578,7 @@ Autorepeat = Callable[[str, str, float], list[RawEvent]]
 )
 @pytest.mark.parametrize(
     ("keysym", "char", "expected"),
-    [
-        ("a", "a", key("a", 1.2)),
-        ("BackSpace", "", key("BackSpace", 1.2)),
-    ],
+    [("a", "a", key("a", 1.2)), ("BackSpace", "", key("BackSpace", 1.2))],
 )
 def test_a_held_key_is_one_key_with_duration(
     autorepeat: Autorepeat, settings: InputSettings, keysym: str, char: str, expected: Action
@@ -981,10 +978,7 @@ def test_a_piece_alone_loses_the_hover_at_its_end() -> None:
 
 @pytest.mark.parametrize(
     ("between", "expected"),
-    [
-        (typing(0.15, "hi", gap=0.05), [typed("hi")]),
-        (tap(0.15, "Shift_L"), [key("Shift_L")]),
-    ],
+    [(typing(0.15, "hi", gap=0.05), [typed("hi")]), (tap(0.15, "Shift_L"), [key("Shift_L")])],
     ids=["typing", "a-modifier-alone"],
 )
 def test_a_key_pressed_between_two_button_presses_parts_them(
