@@ -17,6 +17,8 @@ The role in the URL must be allowed to create databases: every run gets a new on
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 import argparse
 import functools
 import multiprocessing
@@ -82,7 +84,9 @@ def main() -> None:
     _transfer(server, args.repeat)
 
 
-def _writers(n: int, load: str, seconds: float, targets: Iterator[list[str]]) -> float:
+def _writers(
+    n: int, load: str, seconds: float, targets: AbstractContextManager[list[str]]
+) -> float:
     """Total rate of n writer processes started together, each into its own target."""
     with targets as urls:
         ctx = multiprocessing.get_context("spawn")

@@ -55,7 +55,7 @@ def observe(display: str, ready, stop, out) -> None:
         original(reply)
         arrivals.extend([now] * (events.qsize() - before))
 
-    capture._on_reply = on_reply
+    capture._on_reply = on_reply  # type: ignore[method-assign]  # timing each arrival
     capture.start()
     capture.ready.wait(5)
     time.sleep(0.3)

@@ -33,7 +33,9 @@ def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
     if refs and every:
         raise UserError("give -r or --all, not both")
     with open_db(db) as source, open_store(url) as target:
-        chosen: list[str | int | None] = source.recording_ids() if every else list(refs) or [None]
+        chosen: list[str | int | None] = (
+            list(source.recording_ids()) if every else list(refs) or [None]
+        )
         if not chosen:
             click.echo(f"{source.label} holds no recordings to push", err=True)
             return EXIT_OK

@@ -137,26 +137,9 @@ def replay(
     from replayer import AnchorOptions, Progress, ReplayOptions, select_steps
     from replayer.replay import replay as run_replay
     from replayer.verify import VerifyOptions
-    from storage import open_store, parse_chord
+    from storage import open_store
 
-    if speed <= 0:
-        raise UserError(f"--speed must be positive, got {speed}")
-    if max_idle is not None and max_idle < 0:
-        raise UserError(f"--max-idle must be zero or more seconds, got {max_idle}")
-    try:
-        parse_chord(abort_key)
-    except ValueError as err:
-        raise UserError(f"--abort-key: {err}") from None
-    tolerance_given = (
-        click.get_current_context().get_parameter_source("tolerance") is not ParameterSource.DEFAULT
-    )
-    for option, given in (
-        ("--mask", bool(masks)),
-        ("--keep-going", keep_going),
-        ("--tolerance", tolerance_given),
-    ):
-        if given and not verify:
-            raise UserError(f"{option} only applies with --verify: add --verify or drop {option}")
+    _check_options(speed, max_idle, abort_key, verify=verify, masks=masks, keep_going=keep_going)
     boxes = tuple(parse_box(m) for m in masks)
     if not dry_run:
         _check_outputs(junit, report_dir)
@@ -198,6 +181,38 @@ def replay(
         if outcome.run_id is not None and (junit or report_dir):
             _write_outputs(writer, recording, outcome.run_id, steps, junit, report_dir)
     return EXIT_FOR_VERDICT[outcome.status]
+
+
+def _check_options(
+    speed: float,
+    max_idle: float | None,
+    abort_key: str,
+    *,
+    verify: bool,
+    masks: tuple[str, ...],
+    keep_going: bool,
+) -> None:
+    """Options that cannot work, or work only with --verify, end here with one line."""
+    from storage import parse_chord
+
+    if speed <= 0:
+        raise UserError(f"--speed must be positive, got {speed}")
+    if max_idle is not None and max_idle < 0:
+        raise UserError(f"--max-idle must be zero or more seconds, got {max_idle}")
+    try:
+        parse_chord(abort_key)
+    except ValueError as err:
+        raise UserError(f"--abort-key: {err}") from None
+    tolerance_given = (
+        click.get_current_context().get_parameter_source("tolerance") is not ParameterSource.DEFAULT
+    )
+    for option, given in (
+        ("--mask", bool(masks)),
+        ("--keep-going", keep_going),
+        ("--tolerance", tolerance_given),
+    ):
+        if given and not verify:
+            raise UserError(f"{option} only applies with --verify: add --verify or drop {option}")
 
 
 def _write_outputs(

@@ -67,6 +67,7 @@ def execute(
     elif kind == "left_click_drag":
         _drag(injector, action, point, gestures, scale)
     elif kind == "mouse_move":
+        assert point is not None  # the vocabulary requires a mouse_move's coordinate
         injector.move(*point)
     elif kind in ("left_mouse_down", "left_mouse_up"):
         if action.coordinate is not None:

@@ -8,6 +8,7 @@ import math
 import re
 import time
 import tkinter as tk
+from collections.abc import Callable
 from typing import IO, Any
 
 WINDOW_WIDTH, WINDOW_HEIGHT = 800, 600
@@ -292,14 +293,22 @@ class SampleApp:
             ("<Shift-Button-4>", "x", -1),
             ("<Shift-Button-5>", "x", 1),
         ):
-            self.listbox.bind(sequence, lambda e, a=axis, d=delta: self._scroll(a, d))
+            self.listbox.bind(sequence, self._scroller(axis, delta))
+
+    def _scroller(self, axis: str, delta: int) -> Callable[[tk.Event], str]:
+        return lambda _event: self._scroll(axis, delta)
+
+    def _label(self, name: str) -> tk.Label:
+        label = self.widgets[name]
+        assert isinstance(label, tk.Label)
+        return label
 
     def _name(self, event: tk.Event) -> str:
         widget = str(event.widget)
         return self.names.get(widget, widget)
 
     def _button_press(self, event: tk.Event) -> None:
-        self._press_modifiers = modifiers(event.state)
+        self._press_modifiers = modifiers(state_of(event))
         self._button("button_press", event)
 
     def _button(self, kind: str, event: tk.Event) -> None:
@@ -309,8 +318,8 @@ class SampleApp:
             button=event.num,
             x=event.x,
             y=event.y,
-            modifiers=modifiers(event.state),
-            state=event.state & KEYBOARD_STATE_MASK,
+            modifiers=modifiers(state_of(event)),
+            state=state_of(event) & KEYBOARD_STATE_MASK,
         )
 
     def _key(self, kind: str, event: tk.Event) -> None:
@@ -319,8 +328,8 @@ class SampleApp:
             widget=self._name(event),
             keysym=event.keysym,
             char=event.char,
-            modifiers=modifiers(event.state),
-            state=event.state & KEYBOARD_STATE_MASK,
+            modifiers=modifiers(state_of(event)),
+            state=state_of(event) & KEYBOARD_STATE_MASK,
         )
 
     def _clicked(self, name: str) -> None:
@@ -342,9 +351,9 @@ class SampleApp:
             widget=f"label:{which}",
             x=event.x,
             y=event.y,
-            modifiers=modifiers(event.state),
+            modifiers=modifiers(state_of(event)),
         )
-        self.widgets[f"label:{which}"].configure(
+        self._label(f"label:{which}").configure(
             text=f"{kinds[which].replace('_', '-')} x{self._counts[which]}"
         )
 
@@ -401,12 +410,12 @@ class SampleApp:
         return [round(x1), round(y1)]
 
     def _status(self, text: str) -> None:
-        self.widgets["label:status"].configure(text=text)
+        self._label("label:status").configure(text=text)
         if self._log_status:
             self.log.write("status", text=text)
 
     def _tick(self) -> None:
-        self.widgets["label:clock"].configure(text=time.strftime("%H:%M:%S"))
+        self._label("label:clock").configure(text=time.strftime("%H:%M:%S"))
         # Wake up just after the next second boundary so the display never lags.
         self.root.after(1000 - int(time.time() * 1000) % 1000 + 5, self._tick)
 
@@ -438,7 +447,7 @@ class SampleApp:
         # The list's rows on screen (None for a row scrolled out of view): its font does not
         # scale like the widgets, so a benchmark at another scale needs them to know which
         # row a point falls on.
-        listbox = self.widgets.get("listbox")
+        listbox = self.listbox if "listbox" in self.widgets else None
         rows = (
             {}
             if listbox is None
@@ -542,6 +551,11 @@ def scaled_font(font: tuple[Any, ...], scale: float) -> tuple[Any, ...]:
 def text_of(name: str) -> str:
     """What a widget shows: "button:OK#2" -> "OK"."""
     return name.partition(":")[2].partition("#")[0]
+
+
+def state_of(event: tk.Event) -> int:
+    """The X modifier state of a key or button event (Tk gives a string for other events)."""
+    return event.state if isinstance(event.state, int) else 0
 
 
 def modifiers(state: int) -> list[str]:

@@ -84,6 +84,7 @@ def _record(display: VirtualDisplay, db: Path, app: SampleApp) -> int:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert recorder.stderr is not None  # stderr=PIPE
     print(recorder.stderr.readline().rstrip(), file=sys.stderr)  # it records from here on
     # A button under the pointer is drawn lighter: resting on each target longer than a frame
     # (10 fps) before pressing, and after a step longer than the recorder waits for the screen

@@ -63,14 +63,14 @@ def typed_regions(
     size = 2 * MARGIN + 1
     grown = cv2.dilate(changed.astype(np.uint8), np.ones((size, size), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-    return [tuple(int(v) for v in stats[i, :4]) for i in range(1, count)]
+    return [(int(x), int(y), int(w), int(h)) for x, y, w, h in stats[1:count, :4]]
 
 
 def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Where two same-sized RGB images differ by more than TOLERANCE in some channel."""
     import numpy as np
 
-    return (np.abs(a.astype(np.int16) - b.astype(np.int16)) > TOLERANCE).any(axis=2)
+    return np.any(np.abs(a.astype(np.int16) - b.astype(np.int16)) > TOLERANCE, axis=2)
 
 
 @dataclass(frozen=True, slots=True)

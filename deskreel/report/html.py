@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from typing import Any
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -224,55 +225,11 @@ def _failure(first: Outcome, others: Sequence[Outcome], images: ImageDir, width:
     """The first failed step, shown so that a reader sees why in seconds."""
     step, result = first.step, first.result
     checks = checks_of(result)
-    d = result.details if result else {}
-    if checks:
-        figures = [
-            frame_figure(
-                images,
-                step.after_frame,
-                "recorded after (yellow: expected)",
-                check_boxes(checks, today=False, failed_only=True),
-                big=True,
-            ),
-            frame_figure(
-                images,
-                d.get(Evidence.AFTER),
-                "replay after (red: compared, yellow: expected)",
-                check_boxes(checks, today=True, failed_only=True),
-                big=True,
-                absent="not kept",
-            ),
-        ]
-        if d.get(Evidence.DIFF):
-            figures.append(
-                frame_figure(
-                    images,
-                    d.get(Evidence.DIFF),
-                    "diff (red: compared today, yellow: expected place)",
-                    big=True,
-                )
-            )
-    else:
-        figures = [
-            frame_figure(
-                images,
-                step.before_frame,
-                "recorded before (blue: anchor)",
-                anchor_boxes(step),
-                big=True,
-            ),
-            frame_figure(
-                images,
-                d.get(Evidence.BEFORE),
-                "replay before (red: best match)",
-                match_box(step, result),
-                big=True,
-                absent="not kept",
-            ),
-        ]
-        if step.anchor is not None:
-            figures.append(figure(images.png(step.anchor.png), "anchor crop"))
-        figures += crop_figures(result, images)
+    figures = (
+        _differing_figures(step, result, checks, images)
+        if checks
+        else _not_found_figures(step, result, images)
+    )
     action = json.dumps(step.action.to_json(), ensure_ascii=False)
     label = escape(step_label(step, width))
     parts = [
@@ -288,6 +245,66 @@ def _failure(first: Outcome, others: Sequence[Outcome], images: ImageDir, width:
         links = ", ".join(f'<a href="#step-{o.step.step}">{o.step.step}</a>' for o in others)
         parts.append(f"<p>Also failed: steps {links}.</p>")
     return "\n".join(parts) + "</section>"
+
+
+def _differing_figures(
+    step: Step, result: StepResult | None, checks: list[dict[str, Any]], images: ImageDir
+) -> list[str]:
+    """A step whose screen differed: the recorded and today's after-screens, and the diff."""
+    d = result.details if result else {}
+    figures = [
+        frame_figure(
+            images,
+            step.after_frame,
+            "recorded after (yellow: expected)",
+            check_boxes(checks, today=False, failed_only=True),
+            big=True,
+        ),
+        frame_figure(
+            images,
+            d.get(Evidence.AFTER),
+            "replay after (red: compared, yellow: expected)",
+            check_boxes(checks, today=True, failed_only=True),
+            big=True,
+            absent="not kept",
+        ),
+    ]
+    if d.get(Evidence.DIFF):
+        figures.append(
+            frame_figure(
+                images,
+                d.get(Evidence.DIFF),
+                "diff (red: compared today, yellow: expected place)",
+                big=True,
+            )
+        )
+    return figures
+
+
+def _not_found_figures(step: Step, result: StepResult | None, images: ImageDir) -> list[str]:
+    """A step whose target was not found: the recorded screen with its anchor, today's with
+    the refused best match, the anchor and its crops."""
+    d = result.details if result else {}
+    figures = [
+        frame_figure(
+            images,
+            step.before_frame,
+            "recorded before (blue: anchor)",
+            anchor_boxes(step),
+            big=True,
+        ),
+        frame_figure(
+            images,
+            d.get(Evidence.BEFORE),
+            "replay before (red: best match)",
+            match_box(step, result),
+            big=True,
+            absent="not kept",
+        ),
+    ]
+    if step.anchor is not None:
+        figures.append(figure(images.png(step.anchor.png), "anchor crop"))
+    return figures + crop_figures(result, images)
 
 
 def _strip(steps: Sequence[Step], items: list[Outcome] | None, width: int) -> str:

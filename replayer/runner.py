@@ -1,0 +1,305 @@
+"""The steps of one replay: on their deadlines, kept apart, found, sent and verified."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from storage import Evidence, StorageError, Step, StepResult
+
+from .anchoring import Finding, Locator
+from .ask import ask
+from .errors import Interrupted
+from .execute import execute
+from .frames import Frames
+from .options import ReplayOptions
+from .progress import Progress
+from .safety import AbortSwitch
+from .spacing import Spacing
+from .timing import deadlines
+from .verify import Check, VerifyOptions, checks_for, diff_image, settled_screen
+from .xinput import Injector
+
+__all__ = ["Runner"]
+
+
+class Runner:
+    """One replay's steps on their deadlines: each kept apart from the one before, its
+    target found, its input sent and its effect verified; the results and the verdict."""
+
+    def __init__(
+        self,
+        steps: list[Step],
+        options: ReplayOptions,
+        progress: Progress,
+        clock: Callable[[], float],
+    ):
+        self.steps, self.options, self.progress, self.clock = steps, options, progress, clock
+        self.switch = AbortSwitch()
+        self.locator: Locator | None = None
+        self.results: list[StepResult] = []
+        self.status, self.message = "passed", ""
+        self.delay = 0.0  # s the schedule moved because targets took time to appear
+        self.frames: Frames
+        self.spacing: Spacing
+        self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
+        self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
+        self.stopped = False  # a person answered "abort" (--on-missing ask)
+
+    def steps_through(self, injector: Injector) -> None:
+        self.injector = injector
+        self.start = self.clock()
+        due = deadlines(
+            [s.t_start for s in self.steps],
+            start=self.start,
+            speed=self.options.speed,
+            max_idle=self.options.max_idle,
+        )
+        for index, (step, deadline) in enumerate(zip(self.steps, due)):
+            self.switch.pause_until(deadline + self.delay, self.clock)
+            self._keep_apart(step)
+            self.progress.step(index + 1, step, "running")
+            result = self._one(step, deadline + self.delay)
+            self.results.append(result)
+            self.progress.step(
+                index + 1, step, "ok" if result.status == "passed" else result.status
+            )
+            if result.status == "failed":
+                first = self.status != "failed"
+                self.status = "failed"
+                self.message = result.message if first else self.message
+                verify = self.options.verify
+                if not (verify and verify.keep_going) or self.stopped:
+                    return  # --keep-going goes on past any failure, unless a person aborted
+
+    def _one(self, step: Step, deadline: float) -> StepResult:
+        began = self.clock()
+        finding = self._find(step)
+        timing = {Evidence.LATE_MS: round((began - deadline) * 1000, 3)}
+        if finding is not None and not finding.found:
+            return self._missing(step, finding, began, timing)
+        target = finding.located.point if finding else None
+        scale = finding.located.scale if finding else 1.0
+        verify = self.options.verify
+        before = None
+        if verify is not None:
+            before = self.locator.last_screen if finding and self.locator else self.frames.grab()
+        try:
+            note = execute(
+                step.action,
+                self.injector,
+                gestures=self.options.gestures,
+                target=target,
+                scale=scale,
+            )
+        except Interrupted:
+            self.results.append(
+                self._result(step, "aborted", self.switch.reason, began, finding, timing)
+            )
+            raise
+        except Exception as err:  # an X error: this step failed (stop unless --keep-going)
+            return self._result(
+                step,
+                "failed",
+                f"step {step.step} ({step.action.action}) failed: {err}",
+                began,
+                finding,
+                timing,
+            )
+        self.spacing.done(step.action, step.action.target, self.clock())
+        if finding is not None and target is not None:
+            # where the recorded screen's origin is now: a recorded place p is at it + p * scale
+            origin = (
+                round(target[0] - finding.recorded[0] * scale),
+                round(target[1] - finding.recorded[1] * scale),
+            )
+            self.last_shift = (origin, scale)
+        if verify is not None:
+            return self._verified(step, verify, before, note, began, finding, timing)
+        return self._result(step, "passed", note, began, finding, timing)
+
+    def _keep_apart(self, step: Step) -> None:
+        """Wait while starting `step` now would change what the steps before it meant (a
+        click becoming a double click, a hover cut short); the schedule waits with it.
+        Places are compared as recorded: re-anchoring moves two clicks on one place alike."""
+        wait = self.spacing.not_before(step.action, step.action.target) - self.clock()
+        if wait > 0:
+            self.delay += wait
+            self.switch.pause(wait)
+
+    def _verified(
+        self,
+        step: Step,
+        verify: VerifyOptions,
+        before: Any,
+        note: str,
+        began: float,
+        finding: Finding | None,
+        timing: dict,
+    ) -> StepResult:
+        """Let the screen settle, then compare it with the recording's after-frame."""
+        screen = settled_screen(
+            self.frames.grab,
+            settle=verify.settle,
+            cap=verify.settle_cap,
+            pause=self.switch.pause,
+            clock=self.clock,
+        )
+        action = step.action
+        checks = self._checks(step, verify, before, screen, finding)
+        details = {
+            **timing,
+            Evidence.CHECKS: [c.to_json() for c in checks],
+            Evidence.BEFORE: self.frames.save(before),
+            Evidence.AFTER: self.frames.save(screen),
+        }
+        failed = [c for c in checks if not c.passed]
+        if not failed:
+            why = (
+                "the recording has no frames of this step"
+                if step.after_frame is None
+                else "the recording shows no change"
+            )
+            note = note or (
+                f"{len(checks)} checks passed"
+                if checks
+                else f"passed without comparing the screen: {why}"
+            )
+            return self._result(step, "passed", note, began, finding, details)
+        details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
+        message = (
+            f"step {step.step} ({action.action}): the screen differs from the "
+            f"recording: " + "; ".join(c.describe() for c in failed)
+        )
+        return self._result(step, "failed", message, began, finding, details)
+
+    def _checks(
+        self, step: Step, verify: VerifyOptions, before: Any, screen: Any, finding: Finding | None
+    ) -> list[Check]:
+        """--verify's checks of `screen` against the recording, around where the target was
+        found (or where the last one found puts it, for a step not looked for)."""
+        action = step.action
+        shift, scale = self.last_shift  # for a target that was not looked for
+        located = None
+        if finding is not None and finding.located.point is not None:
+            located, scale = finding.located.point, finding.located.scale
+        masks = [*verify.masks, *self.masks.get(None, []), *self.masks.get(step.step, [])]
+        return checks_for(
+            action=action.action,
+            before=self.frames.recorded(step.before_frame),
+            after=self.frames.recorded(step.after_frame),
+            screen=screen,
+            target=action.target,
+            located=located,
+            scale=scale,
+            shift=shift,
+            region=action.region,
+            masks=masks,
+            options=verify,
+            earlier=before,
+        )
+
+    def _recorded_screen(self, step: Step) -> Any:
+        try:
+            return self.frames.recorded(step.before_frame)
+        except StorageError:  # a damaged store: the anchor alone decides, as without frames
+            return None
+
+    def _find(self, step: Step) -> Finding | None:
+        if self.locator is None:
+            return None
+        finding = self.locator.find(step, lambda: self._recorded_screen(step))
+        if finding is not None and finding.attempts > 1:
+            self.delay += finding.waited  # the rest of the schedule waits with this step
+        return finding
+
+    def _missing(self, step: Step, finding: Finding, began: float, timing: dict) -> StepResult:
+        """No input for this step; then abort (exit 1), skip, or ask the person."""
+        threshold = self.options.anchoring.threshold
+        message = finding.message(step, threshold)
+        details = {**timing, **self._evidence(step, finding)}
+        if self.options.report_dir is not None:
+            message += self._crops(step, finding, self.options.report_dir, details)
+        choice = self.options.on_missing
+        if choice == "ask":
+            self.progress.note(message)
+            try:
+                choice = ask(
+                    f"step {step.step}: target not found. Skip it or abort the replay?",
+                    ["skip", "abort", "retry"],
+                    recommended="abort",
+                    headless="abort",
+                    switch=self.switch,
+                )
+            except Interrupted:
+                self.results.append(
+                    self._result(step, "aborted", self.switch.reason, began, finding, timing)
+                )
+                raise
+            if choice == "retry":
+                return self._one(step, self.clock())
+            self.stopped = choice == "abort"
+        status = "skipped" if choice == "skip" else "failed"
+        if status == "skipped":
+            self.progress.note(message + ": skipped")
+        return self._result(step, status, message, began, finding, details)
+
+    def _evidence(self, step: Step, finding: Finding) -> dict:
+        """For the report: the screen the target was last looked for on, with the box of the
+        best match there (refused), when a report or a verdict will show them."""
+        assert self.locator is not None  # a finding comes from the locator
+        loc, anchor, screen = finding.located, step.anchor, self.locator.last_screen
+        if (self.options.verify is None and self.options.report_dir is None) or screen is None:
+            return {}
+        details: dict[Evidence, Any] = {Evidence.BEFORE: self.frames.save(screen)}
+        if loc.top_left is not None and anchor is not None:
+            details[Evidence.BEST_MATCH] = [
+                *loc.top_left,
+                round(anchor.box[2] * loc.scale),
+                round(anchor.box[3] * loc.scale),
+            ]
+        return details
+
+    def _crops(self, step: Step, finding: Finding, report: Path, details: dict) -> str:
+        """Save the step's crops in the report's crops/ (their paths, relative to the report,
+        go in `details`); the words that say where, or why not."""
+        assert self.locator is not None  # a finding comes from the locator
+        try:
+            saved = self.locator.save_crops(step, finding, report / "crops")
+        except OSError as err:  # the report is a by-product: the verdict still stands
+            return f" (crops not saved in {report / 'crops'}: {err.strerror or err})"
+        details[Evidence.CROPS] = [p.relative_to(report).as_posix() for p in saved]
+        return f" (crops in the report: {', '.join(details[Evidence.CROPS])})"
+
+    def _result(
+        self,
+        step: Step,
+        status: str,
+        message: str,
+        began: float,
+        finding: Finding | None,
+        details: dict,
+    ) -> StepResult:
+        loc = finding.located if finding else None
+        extra = dict(details)
+        if finding is not None:
+            extra.update(
+                {
+                    Evidence.LOCATE_MS: round(finding.waited * 1000, 1),
+                    Evidence.ATTEMPTS: finding.attempts,
+                    Evidence.SEARCHED: finding.located.searched,
+                }
+            )
+        return StepResult(
+            step=step.step,
+            status=status,
+            message=message,
+            t_start=began - self.start,
+            t_end=self.clock() - self.start,
+            score=loc.score if loc else None,
+            margin=loc.margin if loc else None,
+            scale=loc.scale if loc else None,
+            shift=finding.shift if finding else None,
+            details=extra,
+        )
