@@ -1,10 +1,12 @@
 """deskreel's storage: the action vocabulary, the values of a recording, and the store."""
 
 from .edit import EditError, EditSummary, RecordingEdit, edit_recording
+from .errors import NotFoundError, StorageError
 from .keys import Chord, KeyNameError, parse_chord
+from .rows import utc
 from .schema import SCHEMA_VERSION
 from .script import ScriptError, ScriptStep, parse_script, script_lines
-from .store import NotFoundError, StorageError, Store, open_store, utc
+from .store import Store, open_store
 from .transfer import Copied, copy_recording
 from .values import RESULT_FRAME_KEYS, Anchor, Evidence, RawEvent, Recording, Run, Step, StepResult
 from .vocabulary import ACTIONS, CLICKS, POINTER_ACTIONS, Action, ActionError

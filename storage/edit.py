@@ -16,11 +16,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, case, literal, select
+from sqlalchemy import Column, ColumnDefault, Connection, bindparam, case, literal, select
 from sqlalchemy.exc import IntegrityError
 
 from . import schema as s
-from .store import StorageError, Store, chunks, delete_unused_frames, details_frames, new_uid
+from .bulk import chunks
+from .errors import StorageError
+from .recordings import new_uid
+from .rows import inserted_id
+from .store import Store
+from .unused_frames import delete_unused_frames, details_frames
 from .vocabulary import Action
 
 __all__ = ["EditError", "EditSummary", "RecordingEdit", "edit_recording", "off_screen"]
@@ -223,9 +228,9 @@ def _new_row(action: Action, t: float) -> Row:
     return row
 
 
-def _default(column: Any) -> Any:
-    default = column.default
-    return default.arg if default is not None and not callable(default.arg) else None
+def _default(column: Column[Any]) -> Any:
+    default = column.default  # the actions table's defaults are all plain values
+    return default.arg if isinstance(default, ColumnDefault) and not callable(default.arg) else None
 
 
 def _apply(conn: Connection, recording_id: int, plan: _Plan) -> None:
@@ -330,7 +335,7 @@ def _copy(conn: Connection, source: int, name: str) -> int:
     extra["copied_from"] = {"id": source, "name": row["name"]}
     row.pop("id")
     row.update(name=name, created=datetime.now(UTC), extra=json.dumps(extra), uid=new_uid())
-    new = conn.execute(r.insert().values(**row)).inserted_primary_key[0]
+    new = inserted_id(conn.execute(r.insert().values(**row)))
     columns = [c for c in s.events.c if c.name != "recording_id"]
     conn.execute(
         s.events.insert().from_select(
@@ -343,9 +348,9 @@ def _copy(conn: Connection, source: int, name: str) -> int:
         select(s.anchors).where(s.anchors.c.recording_id == source)
     ).mappings():
         values = {k: v for k, v in anchor.items() if k != "id"}
-        anchors[anchor["id"]] = conn.execute(
-            s.anchors.insert().values({**values, "recording_id": new})
-        ).inserted_primary_key[0]
+        anchors[anchor["id"]] = inserted_id(
+            conn.execute(s.anchors.insert().values({**values, "recording_id": new}))
+        )
     steps = [
         {**row, "recording_id": new, "anchor_id": anchors.get(row["anchor_id"])}
         for row in _rows(conn, source)

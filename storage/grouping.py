@@ -90,7 +90,10 @@ class InputSettings:
     def with_values(self, **values: Any) -> InputSettings:
         """These settings with those of `values` that are numbers within SETTING_LIMITS;
         any other value keeps the setting as it is."""
-        fit = {name: float(value) for name, value in values.items() if fits(name, value)}
+        # Any, not float: `fits` passes only the float settings' names, which mypy cannot see
+        fit: dict[str, Any] = {
+            name: float(value) for name, value in values.items() if fits(name, value)
+        }
         return replace(self, **fit)
 
     def with_mask(self, mask: bytes) -> InputSettings:

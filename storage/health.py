@@ -22,12 +22,16 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import func, select, text
+from sqlalchemy import Connection, func, select, text
 from sqlalchemy.exc import DatabaseError
 
 from . import schema as s
+from .bulk import chunks
 from .grouping import InputSettings
-from .store import Store, chunks, delete_unused_frames, details_frames, numbered_events, utc
+from .recordings import numbered_events
+from .rows import utc
+from .store import Store
+from .unused_frames import delete_unused_frames, details_frames
 from .values import RawEvent, Step
 from .vocabulary import SECRET
 
@@ -143,7 +147,9 @@ def examine(store: Store, *, now: datetime | None = None) -> Health:
                 health.integrity = "; ".join(" ".join(str(row).split()) for row in rows[:3])
                 return health
         health.schema_version = store.schema_version()
-        health.recordings = conn.scalar(select(func.count()).select_from(s.recordings))
+        health.recordings = conn.execute(
+            select(func.count()).select_from(s.recordings)
+        ).scalar_one()
         frames = set(conn.scalars(select(s.frames.c.hash)))
         health.frames = len(frames)
         a = s.actions.c
@@ -245,7 +251,7 @@ def recover_tail(store: Store, tail: Tail, *, reduce: Reduce) -> int:
     return len(reduced)
 
 
-def _tails(conn: Any) -> list[Tail]:
+def _tails(conn: Connection) -> list[Tail]:
     a, e, r = s.actions.c, s.events.c, s.recordings.c
     last = (
         select(a.recording_id, func.max(a.event_last).label("last"))
@@ -268,7 +274,7 @@ def _tails(conn: Any) -> list[Tail]:
     ]
 
 
-def _opened_elsewhere(store: Store, conn: Any) -> bool:
+def _opened_elsewhere(store: Store, conn: Connection) -> bool:
     """Whether another program has the store open: another session on the server's
     database, or another process holding SQLite's lock on the file's shared memory (every
     connection to a WAL database holds one while it is open)."""
@@ -299,7 +305,7 @@ def _opened_elsewhere(store: Store, conn: Any) -> bool:
     return any(len(f) > 5 and f[5].rsplit(":", 1)[-1] == str(inode) and f[4] != me for f in held)
 
 
-def _recent_writes(conn: Any, now: datetime) -> tuple[dict[int, float], dict[int, float]]:
+def _recent_writes(conn: Connection, now: datetime) -> tuple[dict[int, float], dict[int, float]]:
     """Recordings written to within WRITING, and unfinished runs started within RUNNING: s
     since then. A recording's last write is its start plus the time of its newest event or
     step (events and steps carry times from the recording's start)."""

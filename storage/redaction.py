@@ -11,13 +11,15 @@ passes in (images are not storage's business). Not covered: replays' screens of 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from sqlalchemy import or_, select
+from sqlalchemy import Connection, Row, or_, select
 
 from . import schema as s
-from .store import Store, insert_ignore, result_frames
+from .bulk import insert_ignore
+from .store import Store
+from .unused_frames import result_frames
 from .values import RESULT_FRAME_KEYS
 from .vocabulary import SECRET, Action, secret
 
@@ -27,9 +29,13 @@ __all__ = ["HiddenFrame", "HideTyping", "redact_steps"]
 class HiddenFrame(Protocol):
     """A frame with typed text painted over, encoded anew (xsession.hiding makes them)."""
 
-    data: bytes
-    fmt: str
-    pixel_hash: str
+    # read-only: a frozen dataclass (xsession's) is one of these
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def fmt(self) -> str: ...
+    @property
+    def pixel_hash(self) -> str: ...
 
     def crop_png(self, box: tuple[int, int, int, int]) -> bytes: ...
 
@@ -89,15 +95,15 @@ def redact_steps(
 
 
 def _hide_typing(
-    conn: Any, rows: list[Any], steps: set[int], hide: HideTyping
+    conn: Connection, rows: Sequence[Row[Any]], steps: set[int], hide: HideTyping
 ) -> tuple[set[str], set[str]]:
     """Paint what each redacted step typed out of the frames of the steps after it, until
     a frame no longer shows it; returns (the frames replaced, the frames replacing them)."""
     shown = {r.step: [r.before_frame, r.after_frame] for r in rows}  # as they become
     replaced: dict[str, str] = {}
     for row in (r for r in rows if r.step in steps):
-        typing = [_frame_data(conn, k) for k in shown[row.step] if k]
-        if len(typing) < 2 or None in typing:
+        before, after = (_frame_data(conn, k) if k else None for k in shown[row.step])
+        if before is None or after is None:
             continue
         done: dict[str, str] = {}  # this typing's: old -> hidden
         for key in [
@@ -106,7 +112,7 @@ def _hide_typing(
             if key in done:
                 continue
             data = _frame_data(conn, key)
-            hidden = None if data is None else hide(*typing, data)
+            hidden = None if data is None else hide(before, after, data)
             if hidden is None:
                 break
             done[key] = _replace_frame(conn, key, hidden)
@@ -116,12 +122,12 @@ def _hide_typing(
     return set(replaced), set(replaced.values()) - set(replaced)
 
 
-def _frame_data(conn: Any, key: str) -> bytes | None:
+def _frame_data(conn: Connection, key: str) -> bytes | None:
     data = conn.scalar(select(s.frames.c.data).where(s.frames.c.hash == key))
     return None if data is None else bytes(data)
 
 
-def _replace_frame(conn: Any, old: str, hidden: HiddenFrame) -> str:
+def _replace_frame(conn: Connection, old: str, hidden: HiddenFrame) -> str:
     """Store `hidden` and make every step use it instead of `old`, anchors cut anew from it;
     returns its key (`old` is left to be forgotten)."""
     a, f, an = s.actions.c, s.frames.c, s.anchors.c
@@ -146,7 +152,7 @@ def _replace_frame(conn: Any, old: str, hidden: HiddenFrame) -> str:
     return hidden.pixel_hash
 
 
-def _forget_run_frames(conn, recording_id: int, steps: list[int]) -> set[str]:
+def _forget_run_frames(conn: Connection, recording_id: int, steps: list[int]) -> set[str]:
     """The screens replays of these steps stored (they may show the secret being typed):
     their results stop naming them; the frames are returned to be forgotten."""
     r = s.step_results.c
@@ -168,7 +174,7 @@ def _forget_run_frames(conn, recording_id: int, steps: list[int]) -> set[str]:
     return frames
 
 
-def _forget_frames(conn, frames: set[str]) -> None:
+def _forget_frames(conn: Connection, frames: set[str]) -> None:
     """Every step stops using these frames (and their anchors); then the frames go."""
     a = s.actions.c
     users = conn.execute(
@@ -177,7 +183,7 @@ def _forget_frames(conn, frames: set[str]) -> None:
         )
     )
     for rec, step, anchor, before, after in users.all():
-        values = {}
+        values: dict[str, Any] = {}
         if before in frames:
             values.update(before_frame=None, anchor_id=None)  # its anchor is a crop of it
             if anchor is not None:

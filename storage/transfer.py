@@ -12,23 +12,19 @@ again over the other: `Copied.differs` says so, and the caller decides what to a
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import ColumnElement, Connection, Table, select
 from sqlalchemy.exc import IntegrityError
 
 from . import schema as s
-from .store import (
-    Store,
-    chunks,
-    details_frames,
-    free_name,
-    insert_ignore,
-    insert_rows,
-    recording_frames,
-    utc,
-)
+from .bulk import chunks, insert_ignore, insert_rows
+from .recordings import free_name
+from .rows import inserted_id, utc
+from .store import Store
+from .unused_frames import details_frames, recording_frames
 from .vocabulary import SECRET
 
 __all__ = ["Copied", "copy_recording"]
@@ -108,7 +104,7 @@ def _copy(src: Connection, dst: Connection, source_id: int, uid: str) -> Copied:
         name=free_name(dst, name) if taken else name, uid=uid, created=utc(header["created"])
     )
     header.pop("id")
-    new_id = dst.execute(s.recordings.insert().values(**header)).inserted_primary_key[0]
+    new_id = inserted_id(dst.execute(s.recordings.insert().values(**header)))
     frames, frame_bytes = _copy_frames(src, dst, source_id)
     _copy_events(src, dst, source_id, new_id)
     anchors, anchor_bytes = _copy_anchors(src, dst, source_id, new_id)
@@ -215,7 +211,7 @@ def _copy_runs(src: Connection, dst: Connection, source_id: int, new_id: int) ->
             "started": utc(run["started"]),
             "ended": utc(run["ended"]),
         }
-        run_id = dst.execute(s.runs.insert().values(row)).inserted_primary_key[0]
+        run_id = inserted_id(dst.execute(s.runs.insert().values(row)))
         results = [
             {**result, "run_id": run_id}
             for result in _select(
@@ -262,12 +258,14 @@ def _content(conn: Connection, recording_id: int) -> tuple[str, dict[int, str]]:
         last = events[-1].seq
 
 
-def _plain(row: Any) -> tuple[Any, ...]:
+def _plain(row: Iterable[Any]) -> tuple[Any, ...]:
     """A row's values as both backends give them back (PostgreSQL may give memoryviews)."""
     return tuple(bytes(v) if isinstance(v, memoryview) else v for v in row)
 
 
-def _select(conn: Connection, table: Any, where: Any, *, order: Any) -> list[dict[str, Any]]:
+def _select(
+    conn: Connection, table: Table, where: ColumnElement[bool], *, order: ColumnElement[Any]
+) -> list[dict[str, Any]]:
     return [
         dict(row) for row in conn.execute(select(table).where(where).order_by(order)).mappings()
     ]

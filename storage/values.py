@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from .grouping import InputSettings
 from .vocabulary import Action
@@ -90,7 +91,7 @@ class Recording:
     steps: int = 0
     duration: float = 0.0
     size: int = 0  # bytes of events, actions, frames and anchors it owns
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
     uid: str | None = None  # the same in every store it is pushed to or pulled from
 
     @property
@@ -148,4 +149,4 @@ class StepResult:
     margin: float | None = None
     scale: float | None = None
     shift: tuple[int, int] | None = None
-    details: dict = field(default_factory=dict)  # Evidence -> JSON value
+    details: dict[str, Any] = field(default_factory=dict)  # Evidence -> JSON value

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -192,7 +193,7 @@ def _with_key(action: Action, value: Any) -> str:
 
 
 def _scroll_direction(action: Action, value: Any) -> str:
-    if value not in SCROLL_DIRECTIONS:
+    if not isinstance(value, str) or value not in SCROLL_DIRECTIONS:
         raise ActionError(
             f"scroll_direction must be one of {', '.join(SCROLL_DIRECTIONS)}, got {_show(value)}",
             field="scroll_direction",
@@ -241,7 +242,7 @@ def _region(action: Action, value: Any) -> tuple[int, int, int, int]:
     return (x, y, w, h)
 
 
-_CHECKS = {
+_CHECKS: dict[str, Callable[[Action, Any], Any]] = {
     "text": _text,
     "coordinate": _coordinate,
     "start_coordinate": lambda a, v: _coordinate(a, v, "start_coordinate"),

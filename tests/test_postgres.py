@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError
 from deskreel.cli import database_failure, run
 from storage import Action, Step, open_store
 from storage import schema as s
-from storage.store import connect_failure
+from storage.engine import connect_failure
 from tests.fleet_writer import schema_version_of, write_like_a_recorder
 from samples.person import Person
 from tests.pg import pg_label

@@ -13,7 +13,7 @@ from storage import RawEvent, StepResult, edit_recording, open_store
 from storage import schema as s
 from storage.edit import RecordingEdit
 from storage import RESULT_FRAME_KEYS
-from storage.store import result_frames
+from storage.unused_frames import result_frames
 from storage.transfer import copy_recording
 from tests.fixture_recording import build_recording
 from tests.pg import run_sql

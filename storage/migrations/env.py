@@ -1,4 +1,4 @@
-"""Alembic environment: runs on the connection that storage.store hands it."""
+"""Alembic environment: runs on the connection that storage.schema_gate hands it."""
 
 from alembic import context
 

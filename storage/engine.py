@@ -1,0 +1,254 @@
+"""Opening a database: an SQLite file (created private, 0600, with its pragmas) or a server
+URL (PostgreSQL through psycopg 3), as an SQLAlchemy engine.
+
+Messages name a server by host, port and database, never with a password.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import quote
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, ExceptionContext, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from .errors import StorageError
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["Opened", "connect_failure", "driver_url", "open_engine", "server_name"]
+
+_CONNECT_TIMEOUT = 10  # seconds, unless the URL says otherwise (libpq waits forever)
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """An engine on a database, and how messages name that database."""
+
+    engine: Engine
+    label: str
+    path: Path | None = None  # the SQLite file, when a path (not a URL) was given
+
+
+def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool) -> Opened:
+    """An engine on a database file or URL, creating a new file (0600) when allowed.
+
+    `readonly`: an SQLite file with query_only, a server's sessions with read-only
+    transactions.
+    """
+    text = os.fspath(target)
+    if "://" in text:
+        return _open_url(text, readonly=readonly)
+    path = Path(text)
+    _prepare_file(path, create=create and not readonly)
+    if readonly:
+        engine = create_engine(f"sqlite:///file:{quote(str(path.resolve()))}?mode=ro&uri=true")
+        event.listen(engine, "connect", _sqlite_readonly_pragmas)
+    else:
+        engine = create_engine(f"sqlite:///{path}")
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return Opened(engine, label=str(path), path=path)
+
+
+def _open_url(text: str, *, readonly: bool = False) -> Opened:
+    """A server's engine; `postgresql://` URLs get the psycopg 3 driver."""
+    label = _hide_password(text)
+    try:
+        url = make_url(text)
+    except (ArgumentError, ValueError):
+        raise StorageError(
+            "the database URL cannot be parsed (is the port a number?): write "
+            "it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+        ) from None
+    url = driver_url(url)
+    if url.get_backend_name() not in ("postgresql", "sqlite"):
+        raise StorageError(
+            f"{label}: deskreel stores recordings in SQLite files and in "
+            f"PostgreSQL; write postgresql://USER@HOST:PORT/DATABASE"
+        )
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if url.get_backend_name() == "postgresql":
+        args: dict[str, Any] = {"application_name": "deskreel"}
+        if "connect_timeout" not in url.query:
+            args["connect_timeout"] = _CONNECT_TIMEOUT
+        options["connect_args"] = args
+    try:
+        engine = create_engine(url, **options)
+    except ImportError as err:
+        raise StorageError(
+            f"{label} needs a database driver that is not installed "
+            f"({err.name or err}): pip install 'psycopg[binary]'"
+        ) from None
+    except ArgumentError as err:
+        raise StorageError(
+            f"{label} is not a URL deskreel can use ({err}): write it as "
+            f"postgresql://USER@HOST:PORT/DATABASE"
+        ) from None
+    if readonly:
+        event.listen(
+            engine,
+            "connect",
+            _sqlite_readonly_pragmas
+            if url.get_backend_name() == "sqlite"
+            else _postgresql_readonly,
+        )
+    if url.get_backend_name() == "postgresql":
+        _reach_server(engine, url)
+    return Opened(engine, label=label)
+
+
+def _reach_server(engine: Engine, url: URL) -> None:
+    """Connect once now, so that a server out of reach is one clear message at open."""
+    event.listen(engine, "handle_error", _naming_the_server(server_name(url)))
+    # psycopg logs what it ignores while a lost connection unwinds ("error ignored
+    # terminating <psycopg.Pipeline [BAD]>"); unconfigured, that is a second line on
+    # stderr next to the one the error itself gives
+    psycopg_log = logging.getLogger("psycopg")
+    if not psycopg_log.handlers:
+        psycopg_log.addHandler(logging.NullHandler())
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as err:
+        engine.dispose()
+        raise StorageError(
+            connect_failure(url, err), details={"server": server_name(url)}
+        ) from None
+
+
+def server_name(url: URL) -> str:
+    """host:port/database, the way messages name a server."""
+    host = url.host or "localhost"
+    return f"{host}:{url.port or 5432}/{url.database or url.username or ''}"
+
+
+def _naming_the_server(name: str) -> Callable[[ExceptionContext], None]:
+    """An engine's error hook: every database error it raises carries `server` (host:port/
+    database), so that a connection lost mid-command can say which one it was."""
+
+    def handle(context: ExceptionContext) -> None:
+        if context.sqlalchemy_exception is not None:
+            # an attribute of our own, not SQLAlchemy's: the CLI reads it with getattr
+            setattr(context.sqlalchemy_exception, "server", name)  # noqa: B010
+
+    return handle
+
+
+def connect_failure(url: URL, err: DBAPIError) -> str:
+    """One line: which server, what failed, what to do; never the password."""
+    text = " ".join(str(err.orig or err).split())
+    lower = text.lower()
+    hint = "check that the server runs and the URL is right"
+    if "connection refused" in lower:
+        reason = "connection refused"
+    elif "timeout expired" in lower or "timed out" in lower:
+        reason = "no answer (timed out)"
+    elif "resolve host" in lower or "translate host name" in lower:
+        reason = f"unknown host {url.host!r}"
+    elif "password authentication failed" in lower or "authentication failed" in lower:
+        reason = f"authentication failed for user {url.username!r}"
+        hint = "check the user and the password (in the URL, $PGPASSWORD or ~/.pgpass)"
+    elif "no password supplied" in lower:
+        reason = f"the server wants a password for user {url.username!r}"
+        hint = "give it in the URL, $PGPASSWORD or ~/.pgpass"
+    elif "does not exist" in lower and "database" in lower:
+        reason = f"database {url.database!r} does not exist"
+        hint = f"create it (createdb {url.database}) or fix the URL"
+    elif "pg_hba.conf" in lower:
+        reason = "the server does not accept this client (pg_hba.conf)"
+        hint = "ask its administrator to allow this host and user"
+    else:  # the server's own words; libpq never quotes a password, but make sure
+        reason = text.split(" failed: ", 1)[-1].removeprefix("FATAL: ").strip() or "unknown error"
+        for secret in _secrets(url):
+            reason = reason.replace(secret, "***")
+    return f"cannot connect to PostgreSQL at {server_name(url)}: {reason}: {hint}"
+
+
+def driver_url(url: URL) -> URL:
+    """`postgresql://` and `postgres://` URLs with the psycopg 3 driver; others as given."""
+    if url.drivername in ("postgresql", "postgres"):
+        return url.set(drivername="postgresql+psycopg")
+    return url
+
+
+def _prepare_file(path: Path, *, create: bool) -> None:
+    """Refuse what is not a deskreel file early; create a new one private (0600)."""
+    if path.is_dir():
+        raise StorageError(f"{path} is a directory: give a database file name such as rec.db")
+    if path.exists():
+        # Never open the file here: closing any descriptor of a database drops every POSIX
+        # lock this process holds on it (SQLite's included), and another process may then
+        # delete the -wal file under an open connection. SQLite itself tells a non-database.
+        if not os.access(path, os.R_OK):
+            raise StorageError(f"{path} cannot be read (permission denied): check its permissions")
+        return
+    if not create:
+        raise StorageError(f"{path} does not exist: give the path of a deskreel database")
+    if not path.parent.is_dir():
+        raise StorageError(f"cannot create {path}: directory {path.parent} does not exist")
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        pass  # another process created it between our check and now
+    except OSError as err:
+        raise StorageError(
+            f"cannot create {path} ({err.strerror}): choose a writable place"
+        ) from None
+
+
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _sqlite_readonly_pragmas(
+    dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry
+) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA query_only=ON")
+    cursor.close()
+
+
+def _postgresql_readonly(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
+    # psycopg begins every transaction of this session READ ONLY: the server refuses writes.
+    # This hook is only listened for on psycopg engines, whose DBAPI connection is psycopg's.
+    cast("psycopg.Connection[Any]", dbapi_connection).read_only = True
+
+
+def _hide_password(url: str) -> str:
+    """The URL for messages: its password, and any given as a query parameter
+    (`?password=`, `?sslpassword=`), shown as ***."""
+    try:
+        parsed = make_url(url)
+        hidden = parsed.update_query_dict({key: "***" for key in _secret_keys(parsed)})
+        return hidden.render_as_string(hide_password=True).replace("%2A", "*")
+    except Exception:  # a malformed URL: show none of it rather than leak a secret
+        return "the database URL"
+
+
+def _secret_keys(url: URL) -> list[str]:
+    """The query parameters of a URL that libpq reads as passwords."""
+    return [key for key in url.query if "password" in key.lower()]
+
+
+def _secrets(url: URL) -> list[str]:
+    """Every password a URL holds, in its user part or in its query."""
+    values = [url.password] if url.password else []
+    for key in _secret_keys(url):
+        given = url.query[key]
+        values += [given] if isinstance(given, str) else list(given)
+    return [str(value) for value in values if value]
