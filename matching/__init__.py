@@ -5,8 +5,12 @@ normalized cross-correlation (cv2.TM_CCOEFF_NORMED) on grayscale, 1.0 = exact; c
 only breaks ties between places that grayscale cannot tell apart.
 
 `choice` picks the crop when recording (choose_anchor), `locating` finds it when replaying
-(locate); both search with the pieces in `search`. The names below are imported on first
-use, so that the command line can read `defaults` without importing numpy and OpenCV.
+(locate); both search with the pieces in `search`. locate() climbs stages: `ranking` weighs
+the places a search found, `scaling` searches other scales, `checks` holds a match that is
+not exact to the recorded screen (`recording`), and `parts` (with `fitting`, `stretches` and
+`deciding`) judges places part by part; `located` is its answer. The names below are
+imported on first use, so that the command line can read `defaults` without importing numpy
+and OpenCV.
 """
 
 from __future__ import annotations
@@ -20,10 +24,10 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .choice import choose_anchor as choose_anchor
     from .defaults import DEFAULT_MARGIN as DEFAULT_MARGIN
     from .defaults import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
-    from .locating import Located as Located
-    from .locating import Recorded as Recorded
+    from .located import Located as Located
     from .locating import hints_after as hints_after
     from .locating import locate as locate
+    from .recording import Recorded as Recorded
 
 _WHERE = {
     "DISTINCT_MARGIN": "choice",
@@ -31,8 +35,8 @@ _WHERE = {
     "choose_anchor": "choice",
     "DEFAULT_MARGIN": "defaults",
     "DEFAULT_THRESHOLD": "defaults",
-    "Located": "locating",
-    "Recorded": "locating",
+    "Located": "located",
+    "Recorded": "recording",
     "hints_after": "locating",
     "locate": "locating",
 }

@@ -9,21 +9,21 @@ from itertools import chain
 import numpy as np
 
 from .search import (
-    _NOWHERE,
+    NOWHERE,
     Box,
+    Hit,
     Image,
     Point,
-    _add,
-    _colour_score,
-    _factor,
-    _Hit,
-    _near,
-    _probe,
-    _radius,
-    _scan,
-    _Screen,
-    _search_region,
-    _sub,
+    Screen,
+    add,
+    coarse_factor,
+    colour_score,
+    is_near,
+    probe,
+    same_place_radius,
+    scan,
+    search_region,
+    sub,
 )
 
 __all__ = ["DISTINCT_MARGIN", "AnchorChoice", "choose_anchor"]
@@ -77,7 +77,7 @@ def choose_anchor(
     height, width = frame.shape[:2]
     if not (0 <= target[0] < width and 0 <= target[1] < height):
         raise ValueError(f"target {target} is outside the {width}x{height} frame")
-    screen = _Screen.of(frame)
+    screen = Screen.of(frame)
     rivals: list[Point] = []  # targets of look-alikes found so far, checked first next time
     best: AnchorChoice | None = None
     judged: set[Box] = set()
@@ -107,7 +107,7 @@ def choose_anchor(
 
 
 def _judge(
-    screen: _Screen,
+    screen: Screen,
     box: Box,
     target: Point,
     rivals: list[Point],
@@ -117,38 +117,38 @@ def _judge(
 ) -> tuple[AnchorChoice, list[Point]]:
     """How distinctive the crop `box` is, and the target of a look-alike that spoils it."""
     x, y, w, h = box
-    offset = _sub(target, (x, y))
+    offset = sub(target, (x, y))
     crop = screen.gray[y : y + h, x : x + w]
     if float(crop.std()) < min_contrast:
         return AnchorChoice(box, offset, score=0.0, margin=0.0, distinctive=False), rivals
-    own = ((x, y), _radius(w, h))  # what locate() would count as this very place
+    own = ((x, y), same_place_radius(w, h))  # what locate() would count as this very place
     pad = min(max(w, h), _NEAR)
     nearby = (
         (w + 2 * pad) * (h + 2 * pad),
-        lambda: _search_region(screen.gray, crop, (x, y), pad=pad, keep_out=own),
+        lambda: search_region(screen.gray, crop, (x, y), pad=pad, keep_out=own),
     )
-    frame = (screen.gray.size // _factor(w, h) ** 2, lambda: _scan(screen, crop, keep_out=own))
+    frame = (screen.gray.size // coarse_factor(w, h) ** 2, lambda: scan(screen, crop, keep_out=own))
     # The last box's look-alike first, it is the likeliest and cheapest to recheck; then the
     # neighbourhood, where borders and rows repeat, and the whole frame, cheaper first.
-    searches: list[Callable[[], Iterable[_Hit]]] = [
-        lambda: (hit for r in rivals if (hit := _probe(screen.gray, crop, _sub(r, offset), pad=2))),
+    searches: list[Callable[[], Iterable[Hit]]] = [
+        lambda: (hit for r in rivals if (hit := probe(screen.gray, crop, sub(r, offset), pad=2))),
         *(search for _, search in sorted((nearby, frame), key=lambda pair: pair[0])),
     ]
     bar = 1.0 - min_margin
-    runner_up = _NOWHERE
+    runner_up = NOWHERE
     for hit in chain.from_iterable(search() for search in searches):  # lazily, in turn
-        if _near(hit, *own):
+        if is_near(hit, *own):
             continue
         if hit.score >= bar:  # grayscale cannot tell it apart; colour may, as in locate()
             hit = hit._replace(
-                score=_colour_score(screen.rgb, screen.rgb[y : y + h, x : x + w], (hit.x, hit.y))
+                score=colour_score(screen.rgb, screen.rgb[y : y + h, x : x + w], (hit.x, hit.y))
             )
         runner_up = max(runner_up, hit)
         if runner_up.score >= bar:
             break
     margin = round(1.0 - max(0.0, runner_up.score), 4)
     choice = AnchorChoice(box, offset, score=1.0, margin=margin, distinctive=margin >= min_margin)
-    return choice, [] if choice.distinctive else [_add((runner_up.x, runner_up.y), offset)]
+    return choice, [] if choice.distinctive else [add((runner_up.x, runner_up.y), offset)]
 
 
 def _whole(gray: Image, box: Box) -> Box:

@@ -1,8 +1,9 @@
-"""The searches that choosing an anchor and locating one share.
+"""The searches that choosing an anchor and locating one share, and their primitives.
 
 A screen kept at three resolutions, a coarse scan that ranks its likeliest places, exact
-probes around a place, and what counts as the same place. Package-private: only choice.py
-and locating.py use these, so the names keep their underscore.
+probes around a place, and what counts as the same place; under them, the primitives that
+any comparison of screens by correlation needs (grayscale, a correlation map around a place,
+the best match there), and a map over independent items on worker threads.
 """
 
 from __future__ import annotations
@@ -14,39 +15,69 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
-Image = npt.NDArray[np.uint8]
-Box = tuple[int, int, int, int]
-Point = tuple[int, int]
+if TYPE_CHECKING:
+    from cv2.typing import MatLike
+
+__all__ = [
+    "NOWHERE",
+    "SAME_PLACE",
+    "Box",
+    "Hit",
+    "Image",
+    "Point",
+    "Scores",
+    "Screen",
+    "Zone",
+    "add",
+    "coarse_factor",
+    "colour_score",
+    "correlate",
+    "each",
+    "grayscale",
+    "is_near",
+    "probe",
+    "same_place_radius",
+    "scan",
+    "search_region",
+    "sub",
+]
+
+Image = npt.NDArray[np.uint8]  # a screen or a crop: H x W x 3 RGB, or H x W grayscale
+Scores = npt.NDArray[np.float32]  # a correlation map: one score per top-left position
+Box = tuple[int, int, int, int]  # x, y, w, h
+Point = tuple[int, int]  # x, y
 Zone = tuple[Point, tuple[int, int]]  # top-left positions within (rx, ry) of a place
 
 _PEAKS = 10  # candidates per search that are scored at full resolution
 _PEAK_POOL = 400  # local maxima considered when spreading those candidates out
 _FLOOR = 0.25  # correlation below which a place is not worth a closer look
-_SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
 _EDGE = 2  # grayscale step that a screen's busy part has somewhere in every 3x3 square
 _WORKERS = min(4, os.cpu_count() or 1)  # threads that judge independent places at once
 _WORKER_NAME = "deskreel-match"
 _FLAT_NORM = 1e-3  # a template's norm (mean taken off) below which it is flat
+SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 
-class _Hit(NamedTuple):
+class Hit(NamedTuple):
+    """A place a template was matched at, and how well it matched there."""
+
     score: float
     x: int  # top-left of the match
     y: int
 
 
-_NOWHERE = _Hit(0.0, -1, -1)
+NOWHERE = Hit(0.0, -1, -1)  # no match: scores below every real one
 
 
-def _each(fn: Callable[[_T], _R], items: Iterable[_T]) -> list[_R]:
+def each(fn: Callable[[_T], _R], items: Iterable[_T]) -> list[_R]:
     """`fn` of each item, in order: on worker threads when this machine has more than one
     CPU. Correlating is most of a search's time, and OpenCV lets go of the interpreter lock
     for it, but small correlations keep only one core busy. Run inline on a worker itself
@@ -57,13 +88,21 @@ def _each(fn: Callable[[_T], _R], items: Iterable[_T]) -> list[_R]:
     return list(_pool().map(fn, items))
 
 
+# The names tests/test_parts.py reaches in by (a test's body stays as it is in this
+# restructuring): the same object as the public name.
+_each = each
+
+
 @functools.cache
 def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(_WORKERS, thread_name_prefix=_WORKER_NAME)
 
 
 @dataclass(frozen=True, slots=True)
-class _Screen:
+class Screen:
+    """A screen made ready for searching: its pixels, grayscale at three resolutions, and
+    where it is not one flat colour."""
+
     rgb: Image
     levels: dict[int, Image]  # grayscale at full (1), half (2) and quarter (4) resolution
     # The part of the screen that is not one flat colour (a plain desktop around a window),
@@ -71,14 +110,16 @@ class _Screen:
     busy: Box
 
     @classmethod
-    def of(cls, rgb: Image) -> _Screen:
+    def of(cls, rgb: Image) -> Screen:
+        """`rgb` (H x W x 3), made ready for searching."""
         import cv2
 
-        gray = _gray(rgb)
-        half = cv2.pyrDown(gray)
-        quarter = cv2.pyrDown(half)
+        gray = grayscale(rgb)
+        half = cast(Image, cv2.pyrDown(gray))
+        quarter = cast(Image, cv2.pyrDown(half))
         edges = cv2.morphologyEx(quarter, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
-        found = cv2.findNonZero(cv2.compare(edges, _EDGE, cv2.CMP_GT))
+        # (OpenCV compares with a scalar too; its type stubs know only arrays)
+        found = cv2.findNonZero(cv2.compare(edges, cast("MatLike", _EDGE), cv2.CMP_GT))
         if found is None:
             busy: Box = (0, 0, 0, 0)
         else:
@@ -93,10 +134,11 @@ class _Screen:
 
     @property
     def gray(self) -> Image:
+        """The screen in grayscale, at full resolution."""
         return self.levels[1]
 
 
-def _search_region(
+def search_region(
     image: Image,
     tmpl: Image,
     top_left: Point,
@@ -104,7 +146,7 @@ def _search_region(
     pad: int,
     keep_out: Zone | None = None,
     others: int = _PEAKS,
-) -> list[_Hit]:
+) -> list[Hit]:
     """Full-resolution matches with their top-left within `pad` of `top_left`.
 
     Without `keep_out`: the best, then the best outside its neighbourhood, then other peaks.
@@ -113,28 +155,26 @@ def _search_region(
     """
     import cv2
 
-    correlated = _correlate(image, tmpl, top_left, pad)
+    correlated = correlate(image, tmpl, top_left, pad)
     if correlated is None:
         return []
     result, (x0, y0) = correlated
     th, tw = tmpl.shape
-    hits: list[_Hit] = []
+    hits: list[Hit] = []
     if keep_out is None:
         _, score, _, (x, y) = cv2.minMaxLoc(result)
-        hits.append(_Hit(float(score), x0 + x, y0 + y))
-        keep_out = (x0 + x, y0 + y), _radius(tw, th)
+        hits.append(Hit(float(score), x0 + x, y0 + y))
+        keep_out = (x0 + x, y0 + y), same_place_radius(tw, th)
     _blank(result, keep_out, origin=(x0, y0))
     if others == 1:
         _, score, _, (x, y) = cv2.minMaxLoc(result)
         peaks = [(x, y)] if score > _FLOOR else []
     else:
-        peaks = _peaks(result, count=others, spread=_radius(tw, th))
-    return hits + [_Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
+        peaks = _peaks(result, count=others, spread=same_place_radius(tw, th))
+    return hits + [Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
 
 
-def _correlate(
-    image: Image, tmpl: Image, top_left: Point, pad: int
-) -> tuple[npt.NDArray[np.float32], Point] | None:
+def correlate(image: Image, tmpl: Image, top_left: Point, pad: int) -> tuple[Scores, Point] | None:
     """The correlation map of `tmpl` placed within `pad` of `top_left` (clipped to the image),
     and the image position of its first cell; only that part of `image` is made grayscale."""
     import cv2
@@ -144,12 +184,12 @@ def _correlate(
     region = image[y0 : max(0, top_left[1] + pad + th), x0 : max(0, top_left[0] + pad + tw)]
     if region.shape[0] < th or region.shape[1] < tw:
         return None
-    return cv2.matchTemplate(_gray(region), tmpl, cv2.TM_CCOEFF_NORMED), (x0, y0)
+    return cast(Scores, cv2.matchTemplate(grayscale(region), tmpl, cv2.TM_CCOEFF_NORMED)), (x0, y0)
 
 
-def _scan(
-    screen: _Screen, tmpl: Image, *, factor: int | None = None, keep_out: Zone | None = None
-) -> Iterator[_Hit]:
+def scan(
+    screen: Screen, tmpl: Image, *, factor: int | None = None, keep_out: Zone | None = None
+) -> Iterator[Hit]:
     """The screen's likeliest places, found at reduced resolution and scored at full.
 
     Lazily, in the order the coarse search ranks them: callers may stop at the first
@@ -158,10 +198,10 @@ def _scan(
     import cv2
 
     th, tw = tmpl.shape
-    factor = factor or _factor(tw, th)
+    factor = factor or coarse_factor(tw, th)
     pyramid = {1: tmpl}  # the template at the screen's levels, down to `factor`
     while max(pyramid) < factor:
-        pyramid[2 * max(pyramid)] = cv2.pyrDown(pyramid[max(pyramid)])
+        pyramid[2 * max(pyramid)] = cast(Image, cv2.pyrDown(pyramid[max(pyramid)]))
     small = pyramid[factor]
     # Only where the template would overlap the busy part of the screen (a margin of one
     # template all round; the edges of a reduced level may round a pixel away).
@@ -173,11 +213,11 @@ def _scan(
     ]
     if small.shape[0] > coarse.shape[0] or small.shape[1] > coarse.shape[1]:
         return
-    result = cv2.matchTemplate(coarse, small, cv2.TM_CCOEFF_NORMED)
+    result = cast(Scores, cv2.matchTemplate(coarse, small, cv2.TM_CCOEFF_NORMED))
     if keep_out is not None:
         (kx, ky), (rx, ry) = keep_out
         _blank(result, ((kx // factor - x0, ky // factor - y0), (rx // factor, ry // factor)))
-    rx, ry = _radius(tw, th)
+    rx, ry = same_place_radius(tw, th)
     # A quarter-resolution scan ranks a small crop's true place less reliably: keep more.
     count = _PEAKS * factor if min(tw, th) < 64 else _PEAKS
     places = [
@@ -192,46 +232,48 @@ def _scan(
             (
                 hit
                 for x, y in places
-                if (hit := _probe(screen.levels[2], pyramid[2], (2 * x, 2 * y), pad=2))
+                if (hit := probe(screen.levels[2], pyramid[2], (2 * x, 2 * y), pad=2))
             ),
             reverse=True,
         )
         for rank, half in enumerate(halves):
             hit = (
-                _probe(screen.gray, tmpl, (2 * half.x, 2 * half.y), pad=2)
+                probe(screen.gray, tmpl, (2 * half.x, 2 * half.y), pad=2)
                 if rank < 2
-                else _Hit(half.score, 2 * half.x, 2 * half.y)
+                else Hit(half.score, 2 * half.x, 2 * half.y)
             )
             if hit is not None:
                 yield hit
         return
     for x, y in places:
-        hit = _probe(screen.gray, tmpl, (x * factor, y * factor), pad=factor)
+        hit = probe(screen.gray, tmpl, (x * factor, y * factor), pad=factor)
         if hit is not None:
             yield hit
 
 
-def _factor(w: int, h: int) -> int:
+def coarse_factor(w: int, h: int) -> int:
     """How much to shrink screen and template for a coarse scan."""
     # A quarter of the resolution blurs small text beyond recognition; keep it for big crops.
     return 4 if min(w, h) >= 64 else 2 if min(w, h) >= 12 else 1
 
 
-def _blank(result: npt.NDArray[np.float32], zone: Zone, *, origin: Point = (0, 0)) -> None:
+def _blank(result: Scores, zone: Zone, *, origin: Point = (0, 0)) -> None:
     """Take `zone` (top-left positions around a place) out of a correlation map."""
     (x, y), (rx, ry) = zone
     x, y = x - origin[0], y - origin[1]
     result[max(0, y - ry) : max(0, y + ry + 1), max(0, x - rx) : max(0, x + rx + 1)] = -1.0
 
 
-def _peaks(result: npt.NDArray[np.float32], *, count: int, spread: tuple[int, int]) -> list[Point]:
+def _peaks(result: Scores, *, count: int, spread: tuple[int, int]) -> list[Point]:
     """The highest local maxima of a correlation map, more than `spread` apart."""
     import cv2
 
     # Local maxima only, or the shoulders of one strong peak would take every place; then
     # spread out, or one long plateau (a border, a row of text) would.
-    is_peak = cv2.compare(result, cv2.dilate(result, np.ones((3, 3), np.uint8)), cv2.CMP_GE)
-    is_peak &= cv2.compare(result, _FLOOR, cv2.CMP_GT)
+    is_peak = cast(
+        Image, cv2.compare(result, cv2.dilate(result, np.ones((3, 3), np.uint8)), cv2.CMP_GE)
+    )
+    is_peak &= cast(Image, cv2.compare(result, cast("MatLike", _FLOOR), cv2.CMP_GT))
     places = cv2.findNonZero(is_peak)
     if places is None:
         return []
@@ -250,19 +292,19 @@ def _peaks(result: npt.NDArray[np.float32], *, count: int, spread: tuple[int, in
     return chosen
 
 
-def _probe(gray: Image, tmpl: Image, top_left: Point, *, pad: int) -> _Hit | None:
+def probe(gray: Image, tmpl: Image, top_left: Point, *, pad: int) -> Hit | None:
     """The best full-resolution match with its top-left within `pad` pixels of `top_left`."""
     import cv2
 
-    correlated = _correlate(gray, tmpl, top_left, pad)
+    correlated = correlate(gray, tmpl, top_left, pad)
     if correlated is None:
         return None
     result, (x0, y0) = correlated
     _, score, _, (x, y) = cv2.minMaxLoc(result)
-    return _Hit(float(score), x0 + x, y0 + y)
+    return Hit(float(score), x0 + x, y0 + y)
 
 
-def _colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
+def colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
     """TM_CCOEFF_NORMED of `tmpl` on the same-sized window of `rgb` at `top_left`, over all
     three channels: what cv2.matchTemplate gives for that one place, to float32 rounding,
     about 15 times faster for a big crop (matchTemplate takes its Fourier path even for a
@@ -280,7 +322,7 @@ def _colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
     if tmpl.ndim != 3 or window.shape != tmpl.shape:
         return matched()
     seen, wanted = (
-        cv2.subtract(v, cv2.mean(v)).ravel()
+        cv2.subtract(v, cast("MatLike", cv2.mean(v))).ravel()
         for v in (window.astype(np.float32), tmpl.astype(np.float32))
     )
     wanted_norm = float(np.sqrt(wanted.dot(wanted)))
@@ -293,25 +335,29 @@ def _colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
     return math.copysign(1.0, product) if abs(product) < norm * 1.125 else 0.0
 
 
-def _gray(image: Image) -> Image:
+def grayscale(image: Image) -> Image:
+    """`image` in grayscale: converted when it is RGB (H x W x 3), as it is when it is not."""
     import cv2
 
-    return cv2.cvtColor(image, cv2.COLOR_RGB2GRAY) if image.ndim == 3 else image
+    return cast(Image, cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)) if image.ndim == 3 else image
 
 
-def _radius(w: int, h: int) -> tuple[int, int]:
+def same_place_radius(w: int, h: int) -> tuple[int, int]:
     """How far from a match another one still counts as the same place."""
     # Small and absolute: one row down a list is another target however big the crop is.
-    return min(_SAME_PLACE, max(2, w // 4)), min(_SAME_PLACE, max(2, h // 4))
+    return min(SAME_PLACE, max(2, w // 4)), min(SAME_PLACE, max(2, h // 4))
 
 
-def _near(hit: _Hit, place: Point, radius: tuple[int, int]) -> bool:
+def is_near(hit: Hit, place: Point, radius: tuple[int, int]) -> bool:
+    """Whether `hit` is within `radius` (x, y) of `place`: the same place."""
     return abs(hit.x - place[0]) <= radius[0] and abs(hit.y - place[1]) <= radius[1]
 
 
-def _sub(a: Point, b: Point) -> Point:
+def sub(a: Point, b: Point) -> Point:
+    """`a` - `b`."""
     return a[0] - b[0], a[1] - b[1]
 
 
-def _add(a: Point, b: Point) -> Point:
+def add(a: Point, b: Point) -> Point:
+    """`a` + `b`."""
     return a[0] + b[0], a[1] + b[1]

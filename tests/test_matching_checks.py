@@ -313,7 +313,7 @@ def test_the_parts_judge_only_places_the_whole_crop_fits_nearly_as_well_as_its_b
 
 
 def test_the_colour_score_is_match_template_s_at_one_place():
-    from matching.search import _colour_score
+    from matching.search import colour_score as _colour_score
 
     rng = np.random.default_rng(7)
     for case in range(200):

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from matching import parts as parts_module
+from matching import stretches as parts_module
 from matching.parts import Parts
 
 TARGET = (600, 300)  # in a flat stretch of a framed panel, 200 px from its marks
@@ -104,7 +104,8 @@ def test_each_keeps_the_order_and_runs_nested_calls_inline():
     ],
 )
 def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_at, pinned):
-    from matching.parts import Verdict, decide
+    from matching.deciding import decide
+    from matching.parts import Verdict
 
     class Judged:  # the parts' verdicts, as verify() would give them at a place
         def verify(self, gray, target, scale, *, fixed=False):
@@ -120,7 +121,9 @@ def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_a
 
 
 def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
-    from matching.parts import _TEXTURE, _steps, _textured
+    from matching.parts import TEXTURE as _TEXTURE
+    from matching.parts import part_starts as _steps
+    from matching.parts import textured_parts as _textured
 
     rng = np.random.default_rng(5)
     for _ in range(100):

@@ -1,0 +1,220 @@
+"""The checks against the recorded screen that a match that is not exact must pass: the
+wider crop around the recorded target must fit there too, and what was found, looked for
+back on the recording, must look more like the recorded target than like anything else on
+it (whole, or part by part). (The pixels right around the target are checked in locating.py.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import islice
+from typing import cast
+
+from .deciding import apart
+from .located import Located
+from .parts import Parts
+from .recording import Recording, wide_hood
+from .scaling import PER_SCALE, resized, scaled_offset
+from .search import (
+    NOWHERE,
+    Box,
+    Hit,
+    Image,
+    Point,
+    Screen,
+    add,
+    each,
+    is_near,
+    probe,
+    same_place_radius,
+    scan,
+    sub,
+)
+
+__all__ = ["CONTEXT_PAD", "PARTS_SPREAD", "Match", "doubt_back_by_parts", "doubt_unscaled"]
+
+_CONTEXT = (128, 72)  # least size of the wider crop that checks a doubtful match
+_CONTEXT_FLOOR = 0.3  # least context score of a doubtful match
+CONTEXT_PAD = 3  # px the context may sit off where the anchor puts it (uneven scaling)
+PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A match of the whole crop: the best place, the runner-up elsewhere, the scale they
+    were found at, and whether colour had to tell them apart."""
+
+    best: Hit
+    runner: Hit
+    scale: float
+    by_colour: bool
+
+    def doubt_context(
+        self, seen: Screen, recording: Recording, margin: float, stages: list[str]
+    ) -> str:
+        """Why the wider crop of the recording around the target does not confirm this
+        match, or "" when it does: it must fit here, no worse than at the runner-up, and the
+        two leads together must make up twice the margin."""
+        best, runner = self.best, self.runner
+        screen = recording.screen
+        assert screen is not None and recording.guess is not None
+        shift = scaled_offset(recording.offset, recording.shape, self.scale)
+        th, tw = recording.shape
+        around = _Context.of(screen.gray, (*recording.guess, tw, th), recording.offset)
+        places = [add((hit.x, hit.y), shift) for hit in (best, runner) if hit.x >= 0]
+        here, there = (*around.scores(seen, places, self.scale), 0.0)[:2]
+        stages.append("context")
+        lead = here - max(there, 0.0)  # how much better the context fits here
+        if here < _CONTEXT_FLOOR or lead < 0 or best.score - runner.score + lead < 2 * margin:
+            return (
+                f"doubtful: the match scores {best.score:.3f} but the wider context of "
+                f"the recording scores {here:.3f} there and {there:.3f} at the "
+                f"runner-up {add((runner.x, runner.y), shift)}"
+            )
+        return ""
+
+    def doubt_back(self, seen: Screen, recording: Recording, stages: list[str]) -> str:
+        """Why what was found looks more like something else on the recorded screen than
+        like the target, or ""."""
+        best = self.best
+        if recording.screen is None or recording.guess is None:
+            return ""
+        th, tw = recording.shape
+        # What was found, looked for on the recording, must be the target itself rather
+        # than something else there that it resembles more (a look-alike button that the
+        # recorder's margin had only just told apart).
+        stages.append("back")
+        own, other = _back_match(seen, recording.screen, self, recording.guess, (tw, th))
+        if other.score > own.score:
+            where = add((other.x, other.y), recording.offset)
+            return (
+                f"doubtful: the match scores {best.score:.3f} but looks more like "
+                f"{where} on the recorded screen ({other.score:.3f}) than like the "
+                f"recorded target ({own.score:.3f})"
+            )
+        return ""
+
+
+def doubt_back_by_parts(
+    seen: Screen, recording: Recording, match: Match, found: Located, stages: list[str], wide: bool
+) -> str:
+    """The look back of a place the parts chose, done with parts too: the parts of what was
+    found, brought back to the recorded scale, must fit the recorded target's place better
+    than the places on the recorded screen that the crop found there resembles most. (The
+    crop brought back whole does not fit its own place well when text and widgets scaled
+    differently.)"""
+    screen = recording.screen
+    if screen is None or recording.guess is None or found.point is None:
+        return ""
+    import cv2
+
+    stages.append("back")
+    (th, tw), (x, y), scale = recording.shape, found.top_left or (0, 0), match.scale
+    sw, sh = max(1, round(tw * scale)), max(1, round(th * scale))
+    # As wide as the neighbourhood that decided the place.
+    today = Parts.of(seen.gray, (x, y, sw, sh), found.point, **(wide_hood(scale) if wide else {}))
+    back = 1 / scale
+    recorded_target = add(recording.guess, recording.offset)
+    patch = seen.gray[y : y + sh, x : x + sw]
+    if patch.shape != (sh, sw):
+        return ""  # runs off the screen: the parts' own verdict stands
+    if (sw, sh) != (tw, th):
+        patch = cast(
+            Image,
+            cv2.resize(
+                patch, (tw, th), interpolation=cv2.INTER_AREA if scale > 1 else cv2.INTER_LINEAR
+            ),
+        )
+    zone = (recording.guess, same_place_radius(tw, th))
+    likeliest = sorted(
+        (
+            hit
+            for hit in islice(scan(screen, patch, keep_out=zone), 2 * PER_SCALE)
+            if not is_near(hit, *zone)
+        ),
+        reverse=True,
+    )[:PER_SCALE]
+    places = [add((hit.x, hit.y), recording.offset) for hit in likeliest]
+    own, *others = each(
+        lambda place: today.verify(screen.gray, place, back), [recorded_target, *places]
+    )
+    for there, other in zip(places, others):
+        # (parts that fit best back at the recorded target itself are no other place)
+        if other.score > own.score and apart(other, recorded_target):
+            return (
+                f"doubtful: the parts fit {found.score:.2f} but what was found looks more "
+                f"like {there} on the recorded screen ({other.score:.2f} of its parts) "
+                f"than like the recorded target ({own.score:.2f})"
+            )
+    return ""
+
+
+def _back_match(
+    seen: Screen, recorded: Screen, match: Match, guess: Point, size: tuple[int, int]
+) -> tuple[Hit, Hit]:
+    """The pixels of `match`, brought back to the anchor's size: how well they fit where the
+    anchor was cut (top-left `guess`) on the recorded screen, and the best fit elsewhere."""
+    import cv2
+
+    (tw, th), (x, y) = size, (match.best.x, match.best.y)
+    sw, sh = max(1, round(tw * match.scale)), max(1, round(th * match.scale))
+    patch = seen.gray[y : y + sh, x : x + sw]
+    if (sw, sh) != (tw, th):
+        patch = cast(
+            Image,
+            cv2.resize(
+                patch,
+                (tw, th),
+                interpolation=cv2.INTER_AREA if match.scale > 1 else cv2.INTER_LINEAR,
+            ),
+        )
+    own = probe(recorded.gray, patch, guess, pad=2) or NOWHERE
+    zone = (guess, same_place_radius(tw, th))
+    elsewhere = (hit for hit in scan(recorded, patch, keep_out=zone) if not is_near(hit, *zone))
+    return own, max(elsewhere, default=NOWHERE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """A wider crop of the recorded screen around an anchor, to check a doubtful match."""
+
+    gray: Image
+    target: Point  # the recorded target inside `gray`
+
+    @classmethod
+    def of(cls, gray: Image, box: Box, offset: Point) -> _Context:
+        x, y, w, h = box
+        height, width = gray.shape
+        cw, ch = max(2 * w, _CONTEXT[0]), max(2 * h, _CONTEXT[1])
+        x0 = min(max(0, x + w // 2 - cw // 2), max(0, width - cw))
+        y0 = min(max(0, y + h // 2 - ch // 2), max(0, height - ch))
+        return cls(gray[y0 : y0 + ch, x0 : x0 + cw], (x + offset[0] - x0, y + offset[1] - y0))
+
+    def scores(self, screen: Screen, targets: list[Point], scale: float) -> list[float]:
+        """How well the context matches with the target at each of `targets`, at `scale`."""
+        sized = resized(self.gray, scale)
+        own = scaled_offset(self.target, self.gray.shape, scale)
+        corners = [sub(t, own) for t in targets]
+        # Only the part that lands on the screen at every place, the same part for all so
+        # that their scores compare: a target near an edge of a screen scaled up pushes the
+        # rest of its context off it.
+        (h, w), (height, width), pad = sized.shape, screen.gray.shape, CONTEXT_PAD
+        left = max([0] + [pad - x for x, _ in corners])
+        top = max([0] + [pad - y for _, y in corners])
+        right = max([0] + [x + w + pad - width for x, _ in corners])
+        bottom = max([0] + [y + h + pad - height for _, y in corners])
+        part = sized[top : h - bottom, left : w - right]
+        if part.size * 2 < sized.size:  # mostly off the screen: no evidence either way
+            return [0.0] * len(targets)
+        hits = (probe(screen.gray, part, (x + left, y + top), pad=pad) for x, y in corners)
+        return [0.0 if hit is None else hit.score for hit in hits]
+
+
+def doubt_unscaled(found: Located, refused: str) -> str:
+    """Why a place found at about 1x (within PARTS_SPREAD of it) is not the target: `refused`,
+    the reason the search at 1x gave. Nothing there is scaled, so the 1x verdict stands: a
+    button renamed in place fits every part but its label's, and a crop that was ambiguous at
+    1x does not become sure by fitting a hair better at 1.004x."""
+    if abs(found.scale - 1.0) > PARTS_SPREAD:
+        return ""
+    return f"found only at {found.scale:g}x, that is unscaled, where {refused}"
