@@ -1,0 +1,108 @@
+"""What --verify decides with: its options, one check's verdict, how recorded places map to
+today's, and when a fraction of differing pixels fails a check."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from matching.search import Box, Point
+
+__all__ = ["NEAR", "Check", "Mapper", "Mask", "VerifyOptions", "clamp", "measured", "passes"]
+
+NEAR = 48  # px around the expected place searched before the whole screen
+Mask = npt.NDArray[np.bool_]  # which pixels count (or differ)
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    tolerance: float = 0.02  # fraction of a check's pixels that may differ
+    pixel_threshold: int = 40  # grayscale difference (0-255) that counts as a changed pixel
+    max_patch: int = 12  # px: a larger patch of adjacent differing pixels fails a check
+    match_threshold: float = 0.9  # correlation for recorded content to count as present
+    masks: tuple[Box, ...] = ()  # recorded coordinates, for every step
+    settle: float = 0.3  # s the screen must stay unchanged after a step
+    settle_cap: float = 3.0  # s after which the screen is taken as it is
+    keep_going: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    kind: str  # target, effect, checkpoint
+    box: Box  # recorded coordinates
+    found_at: Box | None  # where its content is on today's screen
+    score: float
+    changed: float  # fraction of its pixels that differ
+    patch: int  # px in the largest patch of adjacent differing pixels
+    passed: bool
+    expected: Box | None = None  # its recorded place, mapped onto today's screen
+    # near: found near its expected place; far: found elsewhere, where it appeared during
+    # the step; none: not found, compared at the best match near its expected place
+    match: str = "near"
+    scale: float = 1.0  # compared at this scale, part by part when not 1
+
+    def describe(self) -> str:
+        differ = f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)"
+        if self.scale != 1.0:
+            differ += f", compared at {self.scale:g}x"
+        if self.match == "none":
+            place = list(self.expected) if self.expected else "its place"
+            return (
+                f"{self.kind} {list(self.box)}: not found near {place} (best match "
+                f"{self.score:.3f} within {NEAR} px), {differ} there"
+            )
+        where = f"at {list(self.found_at)}" if self.found_at else "nowhere"
+        if self.match == "far":
+            where += " (appeared there during the step)"
+        return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+class Mapper:
+    """Recorded coordinates to today's: relative to the target (or else the origin) through
+    the shift and scale."""
+
+    def __init__(
+        self, target: Point | None, located: Point | None, scale: float, shift: Point = (0, 0)
+    ):
+        where: tuple[float, float]
+        if target is None:
+            target, where = (0, 0), shift
+        elif located is None:  # not looked for: where the screen's origin puts it
+            where = (shift[0] + target[0] * scale, shift[1] + target[1] * scale)
+        else:
+            where = located
+        self.target, self.located, self.scale = target, where, scale
+
+    def box(self, box: Box) -> Box:
+        x, y, w, h = box
+        tx, ty = self.target
+        lx, ly = self.located
+        s = self.scale
+        return (round(lx + (x - tx) * s), round(ly + (y - ty) * s), round(w * s), round(h * s))
+
+
+def passes(changed: float, patch: int, options: VerifyOptions) -> bool:
+    return changed <= options.tolerance and patch <= options.max_patch
+
+
+def measured(diff: Mask, keep: Mask) -> tuple[float, int]:
+    """The fraction of `keep`'s pixels that `diff` marks, and its largest patch (px)."""
+    import cv2
+
+    if not diff.any():
+        return 0.0, 0
+    count, _, stats, _ = cv2.connectedComponentsWithStats(diff.astype(np.uint8), connectivity=8)
+    patch = int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
+    return float(diff.sum()) / float(keep.sum()), patch
+
+
+def clamp(box: Box, width: int, height: int) -> Box:
+    x, y, w, h = box
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(width, x + w), min(height, y + h)
+    return (x0, y0, max(0, x1 - x0), max(0, y1 - y0))

@@ -1,0 +1,238 @@
+"""Where a recorded region is on today's screen, and how many of its pixels differ there."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+from typing import cast
+
+from matching.search import Box, Image, Scores, grayscale
+
+from .checks import NEAR, Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
+from .scaled import BLUR, parts_changed
+
+__all__ = ["Content", "Views", "checkpoint", "find"]
+
+_FAR_TRIES = 8  # places far away, best first, checked for content that appeared there
+_CONTEXT = 4  # px (recorded) around a region resized and blurred with it
+
+
+class Views:
+    """Today's screens (after the step, and before it when known) as the checks compare
+    them: grayscale, blurred at another scale."""
+
+    def __init__(self, screen: Image, earlier: Image | None, scale: float):
+        self.screen = view(screen, scale)
+        self.earlier = (
+            None if earlier is None or earlier.shape != screen.shape else view(earlier, scale)
+        )
+
+
+class Content:
+    """A recorded region (`box` of the recorded `frame`) as today's screen should show it:
+    resized by the scale."""
+
+    def __init__(self, frame: Image, box: Box, keep: Mask, scale: float, options: VerifyOptions):
+        import cv2
+
+        x, y, w, h = box
+        keep = keep[y : y + h, x : x + w]
+        if scale == 1.0:
+            self.gray = grayscale(frame[y : y + h, x : x + w])
+        else:
+            size = (max(1, round(w * scale)), max(1, round(h * scale)))
+            self.gray = resized_view(frame, box, size, scale)
+            keep = cv2.resize(keep.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST).astype(
+                bool
+            )
+        self.keep, self.scale, self.options = keep, scale, options
+        self.height, self.width = self.gray.shape
+
+    def scores(self, view: Image) -> Scores | None:
+        """How well it matches at each place of `view` (1 is exact); None when it does not
+        fit."""
+        return scores_of(view, self.gray)
+
+    def changed(self, view: Image, x: int, y: int) -> tuple[float, int]:
+        """The fraction of its unmasked pixels that differ at (x, y) of `view`, and the
+        largest patch of them."""
+        if self.scale == 1.0:
+            return changed_pixels(
+                self.gray, view[y : y + self.height, x : x + self.width], self.keep, self.options
+            )
+        return parts_changed(self.gray, view, x, y, self.keep, self.scale, self.options)
+
+    def passes(self, view: Image, x: int, y: int) -> bool:
+        return passes(*self.changed(view, x, y), self.options)
+
+
+def view(image: Image, scale: float) -> Image:
+    """Grayscale; blurred at another scale, where resampled pixels cannot match exactly."""
+    import cv2
+
+    gray = grayscale(image)
+    return gray if scale == 1.0 else cast(Image, cv2.GaussianBlur(gray, (0, 0), BLUR))
+
+
+def resized_view(frame: Image, box: Box, size: tuple[int, int], scale: float) -> Image:
+    """The `view` of `box` of `frame` resized to `size`, its edges resized and blurred with
+    what surrounds them, as today's screen is (a window's edge blurs into the desktop)."""
+    import cv2
+
+    x, y, w, h = box
+    fh, fw = frame.shape[:2]
+    left, top = min(x, _CONTEXT), min(y, _CONTEXT)
+    right, bottom = min(fw - x - w, _CONTEXT), min(fh - y - h, _CONTEXT)
+    at = (round(left * scale), round(top * scale))
+    grown = (at[0] + size[0] + round(right * scale), at[1] + size[1] + round(bottom * scale))
+    image = cast(
+        Image,
+        cv2.resize(
+            frame[y - top : y + h + bottom, x - left : x + w + right],
+            grown,
+            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+        ),
+    )
+    return view(image, scale)[at[1] : at[1] + size[1], at[0] : at[0] + size[0]]
+
+
+def find(
+    kind: str,
+    after: Image,
+    seen: Views,
+    box: Box,
+    mapper: Mapper,
+    keep: Mask,
+    options: VerifyOptions,
+    *,
+    far: bool = True,
+) -> Check:
+    """Is the recorded content of `box` on the screen: near its mapped place or, failing
+    that (when `far`), where it appeared during the step?"""
+    x, y, w, h = box
+    content = Content(after, box, keep, mapper.scale, options)
+    ch, cw = content.height, content.width
+    mx, my, _, _ = mapper.box(box)
+    sh, sw = seen.screen.shape
+    expected = clamp((mx, my, cw, ch), sw, sh)
+    near = clamp((mx - NEAR, my - NEAR, cw + 2 * NEAR, ch + 2 * NEAR), sw, sh)
+    score, fx, fy = _best_match(seen.screen, content, near)
+    match = "near"
+    if score < options.match_threshold:
+        appeared = _appeared(seen, content) if far else None
+        if appeared is not None:
+            (score, fx, fy), match = appeared, "far"
+        else:
+            match = "none"
+    places = [(fx, fy)] if fx >= 0 else []
+    if match == "none" and expected[2:] == (cw, ch):
+        places.append(expected[:2])  # the best match near it may be anywhere in a blank
+    if not places:
+        return Check(kind, box, None, 0.0, 1.0, w * h, False, expected, "none", mapper.scale)
+    (changed, patch), (fx, fy) = min(
+        (content.changed(seen.screen, px, py), (px, py)) for px, py in places
+    )
+    passed = passes(changed, patch, options)
+    return Check(
+        kind,
+        box,
+        (fx, fy, cw, ch),
+        round(max(score, 0.0), 4),
+        round(changed, 4),
+        patch,
+        passed,
+        expected,
+        "near" if passed and match == "none" else match,
+        mapper.scale,
+    )
+
+
+def _appeared(seen: Views, content: Content) -> tuple[float, int, int] | None:
+    """The best place on today's screen that shows `content` and where the screen before
+    the step did not: content the step made appear, not a look-alike that was already
+    there."""
+    import cv2
+
+    if seen.earlier is None:
+        return None
+    ch, cw = content.height, content.width
+    scores = content.scores(seen.screen)
+    if scores is None:
+        return None
+    for _ in range(_FAR_TRIES):
+        _, value, _, (x, y) = cv2.minMaxLoc(scores)
+        if value < content.options.match_threshold:
+            return None
+        if not content.passes(seen.earlier, x, y):
+            return (float(value), x, y)
+        scores[max(0, y - ch // 2) : y + ch // 2 + 1, max(0, x - cw // 2) : x + cw // 2 + 1] = -1
+    return None
+
+
+def checkpoint(
+    after: Image, seen: Views, box: Box, mapper: Mapper, keep: Mask, options: VerifyOptions
+) -> Check:
+    """A region compared at its mapped place (resized by the scale)."""
+    x, y, w, h = box
+    mapped = mx, my, mw, mh = mapper.box(box)
+    sh, sw = seen.screen.shape
+    if mx < 0 or my < 0 or mw <= 0 or mh <= 0 or mx + mw > sw or my + mh > sh:
+        return Check("checkpoint", box, None, 0.0, 1.0, w * h, False, mapped, "none", mapper.scale)
+    content = Content(after, box, keep, mapper.scale, options)
+    changed, patch = content.changed(seen.screen, mx, my)
+    return Check(
+        "checkpoint",
+        box,
+        mapped,
+        round(1.0 - changed, 4),
+        round(changed, 4),
+        patch,
+        passes(changed, patch, options),
+        mapped,
+        scale=mapper.scale,
+    )
+
+
+def _best_match(view: Image, content: Content, area: Box) -> tuple[float, int, int]:
+    import cv2
+
+    ax, ay, _, _ = area
+    scores = content.scores(crop(view, area))
+    if scores is None:
+        return (0.0, -1, -1)
+    _, value, _, loc = cv2.minMaxLoc(scores)
+    return (float(value), ax + loc[0], ay + loc[1])
+
+
+def scores_of(view: Image, tmpl: Image) -> Scores | None:
+    """How well `tmpl` matches at each place of `view` (grayscale both; 1 is exact); None
+    when it does not fit."""
+    import cv2
+
+    if tmpl.shape[0] > view.shape[0] or tmpl.shape[1] > view.shape[1] or tmpl.size == 0:
+        return None
+    if float(tmpl.std()) < 1.0:  # flat: correlation is undefined, compare levels instead
+        diff = cv2.matchTemplate(
+            view.astype(np.float32), tmpl.astype(np.float32), cv2.TM_SQDIFF_NORMED
+        )
+        return cast(Scores, 1.0 - diff)
+    return cast(Scores, cv2.matchTemplate(view, tmpl, cv2.TM_CCOEFF_NORMED))
+
+
+def crop(image: Image, box: Box) -> Image:
+    x, y, w, h = box
+    return image[y : y + h, x : x + w]
+
+
+def changed_pixels(
+    expected: Image, seen: Image, keep: Mask, options: VerifyOptions
+) -> tuple[float, int]:
+    """The fraction of unmasked pixels that differ (grayscale both), and the largest patch
+    of them."""
+    if not keep.any():
+        return 0.0, 0
+    if expected.shape != seen.shape:
+        return 1.0, int(keep.sum())
+    diff = np.abs(expected.astype(np.int16) - seen) > options.pixel_threshold
+    return measured(diff & keep, keep)
