@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+import recorder.keyboard as keyboard_pass
 import recorder.reduce as reduction
 from xsession.xvfb import VirtualDisplay
 from storage import RawEvent
@@ -133,14 +134,14 @@ def old_reduction(events: list[RawEvent], keymap: dict[int, list[int]]) -> list[
         else e
         for e in events
     ]
-    new_repeats = reduction._repeats
-    reduction._repeats = _old_repeats  # type: ignore[assignment]
+    new_repeats = keyboard_pass._repeats
+    keyboard_pass._repeats = _old_repeats
     try:
         old = reduction.reduce_events(
             seen, settings=replace(reduction.DEFAULT_SETTINGS, repeat_delay=0.5)
         )
     finally:
-        reduction._repeats = new_repeats  # type: ignore[assignment]
+        keyboard_pass._repeats = new_repeats
     return canonical([r.action for r in old])
 
 

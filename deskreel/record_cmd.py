@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 from bisect import bisect_right
+from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,10 @@ from storage import Step
 from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from recorder import Recorder, RecordSummary
+    from recorder.privacy import DenyList
     from recorder.reduce import Reduced
 
 
@@ -80,14 +85,10 @@ def record(
     while a deny-listed window is active. The database file is created private (0600).
     """
     from recorder import Recorder, RecordOptions
-    from recorder.privacy import DEFAULT_DENY, DenyList
 
     from xsession.display import connect
 
-    try:
-        deny_list = DenyList((DEFAULT_DENY if not no_default_deny else ()) + deny)
-    except ValueError as err:
-        raise UserError(f"--deny: {err}") from None
+    deny_list = _deny_list(deny, no_default_deny)
     _check_chords(stop_key, pause_key)
     _check_writable(db)
     # the display first: a missing one must not leave an empty database behind
@@ -110,12 +111,6 @@ def record(
             display=display,
             say=lambda message: click.echo(f"deskreel: {message}", err=True),
         )
-        stop = threading.Event()
-        heard: list[str] = []
-
-        def on_signal(number: int, _frame: object) -> None:
-            heard.append("interrupt" if number == signal.SIGINT else "SIGTERM")
-            stop.set()
 
         def started(name: str) -> None:
             click.echo(
@@ -124,12 +119,7 @@ def record(
                 err=True,
             )
 
-        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            summary = recorder.run(stop.is_set, on_start=started)
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        summary, heard = _run_until_stopped(recorder, on_start=started)
     ended_by = heard[0] if summary.ended_by == "interrupt" and heard else summary.ended_by
     size = f"; the database is now {format_bytes(_size(db))}" if is_file else ""
     click.echo(
@@ -140,6 +130,36 @@ def record(
         err=True,
     )
     return EXIT_OK
+
+
+def _deny_list(deny: tuple[str, ...], no_default_deny: bool) -> DenyList:
+    """The defaults (unless refused) and the --deny patterns; a bad one ends here."""
+    from recorder.privacy import DEFAULT_DENY, DenyList
+
+    try:
+        return DenyList((DEFAULT_DENY if not no_default_deny else ()) + deny)
+    except ValueError as err:
+        raise UserError(f"--deny: {err}") from None
+
+
+def _run_until_stopped(
+    recorder: Recorder, *, on_start: Callable[[str], None]
+) -> tuple[RecordSummary, list[str]]:
+    """Run the recorder until it ends or SIGINT or SIGTERM stops it: its summary, and the
+    signals heard ("interrupt", "SIGTERM")."""
+    stop = threading.Event()
+    heard: list[str] = []
+
+    def on_signal(number: int, _frame: object) -> None:
+        heard.append("interrupt" if number == signal.SIGINT else "SIGTERM")
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return recorder.run(stop.is_set, on_start=on_start), heard
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @cli.command("reduce")
@@ -192,7 +212,7 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given:
     return EXIT_OK
 
 
-def _thresholds(given: dict[str, float | None]) -> dict[str, float]:
+def _thresholds(given: Mapping[str, float | None]) -> dict[str, float]:
     """The thresholds and settings given on the command line; a value out of its range ends
     here with one line."""
     out = {}

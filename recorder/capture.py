@@ -25,7 +25,11 @@ from xsession.display import connect
 from storage.grouping import SERVER_TICK
 from storage.keys import keysym_char, keysym_name
 
-__all__ = ["InputCapture", "Keymap", "ClockSync", "keymap_changes"]
+from .errors import RecordError
+
+__all__ = ["READY_TIMEOUT", "ClockSync", "InputCapture", "Keymap", "keymap_changes"]
+
+READY_TIMEOUT = 5.0  # s the server has to start recording input
 
 _KINDS = {2: "key_down", 3: "key_up", 4: "button_down", 5: "button_up", 6: "motion"}
 _CHANGE_KEYBOARD_MAPPING = 100  # the core request's opcode
@@ -110,8 +114,12 @@ def _column(syms: list[int], index: int) -> int:
 class InputCapture:
     """A RECORD context on its own connections; events go to `out` as RawEvent field tuples.
 
-    Lifecycle as in pynput: start(), `ready` is set once recording runs, stop(), join();
-    an exception in the recording thread is re-raised by join().
+    A context manager: entering connects to X, starts recording and waits until it runs
+    (RecordError when it does not within READY_TIMEOUT); leaving stops it and closes the
+    connections. What ended the recording thread is then `error`: its owner hears of it
+    by `alive` going False. Underneath, the lifecycle is pynput's: start() (it connects),
+    `ready` is set once recording runs, stop(), join(), which re-raises an exception of the
+    recording thread.
     """
 
     def __init__(
@@ -120,6 +128,7 @@ class InputCapture:
         out: queue.SimpleQueue,
         *,
         clock: Callable[[], float] = time.monotonic,
+        control: Any = None,
     ):
         self.out = out
         self._name = display_name
@@ -127,15 +136,41 @@ class InputCapture:
         self.ready = threading.Event()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="deskreel-record", daemon=True)
-        # the control connection checks the extensions and reads the keymap
-        self._control = connect(display_name, extensions=("RECORD", "XTEST"))
-        self.keymap = Keymap.read(self._control)
+        # the control connection checks the extensions and reads the keymap; one given here
+        # (the recorder's, which read the recording's header through it) is closed with ours
+        self._control: Any = control
+        self.keymap = Keymap({})
         self._context: Any = None
+
+    def __enter__(self) -> InputCapture:
+        self.start()
+        if not self.ready.wait(READY_TIMEOUT):
+            self.stop()
+            try:
+                self.join()
+            except Exception:  # the context never ran: nothing of it is worth more words
+                pass
+            where = f" {self._name}" if self._name else ""
+            raise RecordError(
+                f"the X server{where} did not start recording input within "
+                f"{READY_TIMEOUT:g} s; check that it is not hung, and record again"
+            )
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+        try:
+            self.join()
+        except Exception:  # kept in `error`; the X connection broke, said by its owner already
+            pass
 
     def start(self) -> InputCapture:
         from Xlib import X
         from Xlib.ext import record
 
+        if self._control is None:
+            self._control = connect(self._name, extensions=("RECORD", "XTEST"))
+        self.keymap = Keymap.read(self._control)
         self._data = connect(self._name)
         self._context = self._control.record_create_context(
             0,
@@ -181,6 +216,11 @@ class InputCapture:
     @property
     def alive(self) -> bool:
         return self._thread.is_alive()
+
+    @property
+    def error(self) -> BaseException | None:
+        """What ended the recording thread, if it did not end by stop()."""
+        return self._error
 
     def _run(self) -> None:
         try:

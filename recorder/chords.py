@@ -65,9 +65,9 @@ class ChordFilter:
     def feed(self, event: RawEvent) -> Filtered:
         out = Filtered()
         if event.kind == "key_down" and event.keycode is not None:
-            self._key_down(event, out)
+            self._key_down(event, event.keycode, out)
         elif event.kind == "key_up" and event.keycode is not None:
-            self._key_up(event, out)
+            self._key_up(event, event.keycode, out)
         elif event.kind == "button_down" or event.kind == "button_up":
             self._flush(out)
             self._keep(event, out)
@@ -83,19 +83,17 @@ class ChordFilter:
         self._flush(out)
         return out.keep
 
-    def _key_down(self, event: RawEvent, out: Filtered) -> None:
+    def _key_down(self, event: RawEvent, keycode: int, out: Filtered) -> None:
         name = event.keysym or ""
-        self._down[event.keycode] = name
+        self._down[keycode] = name
         if is_modifier(name):
-            if self._pending or self._only_modifiers_held(event.keycode):
+            if self._pending or self._only_modifiers_held(keycode):
                 self._pending.append(event)
             else:
                 self._keep(event, out)
             return
         held = frozenset(
-            _CANONICAL.get(k, k)
-            for c, k in self._down.items()
-            if c != event.keycode and is_modifier(k)
+            _CANONICAL.get(k, k) for c, k in self._down.items() if c != keycode and is_modifier(k)
         )
         for chord, (mods, key) in self._chords.items():
             if held == mods and name.lower() == key:
@@ -107,10 +105,10 @@ class ChordFilter:
         self._flush(out)
         self._keep(event, out)
 
-    def _key_up(self, event: RawEvent, out: Filtered) -> None:
-        self._down.pop(event.keycode, None)
-        if event.keycode in self._swallowed:
-            self._swallowed.discard(event.keycode)
+    def _key_up(self, event: RawEvent, keycode: int, out: Filtered) -> None:
+        self._down.pop(keycode, None)
+        if keycode in self._swallowed:
+            self._swallowed.discard(keycode)
             return
         self._flush(out)
         self._keep(event, out)

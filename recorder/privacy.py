@@ -1,7 +1,7 @@
 """What the recorder must not keep: windows on the deny-list, and typed text when redacting.
 
-Pure: the session asks these for every event, step and frame before anything reaches the
-store.
+Pure: the recorder's parts ask these for every event, step and frame before anything
+reaches the store.
 """
 
 from __future__ import annotations
@@ -22,7 +22,16 @@ from .reduce import Reduced, reduce_events
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DEFAULT_DENY", "DenyList", "Redactor", "TypedOnScreen", "reduce_redacted"]
+    from .screen import Frame
+
+__all__ = [
+    "DEFAULT_DENY",
+    "DenyList",
+    "Redactor",
+    "TypedOnScreen",
+    "TypingRedaction",
+    "reduce_redacted",
+]
 
 # class:PATTERN or title:PATTERN, shell-style and case-insensitive
 DEFAULT_DENY = (
@@ -92,7 +101,9 @@ def reduce_redacted(
     typing types {{secret:N}}, numbered from `first_secret`, as the recorder made it. Which
     keys they were is gone: a Return or Tab among them is in the run, and a shortcut (under
     ctrl or alt) or a held key makes no step. Other events reduce as `reduce_events` does."""
-    stand_ins, down = [], deque()  # each press a key of its own; releases in press order
+    # each press a key of its own; releases in press order
+    stand_ins: list[RawEvent] = []
+    down: deque[int] = deque()
     for i, e in enumerate(events):
         if e.kind not in ("key_down", "key_up") or e.keycode is not None or e.keysym:
             stand_ins.append(e)
@@ -157,6 +168,45 @@ class TypedOnScreen:
             showing.append(typed)
         self._typed = showing
         return shown
+
+
+class TypingRedaction:
+    """--redact-typing for the steps as they are stored: typed text becomes {{secret:N}}, a
+    typing step keeps no frames, and what it typed is painted out of later frames."""
+
+    def __init__(self, *, enabled: bool):
+        self.enabled = enabled
+        self._actions = Redactor(enabled=enabled)
+        self._typed = TypedOnScreen()  # what typing left on screen
+        self._unseen = False  # typing without frames: the next step's go too
+
+    def action(self, action: Action) -> Action:
+        return self._actions.action(action)
+
+    def frames(
+        self, action: Action, before: Frame | None, after: Frame | None
+    ) -> tuple[Frame | None, Frame | None]:
+        """The frames a step of `action` (redacted already) may store, of those it has."""
+        if self.enabled and action.action == "type":
+            # not stored; what it typed is painted out of the frames after it
+            self._keep_typed(before, after)
+            return None, None
+        if self._unseen:  # taken while that typing surely still shows
+            self._unseen = False
+            return None, None
+        return before, after
+
+    def hide(self, rgb: np.ndarray) -> np.ndarray:
+        """`rgb` with what redacted typing left on screen painted out."""
+        return self._typed.hide(rgb)
+
+    def _keep_typed(self, before: Frame | None, after: Frame | None) -> None:
+        """Keep a redacted typing's screens, to paint what it typed out of later frames;
+        without both, the next step stores no frames instead."""
+        if before is None or after is None:
+            self._unseen = True
+            return
+        self._typed.add(self._typed.hide(before.pixels()), self._typed.hide(after.pixels()))
 
 
 def _typed(event: RawEvent) -> bool:

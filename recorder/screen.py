@@ -2,7 +2,7 @@
 
 The capture thread grabs at a fixed rate, keeps a frame only when it differs from the last
 one (compressed with zlib level 1: about 7 ms and 60 KB for 1280x800), and notes the
-active window. The writer thread asks the timeline for the frame the person saw before an
+active window. The finisher asks the timeline for the frame the person saw before an
 action and for the first frame after the screen settled.
 """
 
@@ -162,7 +162,8 @@ class FrameTimeline:
 
 class ScreenCapture:
     """A thread that grabs the screen at `fps` into a FrameTimeline and tracks the window;
-    `on_window` returning True means: grab nothing while this window is active."""
+    `on_window` returning True means: grab nothing while this window is active. As a
+    context manager it runs inside the block; what stopped it early is `error`."""
 
     def __init__(
         self,
@@ -188,6 +189,12 @@ class ScreenCapture:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScreenCapture:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
     def _run(self) -> None:
         from xsession.grab import Grabber

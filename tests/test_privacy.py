@@ -95,9 +95,10 @@ def test_deny_listed_window_focused_through_pointer_root_is_not_recorded(
 
 def deny_filter(windows):
     """A Recorder reduced to its deny-list filter, with `windows` as (t, class, title)."""
+    from recorder.chunk import Chunk as _Chunk
     from recorder.privacy import DenyList
     from recorder.screen import FrameTimeline, WindowInfo
-    from recorder.session import Recorder, RecordOptions, _Chunk
+    from recorder.session import Recorder, RecordOptions
 
     recorder = Recorder.__new__(Recorder)
     recorder.options = RecordOptions(deny=DenyList(("title:*password*",)))

@@ -1,0 +1,166 @@
+"""The finisher: a thread that gives the reduced steps their frames, anchors and windows,
+and stores them.
+
+Encoding frames takes seconds, so it runs apart from the writer loop, which meanwhile
+keeps committing raw events and hears a stop. Jobs come through a queue; None ends it.
+An exception here stops storing steps; `check` re-raises it on the loop's thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any
+
+from xsession.images import encode_png, encode_webp, pixel_hash
+from storage import Anchor, Step
+from storage.vocabulary import Action
+
+from .pieces import Job
+from .privacy import TypingRedaction
+from .reduce import Reduced
+from .screen import Frame
+from .writing import StoreWrites
+
+__all__ = ["Finisher"]
+
+
+class Finisher:
+    """Stores each job's steps: as a context manager, the thread runs inside the block, and
+    leaving it waits for every job handed on before."""
+
+    def __init__(
+        self,
+        jobs: queue.SimpleQueue[Job | None],
+        writes: StoreWrites,
+        recording_id: int,
+        *,
+        frames: bool,
+        settle: float,
+        settle_cap: float,
+        redaction: TypingRedaction,
+    ):
+        self.jobs, self.writes, self.recording_id = jobs, writes, recording_id
+        self.frames, self.settle, self.settle_cap = frames, settle, settle_cap
+        self.redaction = redaction
+        self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
+        self._latest: tuple[Frame | None, Any] = (None, None)  # last stored, its pixels as stored
+        self.frames_stored = self.frame_bytes = 0
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="deskreel-finisher", daemon=True)
+
+    def __enter__(self) -> Finisher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.jobs.put(None)
+        self._thread.join()
+
+    def check(self) -> None:
+        """Re-raise what stopped the finisher, if anything did."""
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            if self._error is not None:
+                continue  # stopped storing: the loop reports it
+            try:
+                self._store_steps(job)
+            except BaseException as err:
+                self._error = err
+
+    def _store_steps(self, job: Job) -> None:
+        steps = []
+        for n, (number, r) in enumerate(job.numbered):
+            following = job.numbered[n + 1][1].t_start if n + 1 < len(job.numbered) else None
+            steps.append(self._step(number, r, job, following))
+        self.writes.call(self.writes.store.add_steps, self.recording_id, steps)
+        self.writes.steps += len(steps)
+        self._frame_keys.clear()
+
+    def _step(self, number: int, r: Reduced, job: Job, following: float | None) -> Step:
+        events = (job.first_seq + r.first, job.first_seq + r.last) if r.first >= 0 else None
+        window = job.timeline.window_at(job.t0 + r.t_start)
+        action = self.redaction.action(r.action)
+        before = after = anchor = None
+        if self.frames and action.action != "wait":
+            before, after, anchor = self._frames(r, action, job, following)
+        return Step(
+            step=number,
+            action=action,
+            t_start=r.t_start,
+            t_end=r.t_end,
+            events=events,
+            before_frame=before,
+            after_frame=after,
+            anchor=anchor,
+            window_class=window.window_class if window else None,
+            window_title=window.title if window else None,
+        )
+
+    def _frames(
+        self, r: Reduced, action: Action, job: Job, following: float | None
+    ) -> tuple[str | None, str | None, Anchor | None]:
+        """The step's before- and after-frame, stored (their keys), and its anchor; `action`
+        is the step's, redacted."""
+        t0, timeline, now = job.t0, job.timeline, job.now
+        before_frame = timeline.before(t0 + r.t_start)
+        limit = t0 + r.t_end + self.settle_cap
+        if following is not None:
+            limit = min(limit, t0 + following)
+        after_frame = timeline.settled_after(
+            t0 + r.t_end,
+            settle=self.settle,
+            limit=limit,
+            now=now if not job.final else max(now, limit),
+        )
+        before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
+        before, pixels = self._store_frame(before_frame)
+        after, _ = self._store_frame(after_frame)
+        anchor = None
+        if pixels is not None and r.action.is_pointer and r.action.target:
+            anchor = _anchor(pixels, r.action.target)
+        return before, after, anchor
+
+    def _store_frame(self, frame: Frame | None) -> tuple[str | None, Any]:
+        """Store a frame, redacted typing painted out of it: its key, and the pixels stored
+        (kept for the latest frame only, which is the next step's before-frame; else None)."""
+        if frame is None:
+            return None, None
+        key = self._frame_keys.get(id(frame))
+        if key is None:
+            rgb = self.redaction.hide(frame.pixels())
+            data = encode_webp(rgb)
+            key = self.writes.call(
+                self.writes.store.put_frame,
+                data,
+                width=frame.width,
+                height=frame.height,
+                fmt="webp",
+                pixel_hash=pixel_hash(rgb),
+            )
+            self._frame_keys[id(frame)] = key
+            self._latest = (frame, rgb)
+            self.frames_stored += 1
+            self.frame_bytes += len(data)
+        return key, self._latest[1] if self._latest[0] is frame else None
+
+
+def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
+    """Cut from the pixels stored as the step's before-frame."""
+    from matching import choose_anchor
+
+    x, y = target
+    if not (0 <= x < pixels.shape[1] and 0 <= y < pixels.shape[0]):
+        return None
+    choice = choose_anchor(pixels, target)
+    bx, by, bw, bh = choice.box
+    return Anchor(
+        png=encode_png(pixels[by : by + bh, bx : bx + bw]),
+        box=choice.box,
+        offset=choice.offset,
+        score=choice.score,
+        margin=choice.margin,
+    )

@@ -1,0 +1,131 @@
+"""Pieces: the kept events, cut at quiet moments and reduced, become jobs for the finisher.
+
+A piece is reduced once the first event after it is kept (or the recording ends): only
+then is it known whether the pointer's rest at its end was a hover. Each piece gets what
+the one before left (`Carry`), so the actions are those `deskreel reduce` derives from
+the stored events; pauses are the exception, they end what came before them.
+Runs on the writer loop's thread; the jobs go to the finisher through a queue.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from storage.grouping import InputSettings, Thresholds
+
+from .chunk import Chunk
+from .reduce import Carry, Reduced, reduce_piece
+from .screen import FrameTimeline
+
+__all__ = ["Job", "Piece", "Pieces"]
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A chunk cut at a quiet moment, with the frames and windows its steps may need."""
+
+    chunk: Chunk
+    timeline: FrameTimeline
+    t0: float  # the monotonic time its event times count from (a resume moves it later)
+    cut_at: float  # monotonic
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """Steps for the finisher: numbered actions, and where their frames come from."""
+
+    numbered: list[tuple[int, Reduced]]
+    first_seq: int
+    timeline: FrameTimeline
+    t0: float
+    now: float
+    final: bool
+
+
+class Pieces:
+    """Keeps the open chunk, cuts it at quiet moments, and reduces each piece in its turn.
+
+    `written` commits the raw events kept so far and tells how many are stored: a piece's
+    steps point at event rows, so those rows go first."""
+
+    def __init__(
+        self,
+        jobs: queue.SimpleQueue[Job | None],
+        timeline: FrameTimeline,
+        *,
+        settings: InputSettings,
+        thresholds: Thresholds,
+        settle_cap: float,
+        written: Callable[[], int],
+    ):
+        self.jobs, self.timeline, self._written = jobs, timeline, written
+        self.settings, self.thresholds = settings, thresholds
+        self.chunk = Chunk()
+        self.waiting: Piece | None = None  # cut, not reduced until the next event
+        self.carry = Carry()  # what the pieces reduced so far leave for the next
+        self.numbered = 0  # steps handed to the finisher
+        th = thresholds
+        # longer than every rule looks ahead, so the cut changes no action (see reduce_piece)
+        self._quiet_after = (
+            max(
+                th.type_pause,
+                th.hover_time,
+                settings.multi_click_time,
+                th.scroll_gap,
+                th.long_press,
+                th.idle,
+                settle_cap,
+            )
+            + 0.1
+        )
+
+    def turn(self, now: float, t0: float) -> None:
+        """One turn of the writer loop: reduce the waiting piece once an event follows it,
+        cut the chunk when quiet, and let the timeline drop what no step will need."""
+        if self.waiting is not None and self.chunk.events:
+            self._reduce_waiting()
+        if self.chunk.events and self._quiet(now, t0):
+            self.waiting = self._cut(now, t0)
+        # the open chunk's frames stay; without one, those of events still held back
+        self.timeline.keep_from = t0 + self.chunk.events[0].t if self.chunk.events else now - 1.0
+        if not self.chunk.events:
+            self.timeline.forget_before(now - 5.0)
+
+    def end(self, now: float, t0: float) -> None:
+        """Reduce and hand on everything kept so far: the recording ends, or pauses."""
+        self._reduce_waiting(final=True)
+        if self.chunk.events:
+            self.waiting = self._cut(now, t0)
+            self._reduce_waiting(final=True)
+
+    def _quiet(self, now: float, t0: float) -> bool:
+        return not self.chunk.held and now - (t0 + self.chunk.events[-1].t) >= self._quiet_after
+
+    def _cut(self, now: float, t0: float) -> Piece:
+        """End the chunk at a quiet moment; it waits for the next event to be reduced."""
+        chunk = self.chunk
+        self.chunk = Chunk(first_seq=self._written())
+        return Piece(chunk, self.timeline.between(t0 + chunk.events[0].t, now), t0, now)
+
+    def _reduce_waiting(self, *, final: bool = False) -> None:
+        """Reduce the waiting piece: the first event after it is kept, or the recording (or
+        the stretch before a pause) ends."""
+        piece, self.waiting = self.waiting, None
+        if piece is None:
+            return
+        until = self.chunk.events[0].t if self.chunk.events else None
+        reduced, self.carry = reduce_piece(
+            piece.chunk.events,
+            carry=self.carry,
+            until=until,
+            settings=self.settings,
+            thresholds=self.thresholds,
+        )
+        numbered = list(enumerate(reduced, start=self.numbered + 1))
+        self.numbered += len(reduced)
+        if numbered:
+            self.jobs.put(
+                Job(numbered, piece.chunk.first_seq, piece.timeline, piece.t0, piece.cut_at, final)
+            )
