@@ -20,23 +20,21 @@ from __future__ import annotations
 
 import queue
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from xsession.display import connect, display_name
 from xsession.settings import read_input_settings
-from storage import RawEvent, StorageError, Store
+from storage import StorageError, Store
 from storage.values import INPUT_SETTINGS
 
 from .capture import InputCapture
 from .chords import ChordFilter
-from .chunk import Chunk
 from .finisher import Finisher
 from .header import default_name, display_header
-from .holdback import HoldBack, take
-from .loop import WriterLoop, keep_allowed
+from .holdback import HoldBack
+from .loop import WriterLoop
 from .pieces import Job, Pieces
 from .privacy import DenyList, Redactor, TypingRedaction
 from .private_windows import PrivateWindows
@@ -77,26 +75,15 @@ class RecordSummary:
     ended_by: str
 
 
-class _ReadThrough:
-    """An attribute of one of the Recorder's parts, read through the Recorder. Not a property:
-    one set on the Recorder itself wins, as white-box tests set them on a Recorder made with
-    `__new__` (see the seams at the end of Recorder)."""
-
-    def __init__(self, part: str):
-        self._part = part
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-
-    def __get__(self, recorder: object, owner: type | None = None) -> Any:
-        return getattr(getattr(recorder, self._part), self._name)
-
-
 class Recorder:
     """Records the display into `store` until stopped; see `run`."""
 
-    denied = _ReadThrough("private")  # why the active window is not being recorded
     _loop: WriterLoop | None = None  # while and after `run`
+
+    @property
+    def denied(self) -> str | None:
+        """Why the active window is not being recorded (None while it is)."""
+        return self.private.denied
 
     def __init__(
         self,
@@ -223,23 +210,3 @@ class Recorder:
                 if self.options.name or attempt == 4:
                     raise
         raise AssertionError("unreachable")
-
-    # Seams for white-box tests, which build a Recorder with `__new__` and give it only the
-    # attributes these read; they run the writer loop's own code on them.
-
-    _held_back: deque[RawEvent]
-    t0: float
-    _dropped_down: set[tuple[str, int]]
-    _chunk: Chunk
-    _batch: list[RawEvent]
-
-    def _take(self, *, timeout: float) -> None:
-        """Move queued events into the hold-back (`_queue` into `_held_back`)."""
-        take(self._queue, self._held_back, timeout=timeout)
-
-    def _pass(self, events: list[RawEvent]) -> None:
-        """Keep what the deny-list allows into `_chunk` and `_batch`, made relative to `t0`."""
-        private = PrivateWindows(self.options.deny, self.timeline, self.say)
-        private.denied, private.dropped_down = self.denied, self._dropped_down
-        keep_allowed(events, private=private, t0=self.t0, batch=self._batch, chunk=self._chunk)
-        self.denied = private.denied

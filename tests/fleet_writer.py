@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from storage import Action, Anchor, RawEvent, Step, open_store
 
-BATCH_ROWS = 100  # as recorder.session.BATCH_ROWS
+BATCH_ROWS = 100  # as recorder.writing.BATCH_ROWS
 SHARED_FRAMES = 4
 
 

@@ -93,21 +93,32 @@ def test_deny_listed_window_focused_through_pointer_root_is_not_recorded(
     assert SECRET.encode() not in all_bytes(tmp_path)
 
 
-def deny_filter(windows):
-    """A Recorder reduced to its deny-list filter, with `windows` as (t, class, title)."""
-    from recorder.chunk import Chunk as _Chunk
-    from recorder.privacy import DenyList
-    from recorder.screen import FrameTimeline, WindowInfo
-    from recorder.session import Recorder, RecordOptions
+class DenyFilter:
+    """The recorder's deny-list filter alone (the writer loop's keep_allowed with its
+    PrivateWindows), with `windows` as (t, class, title) and events timed from 100 s."""
 
-    recorder = Recorder.__new__(Recorder)
-    recorder.options = RecordOptions(deny=DenyList(("title:*password*",)))
-    recorder.timeline = FrameTimeline()
-    for t, window_class, title in windows:
-        recorder.timeline.note_window(WindowInfo(t, window_class, title))
-    recorder.say, recorder.denied, recorder.t0 = (lambda message: None), None, 100.0
-    recorder._dropped_down, recorder._chunk, recorder._batch = set(), _Chunk(), []
-    return recorder
+    def __init__(self, windows):
+        from recorder.chunk import Chunk
+        from recorder.private_windows import PrivateWindows
+        from recorder.privacy import DenyList
+        from recorder.screen import FrameTimeline, WindowInfo
+
+        timeline = FrameTimeline()
+        for t, window_class, title in windows:
+            timeline.note_window(WindowInfo(t, window_class, title))
+        self.private = PrivateWindows(
+            DenyList(("title:*password*",)), timeline, lambda message: None
+        )
+        self._chunk, self._batch = Chunk(), []
+
+    def _pass(self, events):
+        from recorder.loop import keep_allowed
+
+        keep_allowed(events, private=self.private, t0=100.0, batch=self._batch, chunk=self._chunk)
+
+
+def deny_filter(windows):
+    return DenyFilter(windows)
 
 
 def test_deny_list_looks_at_the_event_and_keeps_presses_and_releases_paired():

@@ -96,20 +96,19 @@ def test_events_are_committed_while_a_chunk_is_finished(launch_app, run_deskreel
 TAKE_UNDER_SIGNALS = """
 import os, queue, signal, threading, time
 from collections import deque
-from recorder.session import Recorder
+from recorder.holdback import take
 signal.signal(signal.SIGINT, lambda *_: None)  # as `deskreel record` does: stop, no traceback
-recorder = Recorder.__new__(Recorder)
-recorder._queue, recorder._held_back = queue.SimpleQueue(), deque()
+captured, held_back = queue.SimpleQueue(), deque()
 def storm():
     for i in range(3000):
         time.sleep(0.0005 + (i % 50) * 0.00002)
         os.kill(os.getpid(), signal.SIGINT)
-    recorder._queue.put((0.0, "motion", 1, 1, None, None, None, None))
+    captured.put((0.0, "motion", 1, 1, None, None, None, None))
 threading.Thread(target=storm, daemon=True).start()
 longest = 0.0
-while not recorder._held_back:
+while not held_back:
     t = time.monotonic()
-    recorder._take(timeout=0.002)
+    take(captured, held_back, timeout=0.002)
     longest = max(longest, time.monotonic() - t)
 print(round(longest, 3))
 """
