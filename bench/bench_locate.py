@@ -19,7 +19,7 @@ from functools import partial
 import cv2
 import numpy as np
 
-from matching import choose_anchor, locate
+from matching import AnchorChoice, choose_anchor, locate
 
 Image = np.ndarray
 Places = dict[str, tuple[int, int]]
@@ -74,6 +74,13 @@ def main() -> None:
             f"distinctive {choice.distinctive}"
         )
 
+    time_locate(screen, targets, chosen, repeat)
+
+
+def scenarios(
+    screen: Image, targets: dict[str, tuple[int, int]]
+) -> dict[str, tuple[Image, Callable[[str], tuple[float, float]]]]:
+    """Today's screens to look on, each with where each target truly is there."""
     far = {
         **PLACES,
         "button:Save": (880, 680),
@@ -83,7 +90,7 @@ def main() -> None:
         "list:": (300, 300),
         "button:Delete": (1100, 40),
     }
-    cases: dict[str, tuple[Image, Callable[[str], tuple[float, float]]]] = {
+    return {
         "same place": (screen, lambda name: targets[name]),
         "shifted": (
             paint(shifted(PLACES, 137, 61)),
@@ -95,11 +102,17 @@ def main() -> None:
             lambda name: (targets[name][0] * 1.2, targets[name][1] * 1.2),
         ),
     }
+
+
+def time_locate(
+    screen: Image, targets: dict[str, tuple[int, int]], chosen: dict[str, AnchorChoice], repeat: int
+) -> None:
+    """locate() against the naive search on each scenario: time, and targets found."""
     print(
         f"\n{'locate':14}{'ours ms':>9}{'naive ms':>10}{'ratio':>8}{'ours ok':>9}"
         f"{'naive ok':>10}  stages"
     )
-    for case, (view, truth) in cases.items():
+    for case, (view, truth) in scenarios(screen, targets).items():
         ours, naive, ours_ok, naive_ok, stages = [], [], 0, 0, set()
         for name, choice in chosen.items():
             crop, expected, offset = choice.crop(screen), targets[name], choice.offset
@@ -131,11 +144,11 @@ def naive_locate(screen: Image, anchor: Image, offset: tuple[int, int]) -> tuple
     """Best full-resolution match over the whole screen at 11 scales, 0.8x to 1.25x."""
     gray = cv2.cvtColor(screen, cv2.COLOR_RGB2GRAY)
     tmpl = cv2.cvtColor(anchor, cv2.COLOR_RGB2GRAY)
-    best = (-2.0, (0, 0), 1.0)
+    best: tuple[float, tuple[int, int], float] = (-2.0, (0, 0), 1.0)
     for scale in np.linspace(0.8, 1.25, 11):
         sized = cv2.resize(tmpl, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
         _, score, _, top_left = cv2.minMaxLoc(cv2.matchTemplate(gray, sized, cv2.TM_CCOEFF_NORMED))
-        best = max(best, (score, top_left, scale))
+        best = max(best, (score, (int(top_left[0]), int(top_left[1])), float(scale)))
     _, (x, y), scale = best
     return round(x + offset[0] * scale), round(y + offset[1] * scale)
 

@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import argparse
 import multiprocessing
 import os
@@ -75,30 +77,9 @@ def burst(display: str, rate: int, seconds: float) -> None:
         recorder = Recorder(
             store, options=RecordOptions(name="burst", frames=False), display=display
         )
-        per_event: list[float] = []
-        original = recorder.capture._on_reply
-        queued = recorder.capture.out
-
-        def timed(reply):
-            before = queued.qsize()
-            t = time.perf_counter()
-            original(reply)
-            n = queued.qsize() - before
-            if n:
-                per_event.append((time.perf_counter() - t) / n)
-
-        recorder.capture._on_reply = timed
-        latency: list[float] = []
-        sync_local = recorder.capture._sync.local
-
-        def mapped(server_ms: int) -> float:
-            t = sync_local(server_ms)
-            latency.append(time.monotonic() - t)
-            return t
-
-        recorder.capture._sync.local = mapped
+        per_event, latency = instrument(recorder)
         stop = threading.Event()
-        result = {}
+        result: dict[str, Any] = {}
         thread = threading.Thread(target=lambda: result.update(s=recorder.run(stop.is_set)))
         thread.start()
         time.sleep(1.0)
@@ -113,6 +94,45 @@ def burst(display: str, rate: int, seconds: float) -> None:
         thread.join()
         events = store.events(result["s"].recording_id)
         store.close()
+    print_burst(sent, achieved, seconds, events, per_event, latency)
+
+
+def instrument(recorder: Any) -> tuple[list[float], list[float]]:
+    """Time the recorder's RECORD callback per event, and each event's way from the X
+    server to the queue: two lists the recorder fills as it runs."""
+    per_event: list[float] = []
+    original = recorder.capture._on_reply
+    queued = recorder.capture.out
+
+    def timed(reply: Any) -> None:
+        before = queued.qsize()
+        t = time.perf_counter()
+        original(reply)
+        n = queued.qsize() - before
+        if n:
+            per_event.append((time.perf_counter() - t) / n)
+
+    recorder.capture._on_reply = timed  # timing each reply
+    latency: list[float] = []
+    sync_local = recorder.capture._sync.local
+
+    def mapped(server_ms: int) -> float:
+        t: float = sync_local(server_ms)
+        latency.append(time.monotonic() - t)
+        return t
+
+    recorder.capture._sync.local = mapped  # timing each event
+    return per_event, latency
+
+
+def print_burst(
+    sent: dict[str, int],
+    achieved: float,
+    seconds: float,
+    events: list[Any],
+    per_event: list[float],
+    latency: list[float],
+) -> None:
     stored = {
         "key": sum(e.kind.startswith("key") for e in events),
         "button": sum(e.kind.startswith("button") for e in events),
@@ -168,6 +188,7 @@ def start_recorder(vd: VirtualDisplay, db: Path, *extra: str) -> subprocess.Pope
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert proc.stderr is not None  # stderr=PIPE
     line = proc.stderr.readline()
     assert "recording into" in line, line
     return proc
@@ -239,6 +260,7 @@ def session_bytes(vd: VirtualDisplay, minutes: float) -> None:
                 if s.before_frame:
                     data, _ = store.frame(s.before_frame)
                     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+                    assert image is not None, "a stored frame that does not decode"
                     png += len(cv2.imencode(".png", image)[1])
     mb = 1024 * 1024
     print(

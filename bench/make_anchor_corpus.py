@@ -168,8 +168,8 @@ def build(out: Path, *, log: Any = print) -> dict[str, Any]:
 def record_anchors(
     out: Path, base: str, frame: Any, widgets: dict[str, list[int]], first: int
 ) -> list[dict[str, Any]]:
-    """An anchor per point of every widget, chosen and cropped as recorder/session.py does."""
-    anchors = []
+    """An anchor per point of every widget, chosen and cropped as the recorder does."""
+    anchors: list[dict[str, Any]] = []
     for widget, box in sorted(widgets.items()):
         if widget.startswith("rows:"):  # a list's rows, not a widget
             continue
@@ -300,10 +300,7 @@ def shoot(
             app.wait()
     return frame, {
         **ready["widgets"],
-        **{
-            f"rows:{name}": rows  # type: ignore[dict-item]
-            for name, rows in ready.get("rows", {}).items()
-        },
+        **{f"rows:{name}": rows for name, rows in ready.get("rows", {}).items()},
     }
 
 

@@ -145,7 +145,9 @@ def draw(index: int) -> np.ndarray:
 
 
 def _steps() -> tuple[list[Step], list[RawEvent]]:
-    steps, events, t = [], [], 0.5
+    steps: list[Step] = []
+    events: list[RawEvent] = []
+    t = 0.5
     for number, (obj, disabled) in enumerate(ACTIONS, start=1):
         action = Action.from_json(obj)
         end = round(t + (action.duration or TAP), 3)

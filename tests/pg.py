@@ -7,6 +7,8 @@ instead. `.ci/postgres` starts a local server and prints a URL for the variable.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import os
 import time
 import uuid
@@ -132,7 +134,7 @@ def pg_label(url: str) -> str:
     return server_name(make_url(url))
 
 
-def _unavailable(reason: str) -> None:
+def _unavailable(reason: str) -> NoReturn:
     if os.environ.get(REQUIRE_ENV):
         pytest.fail(f"{reason} ({REQUIRE_ENV} is set)", pytrace=False)
     pytest.skip(reason)

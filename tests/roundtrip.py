@@ -35,7 +35,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from samples.app import NORMAL_LAYOUT
+from samples.layouts import NORMAL_LAYOUT
 from storage import Action, RawEvent, Step, parse_chord, parse_script
 from storage.grouping import DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, InputSettings
 from storage.keys import is_modifier, keysym_char, keysym_name, keysym_of

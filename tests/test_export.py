@@ -281,7 +281,7 @@ def test_code_dialects_are_python(fixture, tmp_path, fmt):
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 func = node.func
-                name = func.id if isinstance(func, ast.Name) else func.value.id  # type: ignore
+                name = func.id if isinstance(func, ast.Name) else func.value.id
                 assert name in allowed, line["action"]
 
 

@@ -76,7 +76,9 @@ def finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
 
 def the_frame(store_url: str) -> bytes:
     with open_store(store_url) as store:
-        return store.frame(store.steps(store.recording("live").id)[-1].before_frame)[0]
+        key = store.steps(store.recording("live").id)[-1].before_frame
+        assert key is not None
+        return store.frame(key)[0]
 
 
 def test_repair_leaves_a_live_recording_alone(store_url, recorder, capsys):

@@ -22,7 +22,7 @@ from Xlib.ext import xtest
 from xsession.xvfb import VirtualDisplay, set_keyboard_layout
 
 if TYPE_CHECKING:
-    from conftest import SampleApp
+    from tests.conftest import SampleApp
 
 
 def test_xvfb_has_record_and_xtest(xdisplay: Display) -> None:
@@ -244,7 +244,7 @@ def test_duplicate_layouts_have_two_identical_ok_buttons(
     assert np.array_equal(_crop(shot, first, margin=8), _crop(shot, second, margin=8))
     # 40 px more on the left reach the end of the label beside each button.
     with_label = [_crop(shot, box, margin=8, left=48) for box in (first, second)]
-    assert np.array_equal(*with_label) == (layout == "duplicate")
+    assert np.array_equal(with_label[0], with_label[1]) == (layout == "duplicate")
     for name in ("button:OK#2", "button:OK"):
         _click(xdisplay, *app.center(name))
         app.wait_for({"event": "click", "widget": name})
@@ -284,7 +284,7 @@ def test_changed_effect_shows_another_status(
         assert [e["text"] for e in app.events("status")] == [status]
         crops.append(_wait_for_change(xvfb, box, before))
         app.stop()
-    assert not np.array_equal(*crops)
+    assert not np.array_equal(crops[0], crops[1])
 
 
 def test_status_is_logged_only_when_asked(sample_app: SampleApp, xdisplay: Display) -> None:

@@ -306,11 +306,18 @@ def test_the_shift_earlier_steps_found_is_looked_at_first() -> None:
     assert "coarse" in unhinted.searched and "coarse" in misled.searched
 
 
+def resized(image: Image, scale: float) -> Image:
+    """`image` scaled as a screen at another scale is (OpenCV's result, typed as ours)."""
+    return np.asarray(
+        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR), np.uint8
+    )
+
+
 @pytest.mark.parametrize("scale", [1.2, 0.85])
 def test_a_scaled_screen_is_searched_at_other_scales(scale: float) -> None:
     target = centre("button:Delete", NORMAL)
     choice, crop = anchor_for(paint(NORMAL), target)
-    screen = cv2.resize(paint(NORMAL), None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+    screen = resized(paint(NORMAL), scale)
 
     found = locate(screen, crop, choice.offset, expected=target)
 
@@ -324,7 +331,7 @@ def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> Non
     recorded = paint(NORMAL)
     target = centre("button:Delete", NORMAL)
     choice, crop = anchor_for(recorded, target)
-    screen = cv2.resize(recorded, None, fx=1.1, fy=1.1, interpolation=cv2.INTER_LINEAR)
+    screen = resized(recorded, 1.1)
     asked: list[bool] = []
 
     def lazily() -> Image:
@@ -349,7 +356,7 @@ def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> Non
 def test_a_list_row_on_a_scaled_screen_is_found_at_its_scale() -> None:
     target = centre("list:", NORMAL)
     choice, crop = anchor_for(paint(NORMAL), target)
-    screen = cv2.resize(paint(NORMAL), None, fx=1.1, fy=1.1, interpolation=cv2.INTER_LINEAR)
+    screen = resized(paint(NORMAL), 1.1)
 
     found = locate(screen, crop, choice.offset, expected=target, unique=choice.distinctive)
 

@@ -5,12 +5,14 @@ on the recording. Synthetic screens from tests/test_matching.py."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
 from matching import Recorded, choose_anchor, locate, locating
+from matching.search import grayscale
 from tests.test_matching import FONT, NORMAL, SIZES, Image, anchor_for, centre, moved, near, paint
 
 
@@ -156,7 +158,12 @@ def test_a_true_scaled_match_passes_its_parts_and_both_checks(
     assert choice.distinctive and max(crop.shape[:2]) > 32
     inner: list[float | None] = []
     check = locating._inner_score
-    monkeypatch.setattr(locating, "_inner_score", lambda *a: inner.append(check(*a)) or inner[-1])
+
+    def spied(*a: Any) -> float | None:
+        inner.append(check(*a))
+        return inner[-1]
+
+    monkeypatch.setattr(locating, "_inner_score", spied)
 
     found = locate(scaled(recorded, scale), crop, choice.offset, expected=target, context=recorded)
 
@@ -255,10 +262,7 @@ def test_coarse_scans_cover_the_busy_part_of_the_screen_only() -> None:
     crop = screen[70:102, 40:140]
     lone = screen.copy()
     lone[600:632, 1150:1250] = crop
-    hits = sorted(
-        locating._scan(locating._Screen.of(lone), cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)),
-        reverse=True,
-    )
+    hits = sorted(locating._scan(locating._Screen.of(lone), grayscale(crop)), reverse=True)
     assert {(hit.x, hit.y) for hit in hits if hit.score > 0.97} == {(40, 70), (1150, 600)}
 
 

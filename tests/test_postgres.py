@@ -389,7 +389,7 @@ def _wait_for_frames_in_flight(admin, database: str, pusher: subprocess.Popen) -
             if pusher.poll() is not None:
                 pytest.fail(
                     f"the push ended ({pusher.returncode}) before it could be "
-                    f"interrupted: {pusher.stderr.read().decode()}"
+                    f"interrupted: {pusher.stderr.read().decode() if pusher.stderr else ''}"
                 )
             assert time.monotonic() < deadline, "the push never started sending frames"
             time.sleep(0.005)

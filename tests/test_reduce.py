@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -122,7 +123,7 @@ def typed(text: str) -> Action:
     return Action("type", text=text)
 
 
-def at(name: str, x: int, y: int, **fields: object) -> Action:
+def at(name: str, x: int, y: int, **fields: Any) -> Action:
     return Action(name, coordinate=(x, y), **fields)
 
 
@@ -845,7 +846,7 @@ def test_thresholds_change_the_grouping(
     thresholds: dict[str, float], expected: list[Action]
 ) -> None:
     evs = events(click(0, 10, 20, to=(13, 20)), click(2.58, 10, 20))
-    assert actions(evs, **thresholds) == expected
+    assert actions(evs, DEFAULT_SETTINGS, **thresholds) == expected
 
 
 def test_output_is_sorted_and_spans_are_consistent() -> None:

@@ -146,7 +146,7 @@ def test_key_text_and_with_key_are_canonical():
 def test_actions_are_frozen_values():
     action = Action(action="left_click", coordinate=(1, 2))
     with pytest.raises(AttributeError):
-        action.coordinate = (3, 4)  # type: ignore[misc]
+        action.coordinate = (3, 4)
     assert {action, Action(action="left_click", coordinate=(1, 2))} == {action}
     assert action.is_pointer and action.target == (1, 2)
     drag = Action(action="left_click_drag", start_coordinate=(1, 2), coordinate=(5, 6))
