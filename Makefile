@@ -12,7 +12,7 @@ APT_PACKAGES := xvfb xdotool x11-xkb-utils x11-utils xauth libxkbcommon0 python3
 OUT ?= out
 PG_URL_FILE := $(VENV)/pg-test-url
 
-.PHONY: demo samples test deps venv pg bench clean
+.PHONY: demo samples test lint deps venv pg bench clean
 
 demo: deps venv
 	$(PY) -m deskreel.demo --out $(OUT)/demo
@@ -21,8 +21,16 @@ demo: deps venv
 samples: deps venv
 	$(PY) -m samples.make_sample
 
-test: deps venv pg
+test: deps venv pg lint
 	DESKREEL_TEST_PG="$${DESKREEL_TEST_PG:-$$(cat $(PG_URL_FILE) 2>/dev/null)}" $(PY) -m pytest
+
+# What the code is held to before the tests run: lint, the formatter, types, the layers
+# (docs/architecture.md; the contract is pyproject's [tool.importlinter]).
+lint: venv
+	$(PY) -m ruff check --quiet .
+	$(PY) -m ruff format --check --quiet .
+	$(PY) -m mypy
+	$(VENV)/bin/lint-imports --no-logo
 
 # Best effort: a missing or broken PostgreSQL only means its tests are skipped.
 pg: venv
