@@ -12,7 +12,7 @@ APT_PACKAGES := xvfb xdotool x11-xkb-utils x11-utils xauth libxkbcommon0 python3
 OUT ?= out
 PG_URL_FILE := $(VENV)/pg-test-url
 
-.PHONY: demo samples test lint deps venv pg bench clean
+.PHONY: demo samples test lint deps venv pg bench clean realapps-deps bench-realapps
 
 demo: deps venv
 	$(PY) -m deskreel.demo --out $(OUT)/demo
@@ -42,6 +42,23 @@ pg: venv
 	else \
 	  rm -f $(PG_URL_FILE).new; echo "PostgreSQL tests: no local server, they will be skipped"; \
 	fi
+
+# The real applications of bench/bench_realapps.py (issue 19) and what reads their widgets:
+# installed when that benchmark runs, not for `make test` (its subset is committed screens).
+REALAPPS_PACKAGES := gtk-3-examples zenity mousepad x11-apps tk8.6-doc chromium dbus-daemon \
+	at-spi2-core python3-gi gir1.2-atspi-2.0
+
+realapps-deps: deps
+	@if dpkg -s $(REALAPPS_PACKAGES) >/dev/null 2>&1; then \
+	  echo "real applications present: $(REALAPPS_PACKAGES)"; \
+	else \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(REALAPPS_PACKAGES); \
+	fi
+
+# Builds what is missing of the corpus in /tmp/deskreel-realapps (minutes per application),
+# then measures it.
+bench-realapps: realapps-deps venv
+	$(PY) bench/bench_realapps.py --build-missing
 
 deps:
 	@if dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \

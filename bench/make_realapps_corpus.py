@@ -3,6 +3,7 @@ bench/realapps/catalog records its task, then every scenario's screens are shot 
 truth of where each target is (AT-SPI or the X window tree).
 
     .venv/bin/python bench/make_realapps_corpus.py [--out /tmp/deskreel-realapps] [--app NAME]
+    .venv/bin/python bench/make_realapps_corpus.py --subset tests/data/realapps
 
 The applications come from Debian's packages (`make realapps` installs them). The corpus goes
 outside the repository: every screen is a 1920x1080 PNG, tens of MB in all.
@@ -27,7 +28,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--app", action="append", help="only this application (repeatable)")
+    parser.add_argument(
+        "--subset",
+        type=Path,
+        help="write the committed test subset (tests/data/realapps) from the corpus already "
+        "built, instead of building",
+    )
     args = parser.parse_args()
+    if args.subset:
+        from realapps.subset import write_subset
+
+        print(f"subset written to {args.subset}: {write_subset(args.out, args.subset)}")
+        return 0
     unknown = [name for name in args.app or () if name not in apps()]
     if unknown:
         print(f"no application {unknown[0]!r}: choose from {', '.join(sorted(apps()))}")

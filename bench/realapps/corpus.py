@@ -16,6 +16,7 @@ screen once settled, for --verify.
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 import time
@@ -29,7 +30,7 @@ from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, windows
 from samples.person import Person
 from storage import open_store
-from xsession.images import decode_image, encode_png
+from xsession.images import decode_image, encode_webp
 
 __all__ = ["build_app", "elements_of"]
 
@@ -51,18 +52,21 @@ def build_app(app: App, out: Path, *, log: Any = print) -> dict[str, Any]:
     folder = out / app.name
     folder.mkdir(parents=True, exist_ok=True)
     log(f"{app.name}: recording its task")
-    recorded, steps = record(app, folder)
+    recorded, steps, state = record(app, folder)
     cases = []
     for scenario in app.scenarios:
         log(f"{app.name}: scenario {scenario.name}")
         cases += shoot(app, scenario, recorded, folder)
-    manifest = {
+    manifest: dict[str, Any] = {
         "app": app.name,
         "toolkit": app.toolkit,
         "truth": app.truth,
         "steps": steps,
         "cases": cases,
     }
+    if app.final_state is not None:
+        log(f"{app.name}: the task replayed whole by deskreel")
+        manifest["end_to_end"] = {"recorded": state, **replay_whole(app, folder)}
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return manifest
 
@@ -105,8 +109,9 @@ def place(app: App, scenario: Scenario, desktop: Desktop, pid: int) -> None:
             desktop.xdotool("windowsize", window, *map(str, scenario.size))
 
 
-def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]]]:
-    """The task done once while recording; the pointer steps' truth and recorded steps."""
+def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]], str | None]:
+    """The task done once while recording: the pointer steps' truth, the recorded steps, and
+    the state the task left (`App.final_state`)."""
     from recorder import RecordOptions, Recorder
 
     db = folder / "recording.db"
@@ -132,6 +137,7 @@ def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]]
             time.sleep(2.5)  # the last step's after-frame settles
             stop.set()
             thread.join(60)
+        state = app.final_state(desktop) if app.final_state is not None else None
         steps = store.steps(store.recording(app.name).id)
     pointer = [s for s in steps if s.action.is_pointer and s.action.action != "mouse_move"]
     if len(pointer) != len(recorded):
@@ -139,9 +145,36 @@ def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]]
             f"{app.name}: {len(recorded)} pointer steps done, {len(pointer)} recorded: "
             f"{[s.action.to_json() for s in steps]}"
         )
-    return recorded, [
-        _recorded_step(folder, db, n, r, s) for n, (r, s) in enumerate(zip(recorded, pointer))
-    ]
+    return (
+        recorded,
+        [_recorded_step(folder, db, n, r, s) for n, (r, s) in enumerate(zip(recorded, pointer))],
+        state,
+    )
+
+
+def replay_whole(app: App, folder: Path) -> dict[str, Any]:
+    """The recording replayed by deskreel (re-anchoring every step, at its recorded pace) on
+    a fresh start of the application: the replay's verdict, and the state it left."""
+    import shutil
+
+    from replayer import Progress, ReplayOptions
+    from replayer.replay import replay
+
+    db = folder / "end-to-end.db"  # a copy: the replay writes its run into it
+    shutil.copyfile(folder / "recording.db", db)
+    with Desktop(logs=folder / "logs" / "end-to-end") as desktop, open_store(db) as store:
+        start(app, Scenario("end to end"), desktop)
+        outcome = replay(
+            store,
+            store.recording(app.name),
+            display=desktop.display.display,
+            options=ReplayOptions(),
+            progress=Progress(total=0, quiet=True, stream=io.StringIO()),
+        )
+        time.sleep(2 * app.settle)
+        assert app.final_state is not None
+        state = app.final_state(desktop)
+    return {"replay": outcome.status, "message": outcome.message, "replayed": state}
 
 
 def do_steps(
@@ -275,6 +308,8 @@ def _recorded_step(
 
 
 def _save(path: Path, rgb: Any, folder: Path) -> str:
+    """Write a screen as lossless WebP (a seventh of the PNG's size, the same pixels)."""
+    path = path.with_suffix(".webp")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(encode_png(rgb))
+    path.write_bytes(encode_webp(rgb))
     return path.relative_to(folder).as_posix()

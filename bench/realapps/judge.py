@@ -1,0 +1,189 @@
+"""How a case of the real-applications corpus is judged: located as the replayer locates
+(replayer/anchoring.py's Locator: the recorded target as `expected`, the recorder's margin as
+`unique`, the recorded screen as `context`, the hints of the step before), then scored
+against the toolkit's truth; beside it the pyautogui-style baseline and --verify's verdict.
+Shared by bench/bench_realapps.py and the test of the committed subset."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from matching import DISTINCT_MARGIN, Recorded, hints_after, locate
+from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
+from replayer.verify import VerifyOptions, checks_for
+from xsession.images import decode_image
+
+__all__ = ["CONFIDENCE", "Verdict", "judge", "load"]
+
+CONFIDENCE = 0.9  # the baseline's acceptance, pyautogui's usual confidence=
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One case's answers: ours, the baseline's, and --verify's."""
+
+    app: str
+    scenario: str
+    step: int
+    ours: str  # right, refused, wrong
+    ms: float
+    baseline: str
+    verify: str | None  # right, wrong; None without an after-screen to compare
+    detail: str
+
+
+def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
+    """The manifests of the corpus, of the chosen applications."""
+    manifests = [json.loads(p.read_text()) for p in sorted(corpus.glob("*/manifest.json"))]
+    return [m for m in manifests if not only or m["app"] in only]
+
+
+def judge(
+    folder: Path, manifest: dict[str, Any], repeat: int, *, baseline: bool = True
+) -> list[Verdict]:
+    """Every case of one application, each scenario's steps in order (hints carried)."""
+    steps = {s["step"]: s for s in manifest["steps"]}
+    image = _images(folder)
+    by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for case in manifest["cases"]:
+        by_scenario[case["scenario"]].append(case)
+    out = []
+    for scenario, cases in by_scenario.items():
+        hint: tuple[float, tuple[int, int]] = (1.0, (0, 0))
+        for case in sorted(cases, key=lambda c: c["step"]):
+            step = steps[case["step"]]
+            verdict, hint = _one(
+                manifest["app"], scenario, step, case, image, hint, repeat, baseline
+            )
+            out.append(verdict)
+    return out
+
+
+def _one(
+    app: str,
+    scenario: str,
+    step: dict[str, Any],
+    case: dict[str, Any],
+    image: Callable[[str | None], Any],
+    hint: tuple[float, tuple[int, int]],
+    repeat: int,
+    baseline: bool,
+) -> tuple[Verdict, tuple[float, tuple[int, int]]]:
+    screen, anchor = image(case["screen"]), image(step["anchor"])
+    truth = case["truth"]
+    target = tuple(step["action"].get("start_coordinate") or step["action"]["coordinate"])
+    if anchor is None:
+        return Verdict(
+            app,
+            scenario,
+            case["step"],
+            "refused",
+            0.0,
+            "refused",
+            None,
+            "the recorder kept no anchor",
+        ), hint
+    margin = step["anchor_margin"]
+    recorded = Recorded(image(step["before"]))
+
+    def call() -> Any:
+        return locate(
+            screen,
+            anchor,
+            tuple(step["anchor_offset"]),
+            expected=target,
+            threshold=DEFAULT_THRESHOLD,
+            margin=DEFAULT_MARGIN,
+            unique=margin is not None and margin >= DISTINCT_MARGIN,
+            context=recorded,
+            scale_hint=hint[0],
+            shift_hint=hint[1],
+        )
+
+    times = []
+    for _ in range(max(1, repeat)):
+        started = time.perf_counter()
+        found = call()
+        times.append((time.perf_counter() - started) * 1000)
+    if found.found and found.point is not None:
+        hint = hints_after(found.point, found.scale, target)
+    point = found.point if found.found else None
+    ours = _score(point, truth)
+    base = (
+        _score(_baseline(screen, anchor, tuple(step["anchor_offset"])), truth)
+        if baseline
+        else "not run"
+    )
+    verify = _verify(step, case, image, truth)
+    detail = f"{found.searched} x{found.scale:g} score {found.score:.3f}: {found.reason}"
+    return Verdict(
+        app, scenario, case["step"], ours, statistics.median(times), base, verify, detail
+    ), hint
+
+
+def _score(point: tuple[int, int] | None, truth: dict[str, Any] | None) -> str:
+    if point is None:
+        return "refused"
+    if truth is None:
+        return "wrong"
+    x, y, w, h = truth["box"]
+    return "right" if x <= point[0] < x + w and y <= point[1] < y + h else "wrong"
+
+
+def _baseline(screen: Any, anchor: Any, offset: tuple[int, int]) -> tuple[int, int] | None:
+    scores = cv2.matchTemplate(screen, anchor, cv2.TM_CCOEFF_NORMED)
+    _, best, _, (x, y) = cv2.minMaxLoc(scores)
+    return (x + offset[0], y + offset[1]) if best >= CONFIDENCE else None
+
+
+def _verify(
+    step: dict[str, Any],
+    case: dict[str, Any],
+    image: Callable[[str | None], Any],
+    truth: dict[str, Any] | None,
+) -> str | None:
+    """Whether `replay --verify` judges the step right: passed where the target was there
+    (the step was done right), failed where it was gone."""
+    if truth is None:
+        return "right"  # not found: the replay's verdict is a failure, as it should be
+    after = image(case["after"])
+    if after is None or step["after"] is None:
+        return None
+    x, y, w, h = truth["box"]
+    checks = checks_for(
+        action=step["action"]["action"],
+        before=image(step["before"]),
+        after=image(step["after"]),
+        screen=after,
+        target=tuple(step["point"]),
+        located=(x + w // 2, y + h // 2),
+        scale=1.0,
+        region=None,
+        masks=(),
+        options=VerifyOptions(),
+        earlier=image(case["screen"]),
+    )
+    return "right" if all(c.passed for c in checks) else "wrong"
+
+
+def _images(folder: Path) -> Callable[[str | None], Any]:
+    cache: dict[str, Any] = {}
+
+    def image(name: str | None) -> Any:
+        if name is None:
+            return None
+        if name not in cache:
+            cache[name] = np.ascontiguousarray(decode_image((folder / name).read_bytes()))
+        return cache[name]
+
+    return image
