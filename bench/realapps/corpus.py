@@ -97,8 +97,8 @@ def start(app: App, scenario: Scenario, desktop: Desktop) -> list[Element]:
 
 
 def place(app: App, scenario: Scenario, desktop: Desktop, pid: int) -> None:
-    """Move and size the application's top-level windows as the scenario says (there is no
-    window manager: xdotool configures them directly)."""
+    """Move and size the application's top-level windows as the scenario says, and focus the
+    first (there is no window manager: xdotool configures them directly)."""
     found = desktop.xdotool("search", "--onlyvisible", "--pid", str(pid)).split()
     if not found and app.truth == "xtree":
         found = desktop.xdotool("search", "--onlyvisible", "--class", app.key).split()
@@ -107,6 +107,10 @@ def place(app: App, scenario: Scenario, desktop: Desktop, pid: int) -> None:
         desktop.xdotool("windowmove", window, str(x), str(y))
         if scenario.size is not None:
             desktop.xdotool("windowsize", window, *map(str, scenario.size))
+    if found:
+        # no window manager gives the focus: without it, it follows the pointer, and a
+        # screen shot with the pointer elsewhere would show the window unfocused
+        desktop.xdotool("windowfocus", found[0])
 
 
 def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]], str | None]:
