@@ -16,7 +16,7 @@ from realapps.judge import judge
 __all__ = ["SUBSET", "write_subset"]
 
 # application -> how many of its cases, taken evenly over its scenarios and steps
-SUBSET = {"widget-factory": 25, "xcalc": 25}
+SUBSET = {"widget-factory": 25, "tk-demo": 25}
 
 
 def write_subset(corpus: Path, out: Path) -> dict[str, int]:
