@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 
 import numpy as np
 
+from .twins import Twins, band_evidence, object_box, twins_of
 from .search import (
     NOWHERE,
     Box,
@@ -39,6 +40,7 @@ _GAP = 5  # px of empty columns that end a label
 # A border: a column at most _FENCE px beyond the grown crop, three quarters of whose pixels
 # differ by more than _SHADE from the crop's face.
 _FENCE, _SHADE = 48, 24.0
+_STRIP_PAD = 4  # px above and below an object that the strips of its row hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,25 +80,37 @@ def choose_anchor(
     if not (0 <= target[0] < width and 0 <= target[1] < height):
         raise ValueError(f"target {target} is outside the {width}x{height} frame")
     screen = Screen.of(frame)
+    twins = _twins(screen.gray, screen.rgb, target)
+    placements = _placements(min_size, max_size, reach, width, height)
+    if twins is not None:  # the object's own row first: what tells twins apart is there
+        placements = chain(_strips(twins.box, target, reach, width), placements)
+
+    def judge(box: Box, rivals: list[Point]) -> tuple[AnchorChoice, list[Point]]:
+        choice, rivals = _judge(
+            screen, box, target, rivals, min_contrast=min_contrast, min_margin=min_margin
+        )
+        if choice.distinctive and twins is not None:
+            told = band_evidence(screen.gray, box, twins)
+            choice = replace(
+                choice, margin=min(choice.margin, told), distinctive=told >= min_margin
+            )
+        return choice, rivals
+
     rivals: list[Point] = []  # targets of look-alikes found so far, checked first next time
     best: AnchorChoice | None = None
     judged: set[Box] = set()
-    for w, h, shifts in _placements(min_size, max_size, reach, width, height):
+    for w, h, shifts in placements:
         for dx, dy in shifts:
             box = _box_around((target[0] + dx, target[1] + dy), w, h, width, height)
             if box in judged:
                 continue
             judged.add(box)
-            choice, rivals = _judge(
-                screen, box, target, rivals, min_contrast=min_contrast, min_margin=min_margin
-            )
+            choice, rivals = judge(box, rivals)
             if choice.distinctive:
                 # Grown to hold the whole of a label it cuts, if that stays distinctive.
                 whole = _whole(screen.gray, box)
                 if whole != box:
-                    grown, _ = _judge(
-                        screen, whole, target, [], min_contrast=min_contrast, min_margin=min_margin
-                    )
+                    grown, _ = judge(whole, [])
                     if grown.distinctive:
                         return grown
                 return choice
@@ -149,6 +163,33 @@ def _judge(
     margin = round(1.0 - max(0.0, runner_up.score), 4)
     choice = AnchorChoice(box, offset, score=1.0, margin=margin, distinctive=margin >= min_margin)
     return choice, [] if choice.distinctive else [add((runner_up.x, runner_up.y), offset)]
+
+
+def _twins(gray: Image, rgb: Image, target: Point) -> Twins | None:
+    """The object around `target` and its twins on the frame, or None when it has none."""
+    box = object_box(gray, target)
+    if box is None:
+        return None
+    x, y, w, h = box
+    places = twins_of(rgb, rgb[y : y + h, x : x + w], own=(x, y))
+    return Twins(box, tuple(places)) if len(places) > 1 else None
+
+
+def _strips(
+    obj: Box, target: Point, reach: int, width: int
+) -> Iterator[tuple[int, int, list[Point]]]:
+    """Boxes one object high, from the object's width to `reach`, with the target in the
+    middle and near either end: the object's row, where its label is."""
+    h = obj[3] + 2 * _STRIP_PAD
+    # The box's centre sits on the target's row; shift it onto the object's.
+    dy = obj[1] + obj[3] // 2 - target[1]
+    w = float(obj[2] + 2 * _STRIP_PAD)
+    while True:
+        size = min(round(w), reach, width)
+        yield size, h, [(0, dy), (-size * 5 // 12, dy), (size * 5 // 12, dy)]
+        if size >= min(reach, width):
+            return
+        w *= _GROWTH
 
 
 def _whole(gray: Image, box: Box) -> Box:

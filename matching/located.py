@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from .fitting import PIN_REACH, PIN_SPREAD
 from .parts import Verdict
+from .refusal import Refusal
 from .scaling import scaled_offset
 from .search import Hit, Point, add, sub
 
@@ -31,6 +32,7 @@ class Located:
     best_elsewhere: Point | None  # the target point the runner-up would give
     elapsed_ms: float
     reason: str = ""  # why found is False, in words for the replay report
+    refusal: Refusal | None = None  # the rule that refused it, as a value, where one did
 
 
 def located(

@@ -20,6 +20,7 @@ from .parts import Parts, Verdict
 from .ranking import accepted, rank, settle, why_refused
 from .recording import Recorded, Recording
 from .scaling import PER_SCALE, best_scale_near, resized, scaled_offset, search_scales
+from .twins import doubt_twins
 from .search import (
     NOWHERE,
     SAME_PLACE,
@@ -70,6 +71,68 @@ _WIDE_PLACES = 4
 
 
 def locate(
+    screen: Image,
+    anchor_img: Image,
+    offset: Point,
+    *,
+    expected: Point | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    margin: float = DEFAULT_MARGIN,
+    unique: bool = False,
+    context: Recorded | Image | Callable[[], Image | None] | None = None,
+    scale_hint: float = 1.0,
+    shift_hint: Point = (0, 0),
+) -> Located:
+    """Find `anchor_img` on `screen` by its pixels (by_pixels), then make sure that the place
+    found is not a twin of the recorded object that only its place told apart (twins.py)."""
+    if context is not None and not isinstance(context, Recorded):
+        context = Recorded(context)
+    found = by_pixels(
+        screen,
+        anchor_img,
+        offset,
+        expected=expected,
+        threshold=threshold,
+        margin=margin,
+        unique=unique,
+        context=context,
+        scale_hint=scale_hint,
+        shift_hint=shift_hint,
+    )
+    if not found.found or found.point is None:
+        return found
+    started = time.perf_counter() - found.elapsed_ms / 1000
+    twins = doubt_twins(
+        screen,
+        anchor_img,
+        offset,
+        found.point,
+        found.scale,
+        threshold=threshold,
+        margin=margin,
+        recorded=lambda: _recorded_screen(context, expected),
+    )
+    searched = found.searched + "+twins" * (twins.places > 1)
+    if twins.refusal is None:
+        return replace(found, searched=searched, elapsed_ms=ms_since(started))
+    return replace(
+        found,
+        found=False,
+        point=None,
+        searched=searched,
+        reason=twins.refusal.text(),
+        refusal=twins.refusal,
+        elapsed_ms=ms_since(started),
+    )
+
+
+def _recorded_screen(context: Recorded | None, target: Point | None) -> tuple[Image, Point] | None:
+    """The recorded screen (RGB) and the target on it, when both are known."""
+    screen = None if context is None or target is None else context.screen
+    return None if screen is None or target is None else (screen.rgb, target)
+
+
+def by_pixels(
     screen: Image,
     anchor_img: Image,
     offset: Point,

@@ -1,0 +1,113 @@
+"""Twins: two rows of a form, each a label and an identical "Apply" button. A recording
+that pressed the second row's button must never press the first row's, however the rows are
+ordered and wherever the window is: what tells the twins apart is their row's label, not
+their place (issue 20's red line)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from matching import choose_anchor, locate
+from matching.choice import AnchorChoice
+from tests.commands import deskreel
+from tests.test_record import record
+
+FORM = Path(__file__).resolve().parent / "twin_form.py"
+
+
+def drawn_form(rows: list[str], origin: tuple[int, int]) -> np.ndarray:
+    """A 1024x600 screen with a form: a title, then per row a label and an "Apply" button."""
+    import cv2
+
+    img = np.full((600, 1024, 3), 70, np.uint8)
+    ox, oy = origin
+    cv2.rectangle(img, (ox, oy), (ox + 520, oy + 40 + 50 * len(rows)), (236, 236, 236), -1)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    cv2.putText(img, "Settings", (ox + 14, oy + 26), font, 0.6, (20, 20, 20), 1, cv2.LINE_AA)
+    for i, label in enumerate(rows):
+        y = oy + 50 + 50 * i
+        cv2.putText(img, label, (ox + 14, y + 20), font, 0.55, (20, 20, 20), 1, cv2.LINE_AA)
+        bx = ox + 400
+        cv2.rectangle(img, (bx, y), (bx + 90, y + 30), (215, 215, 215), -1)
+        cv2.rectangle(img, (bx, y), (bx + 90, y + 30), (120, 120, 120), 1)
+        cv2.putText(img, "Apply", (bx + 20, y + 21), font, 0.55, (0, 0, 0), 1, cv2.LINE_AA)
+    return img
+
+
+def apply_of(row: int, origin: tuple[int, int]) -> tuple[int, int]:
+    return origin[0] + 445, origin[1] + 65 + 50 * row
+
+
+RECORDED = drawn_form(["Proxy server", "Mail server"], (100, 80))
+SWAPPED = drawn_form(["Mail server", "Proxy server"], (300, 200))
+TARGET = apply_of(1, (100, 80))  # the Mail server row's Apply
+
+
+def test_the_anchor_of_a_twin_holds_its_rows_label() -> None:
+    choice = choose_anchor(RECORDED, TARGET)
+    x, y, w, h = choice.box
+    assert choice.distinctive
+    assert x <= 100 + 14 and h < 50  # reaches the label, stays in the row
+    found = locate(SWAPPED, choice.crop(RECORDED), choice.offset, expected=TARGET, unique=True)
+    assert found.found and found.point is not None, found.reason
+    assert abs(found.point[0] - apply_of(0, (300, 200))[0]) <= 2
+    assert abs(found.point[1] - apply_of(0, (300, 200))[1]) <= 2
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_crop_unique_only_by_position_is_refused_on_reordered_rows(moved: bool) -> None:
+    """The anchor of an older recorder: the button, the twin above it and the blank below,
+    unique on its screen by position alone. On the rows swapped (the window moved or not),
+    it matches the other row's button exactly; the step is refused. On the recorded screen
+    it is found, by the recorded screen's row, since the anchor's own row holds no label."""
+    origin = (300, 200) if moved else (100, 80)
+    today = drawn_form(["Mail server", "Proxy server"], origin)
+    box = (TARGET[0] - 120, TARGET[1] - 40, 240, 81)
+    old = AnchorChoice(box, (120, 40), 1.0, 0.1, True)
+    crop = old.crop(RECORDED)
+    same = locate(RECORDED, crop, old.offset, expected=TARGET, unique=True, context=RECORDED)
+    assert same.found and same.point == TARGET, same
+    found = locate(today, crop, old.offset, expected=TARGET, unique=True, context=RECORDED)
+    assert not found.found, found
+    assert found.refusal is not None and found.refusal.rule.startswith("twin")
+
+
+def form(xvfb, *args: str) -> tuple[subprocess.Popen[str], dict[str, tuple[int, int]]]:
+    proc = subprocess.Popen(
+        [sys.executable, str(FORM), *args], env=xvfb.env(), stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    places: dict[str, tuple[int, int]] = {}
+    while len(places) < 2:
+        line = proc.stdout.readline()
+        assert line, "the form never became ready"
+        _, name, x, y = line.split()
+        places[name] = (int(x), int(y))
+    time.sleep(0.3)
+    return proc, places
+
+
+def stopped(proc: subprocess.Popen[str]) -> list[str]:
+    proc.terminate()
+    out, _ = proc.communicate(timeout=10)
+    return [line for line in out.splitlines() if line.startswith("applied")]
+
+
+def test_replay_presses_the_same_rows_twin_after_the_rows_swap(run_deskreel, xvfb, tmp_path):
+    """Real Tk twins: pressed on the second row, replayed with the rows swapped and the
+    window moved; the Mail server row is applied again, never the Proxy server row."""
+    app, places = form(xvfb, "--geometry", "+40+40")
+    db = tmp_path / "twins.db"
+    record(run_deskreel, xvfb, db, lambda person: person.click(*places["Mail_server"]))
+    assert stopped(app) == ["applied Mail server"]
+    app, _ = form(xvfb, "--geometry", "+260+190", "--swap")
+    done = deskreel("replay", db, "--timeout", "2", env=xvfb.env())
+    pressed = stopped(app)
+    assert "applied Proxy server" not in pressed, done.stderr
+    assert done.returncode == 0 and pressed == ["applied Mail server"], done.stderr
