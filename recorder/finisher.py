@@ -19,6 +19,7 @@ from storage.vocabulary import Action
 from .pieces import Job
 from .privacy import TypingRedaction
 from .reduce import Reduced
+from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_at
 from .screen import Frame
 from .writing import StoreWrites
 
@@ -121,8 +122,35 @@ class Finisher:
         after, _ = self._store_frame(after_frame)
         anchor = None
         if pixels is not None and r.action.is_pointer and r.action.target:
-            anchor = _anchor(pixels, r.action.target)
+            anchor = self._at_rest(pixels, r, job, before_frame) or _anchor(pixels, r.action.target)
         return before, after, anchor
+
+    def _at_rest(self, pixels: Any, r: Reduced, job: Job, before: Frame | None) -> Anchor | None:
+        """The anchor in two looks (rest.py): at rest, from a frame shown while the pointer
+        came onto the target, and hovered, from `pixels`; None when no frame shows it at
+        rest otherwise."""
+        target = r.action.target
+        if target is None or r.first < 0 or not job.events:
+            return None
+        calm = calm_since(job.events, r.first, r.last)
+        if calm is None:
+            return None
+        frames = [
+            f
+            for f in job.timeline.shown_between(job.t0 + calm[0], job.t0 + calm[1])
+            if f is not before
+        ]
+        found = at_rest(
+            frames,
+            pixels,
+            target,
+            lambda t: pointer_at(job.events, t - job.t0),
+            self.redaction.hide,
+        )
+        if found is None:
+            return None
+        rest, region = found
+        return anchor_in_two_looks(pixels, rest, target, region)
 
     def _store_frame(self, frame: Frame | None) -> tuple[str | None, Any]:
         """Store a frame, redacted typing painted out of it: its key, and the pixels stored

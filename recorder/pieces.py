@@ -10,9 +10,10 @@ Runs on the writer loop's thread; the jobs go to the finisher through a queue.
 from __future__ import annotations
 
 import queue
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from storage import RawEvent
 from storage.grouping import InputSettings, Thresholds
 
 from .chunk import Chunk
@@ -42,6 +43,7 @@ class Job:
     t0: float
     now: float
     final: bool
+    events: Sequence[RawEvent] = ()  # the piece's raw events, which `Reduced` indexes
 
 
 class Pieces:
@@ -127,5 +129,13 @@ class Pieces:
         self.numbered += len(reduced)
         if numbered:
             self.jobs.put(
-                Job(numbered, piece.chunk.first_seq, piece.timeline, piece.t0, piece.cut_at, final)
+                Job(
+                    numbered,
+                    piece.chunk.first_seq,
+                    piece.timeline,
+                    piece.t0,
+                    piece.cut_at,
+                    final,
+                    piece.chunk.events,
+                )
             )

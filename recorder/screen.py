@@ -106,6 +106,12 @@ class FrameTimeline:
             i = bisect_right([f.t_first for f in self._frames], t) - 1
             return self._frames[i] if i >= 0 else None
 
+    def shown_between(self, start: float, end: float) -> list[Frame]:
+        """The frames on screen at some time from `start` to `end`, in time order."""
+        with self._lock:
+            first = max(bisect_right([f.t_first for f in self._frames], start) - 1, 0)
+            return [f for f in self._frames[first:] if f.t_first <= end]
+
     def settled_after(self, t: float, *, settle: float, limit: float, now: float) -> Frame | None:
         """The first frame after t that stayed unchanged for `settle` s, or the one on screen
         at `limit`; None while that cannot be known yet, or when the frames from t on are no

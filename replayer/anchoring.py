@@ -19,7 +19,8 @@ from typing import Any
 
 from xsession.grab import Grabber
 from xsession.images import decode_image, encode_png
-from matching import DISTINCT_MARGIN, Located, Recorded, hints_after, locate
+from matching import DISTINCT_MARGIN, Located, hints_after
+from matching.looks import Look, locate_looks, looks_of
 from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
 from xsession.files import write_private
 
@@ -100,34 +101,19 @@ class Locator:
         anchor, target = step.anchor, step.action.target
         if anchor is None or target is None:
             return None
-        image = self._images.get(step.step)
-        if image is None:
-            try:
-                image = self._images[step.step] = decode_image(anchor.png)
-            except ValueError:
-                raise StorageError(
-                    f"step {step.step} ({step.action.action}): its anchor "
-                    f"image is damaged: run 'deskreel doctor'"
-                ) from None
-        # The recorder checked the crop against its whole screen; a crop that had no
-        # look-alike there may be taken at once where it matches exactly near its place.
-        unique = anchor.margin is not None and anchor.margin >= DISTINCT_MARGIN
-        # Fetched and made grayscale once, on the first grab that needs it, for every retry.
-        context = None if recorded is None else Recorded(recorded)
+        looks = self._looks(step, recorded)
         started = self._clock()
         attempts = 0
         while True:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
-            located = locate(
+            located = locate_looks(
                 screen,
-                image,
+                looks,
                 anchor.offset,
                 expected=target,
                 threshold=self.options.threshold,
                 margin=self.options.margin,
-                unique=unique,
-                context=context,
                 scale_hint=self.scale,
                 shift_hint=self.shift,
             )
@@ -137,6 +123,30 @@ class Locator:
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)
             self._pause(self.options.retry_every)
+
+    def _looks(self, step: Step, recorded: Callable[[], Any] | None) -> list[Look]:
+        """The step's anchor in its looks: at rest, then hovered where it was kept; each
+        with the recorded screen as it looked then, fetched and made grayscale once, on the
+        first grab that needs it, for every retry."""
+        anchor = step.anchor
+        assert anchor is not None
+        cached = self._images.get(step.step)
+        if cached is None:
+            try:
+                cached = self._images[step.step] = [
+                    decode_image(png) for png in (anchor.png, anchor.hover_png) if png is not None
+                ]
+            except ValueError:
+                raise StorageError(
+                    f"step {step.step} ({step.action.action}): its anchor "
+                    f"image is damaged: run 'deskreel doctor'"
+                ) from None
+        # The recorder checked the crop against its whole screen; a crop that had no
+        # look-alike there may be taken at once where it matches exactly near its place.
+        unique = anchor.margin is not None and anchor.margin >= DISTINCT_MARGIN
+        return looks_of(
+            cached[0], cached[1] if len(cached) > 1 else None, anchor.box, unique, recorded
+        )
 
     def save_crops(self, step: Step, finding: Finding, folder: Path) -> list[Path]:
         """The anchor and what the best match looked like, for the report (files 0600).

@@ -326,7 +326,11 @@ def _recording(conn: Connection, row: Row[Any]) -> Recording:
         )
     ).scalar_one()
     anchor_bytes = conn.execute(
-        select(func.coalesce(func.sum(func.length(an.png)), 0)).where(an.recording_id == row.id)
+        select(
+            func.coalesce(
+                func.sum(func.length(an.png) + func.coalesce(func.length(an.hover_png), 0)), 0
+            )
+        ).where(an.recording_id == row.id)
     ).scalar_one()
     n_events = conn.execute(
         select(func.count()).where(s.events.c.recording_id == row.id)

@@ -142,8 +142,12 @@ def _replace_frame(conn: Connection, old: str, hidden: HiddenFrame) -> str:
         .join(s.actions, a.anchor_id == an.id)
         .where(a.before_frame == old)
     ).all():
+        # The look at rest came from a frame that is not stored, so it cannot be cleaned:
+        # the anchor keeps one look, cut anew from the cleaned frame.
         conn.execute(
-            s.anchors.update().where(an.id == anchor).values(png=hidden.crop_png((x, y, w, h)))
+            s.anchors.update()
+            .where(an.id == anchor)
+            .values(png=hidden.crop_png((x, y, w, h)), hover_png=None)
         )
     for column in ("before_frame", "after_frame"):
         conn.execute(

@@ -45,6 +45,7 @@ def anchor_row(anchor: Anchor) -> dict[str, Any]:
         offset_y=anchor.offset[1],
         score=anchor.score,
         margin=anchor.margin,
+        hover_png=anchor.hover_png,
     )
 
 
@@ -76,6 +77,7 @@ def step_of(row: RowMapping) -> Step:
             offset=(row["offset_x"], row["offset_y"]),
             score=row["score"],
             margin=row["margin"],
+            hover_png=bytes(row["hover_png"]) if row["hover_png"] is not None else None,
         )
     events = None if row["event_first"] is None else (row["event_first"], row["event_last"])
     return Step(

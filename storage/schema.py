@@ -21,7 +21,7 @@ from sqlalchemy import (
     Text,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 metadata = MetaData()
 
@@ -88,7 +88,7 @@ anchors = Table(
         nullable=False,
         index=True,
     ),
-    Column("png", LargeBinary, nullable=False),
+    Column("png", LargeBinary, nullable=False),  # the target before the pointer came near
     Column("box_x", Integer, nullable=False),
     Column("box_y", Integer, nullable=False),
     Column("box_w", Integer, nullable=False),
@@ -97,6 +97,9 @@ anchors = Table(
     Column("offset_y", Integer, nullable=False),
     Column("score", Float),
     Column("margin", Float),
+    # schema 4: the same box cut from the frame where the pointer hovered the target, just
+    # before the press (None: it looked the same, or it is unknown)
+    Column("hover_png", LargeBinary),
 )
 
 actions = Table(

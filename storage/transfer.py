@@ -199,7 +199,7 @@ def _copy_anchors(
     )
     return (
         {row["id"]: new for row, new in zip(rows, new_ids, strict=True)},
-        sum(len(row["png"]) for row in rows),
+        sum(len(row["png"]) + len(row["hover_png"] or b"") for row in rows),
     )
 
 

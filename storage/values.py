@@ -49,13 +49,16 @@ class RawEvent:
 
 @dataclass(frozen=True, slots=True)
 class Anchor:
-    """An image crop around a pointer target, and where the target sits inside it."""
+    """An image crop around a pointer target, and where the target sits inside it: `png` is
+    the target as it looked before the pointer came near it, `hover_png` the same box hovered."""
 
     png: bytes
     box: tuple[int, int, int, int]  # x, y, w, h of the crop in the before-frame
     offset: tuple[int, int]  # target position inside the crop
     score: float | None = None  # best match of the crop in its own frame (1.0 = exact)
     margin: float | None = None  # best minus runner-up, elsewhere in the frame
+    hover_png: bytes | None = None  # the same box as it looked hovered, just before the press;
+    # None when it looked the same or is unknown
 
 
 @dataclass(frozen=True, slots=True)

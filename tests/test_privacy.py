@@ -8,6 +8,8 @@ import stat
 import time
 from contextlib import closing
 
+import numpy as np
+
 from storage import open_store
 from samples.person import Person
 from tests import test_record
@@ -259,7 +261,14 @@ def entry_crops(db, app):
         if st.anchor is not None:
             bx, by, bw, bh = st.anchor.box
             shown = frames[st.before_frame][by : by + bh, bx : bx + bw]
-            assert decode_image(st.anchor.png).tolist() == shown.tolist(), st.step
+            hovered = st.anchor.hover_png or st.anchor.png
+            assert decode_image(hovered).tolist() == shown.tolist(), st.step
+            if st.anchor.hover_png is not None:
+                # the look at rest differs from the stored frame only where the target's
+                # hover is drawn, never in the entry that showed the secret
+                ys, xs = np.nonzero(np.any(decode_image(st.anchor.png) != shown, axis=2))
+                inside = (xs + bx >= x) & (xs + bx < x + w) & (ys + by >= y) & (ys + by < y + h)
+                assert not inside.any(), st.step
     return crops, steps
 
 

@@ -175,7 +175,8 @@ def frame_pixels(db, key):
 
 
 def assert_anchor_is_on_its_before_frame(db, step):
-    """The anchor is the before-frame's pixels at its box, and the target lies inside it."""
+    """The anchor (its hovered look, where it has one) is the before-frame's pixels at its
+    box, and the target lies inside it."""
     from xsession.images import decode_image
 
     anchor = step.anchor
@@ -185,7 +186,10 @@ def assert_anchor_is_on_its_before_frame(db, step):
     assert x <= tx < x + w and y <= ty < y + h, step
     assert (x + anchor.offset[0], y + anchor.offset[1]) == (tx, ty)
     crop = frame_pixels(db, step.before_frame)[y : y + h, x : x + w]
-    assert decode_image(anchor.png).tolist() == crop.tolist(), step
+    # the look just before the press: hovered where it looked otherwise at rest (then `png`
+    # is the look at rest, the same box)
+    shown = anchor.hover_png if anchor.hover_png is not None else anchor.png
+    assert decode_image(shown).tolist() == crop.tolist(), step
 
 
 def test_sigterm_stops_the_recording_cleanly(launch_app, run_deskreel, xvfb, tmp_path):

@@ -4,9 +4,12 @@ both; see tests/pg.py): round trips, schema versions; file mode and bad files on
 import os
 import sqlite3
 import stat
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
+from alembic import command
+from sqlalchemy import inspect
 from sqlalchemy.exc import OperationalError
 
 from deskreel.cli import database_failure
@@ -20,7 +23,10 @@ from storage import (
     StorageError,
     open_store,
 )
+from storage.edit import RecordingEdit, edit_recording
 from storage.schema import SCHEMA_VERSION
+from storage.schema_gate import _alembic_config, schema_version
+from storage.transfer import copy_recording
 from tests.pg import run_sql
 
 
@@ -77,7 +83,7 @@ def test_new_file_is_private_and_in_wal_mode(db):
     assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     version = con.execute("select value from deskreel_meta where key='schema_version'")
     assert int(version.fetchone()[0]) == SCHEMA_VERSION
-    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0003"
+    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0004"
 
 
 def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
@@ -89,8 +95,8 @@ def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
 
 def test_new_store_is_at_the_current_version(store_url):
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 3
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0003"
+        assert store.schema_version() == SCHEMA_VERSION == 4
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0004"
 
 
 def test_round_trip(store_url):
@@ -229,7 +235,7 @@ def test_newer_schema_is_refused(store_url):
     with pytest.raises(
         StorageError,
         match=r"schema version 99, newer than this deskreel "
-        r"understands \(3\): upgrade deskreel",
+        r"understands \(4\): upgrade deskreel",
     ):
         open_store(store_url)
 
@@ -271,8 +277,21 @@ def test_directory_missing(tmp_path):
         open_store(tmp_path / "nope" / "rec.db")
 
 
+def rewind_to_version_3(target):
+    """Make a current store look as schema 3 left it: anchors with no hovered look."""
+    sql(
+        target,
+        """
+        alter table anchors drop column hover_png;
+        update deskreel_meta set value = '3' where key = 'schema_version';
+        update alembic_version set version_num = '0003'
+    """,
+    )
+
+
 def rewind_to_version_2(target):
     """Make a current store look as schema 2 left it: no recording uids."""
+    rewind_to_version_3(target)
     sql(
         target,
         """
@@ -298,13 +317,13 @@ def test_version_1_store_is_migrated(store_url):
     """,
     )
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 3
+        assert store.schema_version() == SCHEMA_VERSION == 4
         assert store.steps(rec) == make_steps()
         assert len(store.recording(rec).uid) == 32
         store.add_mask(rec, (1, 2, 3, 4), step=2)
         store.add_mask(rec, (0, 0, 10, 10))
         assert store.masks(rec) == {2: [(1, 2, 3, 4)], None: [(0, 0, 10, 10)]}
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0003"
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0004"
 
 
 def test_version_2_store_gets_a_uid_for_every_recording(store_url):
@@ -367,3 +386,64 @@ def test_a_database_error_gives_advice_that_fits_its_cause():
     locked = OperationalError("SELECT 1", {}, sqlite3.OperationalError("database is locked"))
     assert "doctor" not in database_failure(locked)
     assert "another program is writing" in database_failure(locked)
+
+
+def hovered_steps():
+    """make_steps with the click's anchor given its hovered look too."""
+    steps = make_steps()
+    anchor = replace(steps[0].anchor, hover_png=b"\x89PNG fake crop, hovered")
+    return [replace(steps[0], anchor=anchor), *steps[1:]]
+
+
+def test_an_anchors_hovered_look_is_stored(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("hover", source="recorder")
+        store.add_steps(rec, hovered_steps())
+    with open_store(store_url, create=False) as store:
+        steps = store.steps(rec)
+    assert steps == hovered_steps()
+    assert steps[0].anchor.hover_png == b"\x89PNG fake crop, hovered"
+    assert make_steps()[0].anchor.hover_png is None  # unknown unless given
+
+
+def test_version_3_store_is_migrated_and_its_anchors_have_no_hovered_look(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("old", source="recorder")
+        store.add_steps(rec, make_steps())
+    rewind_to_version_3(store_url)
+    with open_store(store_url) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 4
+        steps = store.steps(rec)
+        assert steps == make_steps() and steps[0].anchor.hover_png is None
+        new = store.create_recording("new", source="recorder")
+        store.add_steps(new, hovered_steps())
+        assert store.steps(new) == hovered_steps()
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0004"
+    assert sql(store_url, "select count(*) from anchors where hover_png is null", scalar=True) == 1
+
+
+def test_schema_4_downgrades_to_3_and_back(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("hover", source="recorder")
+        store.add_steps(rec, hovered_steps())
+        with store.engine.begin() as conn:
+            command.downgrade(_alembic_config(conn), "0003")
+            assert "hover_png" not in {c["name"] for c in inspect(conn).get_columns("anchors")}
+            assert schema_version(conn) == 3
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0003"
+    with open_store(store_url) as store:  # upgraded again on open
+        assert store.schema_version() == 4
+        assert store.steps(rec) == make_steps()  # the hovered look went with the column
+
+
+def test_copies_keep_an_anchors_hovered_look(store_url, tmp_path):
+    with open_store(tmp_path / "local.db") as local:
+        rec = local.create_recording("hover", source="recorder")
+        local.add_steps(rec, hovered_steps())
+        copy = edit_recording(local, rec, RecordingEdit(), copy_to="hover copy").recording_id
+        assert local.steps(copy) == hovered_steps()
+        with open_store(store_url) as target:
+            pushed = copy_recording(local, target, rec)
+            assert target.steps(pushed.target_id) == hovered_steps()
+            again = copy_recording(local, target, rec)  # the same content: nothing to do
+            assert not again.copied and not again.differs

@@ -292,10 +292,13 @@ def _recorded_step(
             names[side] = _save(
                 folder / "recorded" / f"{number:02d}-{side}.png", decode_image(data), folder
             )
-    anchor_file = None
+    anchor_file = hover_file = None
     if anchor is not None:
         anchor_file = f"recorded/{number:02d}-anchor.png"
         (folder / anchor_file).write_bytes(anchor.png)
+        if anchor.hover_png is not None:
+            hover_file = f"recorded/{number:02d}-anchor-hovered.png"
+            (folder / hover_file).write_bytes(anchor.hover_png)
     return {
         "step": number,
         "task_step": done.index,
@@ -303,6 +306,7 @@ def _recorded_step(
         "point": list(done.point),
         "truth": done.truth.to_json(),
         "anchor": anchor_file,
+        "anchor_hovered": hover_file,
         "anchor_box": list(anchor.box) if anchor else None,
         "anchor_offset": list(anchor.offset) if anchor else None,
         "anchor_margin": anchor.margin if anchor else None,

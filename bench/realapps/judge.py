@@ -18,7 +18,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from matching import DISTINCT_MARGIN, Recorded, hints_after, locate
+from matching import DISTINCT_MARGIN, hints_after
+from matching.looks import locate_looks, looks_of
 from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
 from replayer.verify import VerifyOptions, checks_for
 from xsession.images import decode_image
@@ -94,18 +95,23 @@ def _one(
             "the recorder kept no anchor",
         ), hint
     margin = step["anchor_margin"]
-    recorded = Recorded(image(step["before"]))
+    before = image(step["before"])
+    looks = looks_of(
+        anchor,
+        image(step.get("anchor_hovered")),
+        tuple(step["anchor_box"]),
+        margin is not None and margin >= DISTINCT_MARGIN,
+        None if before is None else lambda: before,
+    )
 
     def call() -> Any:
-        return locate(
+        return locate_looks(
             screen,
-            anchor,
+            looks,
             tuple(step["anchor_offset"]),
             expected=target,
             threshold=DEFAULT_THRESHOLD,
             margin=DEFAULT_MARGIN,
-            unique=margin is not None and margin >= DISTINCT_MARGIN,
-            context=recorded,
             scale_hint=hint[0],
             shift_hint=hint[1],
         )

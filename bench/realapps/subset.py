@@ -59,5 +59,5 @@ def _needed(step: dict[str, Any]) -> dict[str, Any]:
 def _files(manifest: dict[str, Any]) -> set[str]:
     names = {c["screen"] for c in manifest["cases"]}
     for step in manifest["steps"]:
-        names |= {n for n in (step["anchor"], step["before"]) if n}
+        names |= {n for n in (step["anchor"], step.get("anchor_hovered"), step["before"]) if n}
     return names

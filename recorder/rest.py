@@ -1,0 +1,112 @@
+"""A pointer step's target as it looked at rest, before the pointer came onto it.
+
+Many toolkits draw the control under the pointer otherwise (a prelight, a thicker border, a
+highlighted menu row), so the frame just before a press shows the target hovered, while a
+replay finds it at rest: the pointer is elsewhere when a step begins. The recorder keeps a
+ring of frames. Going back from the press through the frames shown while only the pointer
+moved, the latest one that differs from the press's frame, in one region around the target
+and with the pointer outside that region then, shows the target at rest. Both looks go into
+the anchor: at rest first (`png`), hovered beside it (`hover_png`), on the same box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from storage import Anchor, RawEvent
+
+from .screen import Frame
+
+__all__ = ["anchor_in_two_looks", "at_rest", "calm_since", "changed_region", "pointer_at"]
+
+Box = tuple[int, int, int, int]
+_LARGEST = (480, 120)  # a region changed by a hover larger than this is not one control's
+
+
+def calm_since(events: Sequence[RawEvent], first: int, last: int) -> tuple[float, float] | None:
+    """From when to when only the pointer moved before the step of `events[first..last]`
+    pressed a button (its first press, or its first event): from the event before that run of
+    motion (or the first event kept) to the press; None without motion before the press."""
+    press = next((i for i in range(first, last + 1) if events[i].kind == "button_down"), first)
+    i = press - 1
+    while i >= 0 and events[i].kind == "motion":
+        i -= 1
+    if i == press - 1:
+        return None
+    return events[max(i, 0)].t, events[press].t
+
+
+def pointer_at(events: Sequence[RawEvent], t: float) -> tuple[int, int] | None:
+    """Where the pointer was at `t`, by the last event before it that says; None if none."""
+    for event in reversed(events):
+        if event.t <= t and event.x is not None and event.y is not None:
+            return event.x, event.y
+    return None
+
+
+def changed_region(a: Any, b: Any) -> Box | None:
+    """The box around every pixel that differs between two same-sized RGB images, or None."""
+    import numpy as np
+
+    changed = np.argwhere(np.any(a != b, axis=2))
+    if changed.size == 0:
+        return None
+    (y0, x0), (y1, x1) = changed.min(axis=0), changed.max(axis=0)
+    return int(x0), int(y0), int(x1 - x0 + 1), int(y1 - y0 + 1)
+
+
+def at_rest(
+    frames: Sequence[Frame],
+    hovered: Any,
+    target: tuple[int, int],
+    pointer: Callable[[float], tuple[int, int] | None],
+    hide: Callable[[Any], Any],
+) -> tuple[Any, Box] | None:
+    """The latest of `frames` (shown while only the pointer moved) that shows the target at
+    rest: it differs from `hovered` in one region holding the target, no larger than a
+    control, and the pointer was outside that region while it was shown. Its pixels (`hide`
+    paints out redacted typing) and that region; None when there is none, or when the
+    screen changed otherwise."""
+    for frame in reversed(frames):
+        if (frame.height, frame.width) != hovered.shape[:2]:
+            return None
+        pixels = hide(frame.pixels())
+        region = changed_region(pixels, hovered)
+        if region is None:
+            continue  # the hovered look itself, shown earlier too
+        x, y, w, h = region
+        if not (x <= target[0] < x + w and y <= target[1] < y + h):
+            return None
+        if w > _LARGEST[0] or h > _LARGEST[1]:
+            return None
+        where = pointer(frame.t_last)
+        if where is None:
+            return None
+        if not (x <= where[0] < x + w and y <= where[1] < y + h):
+            return pixels, region
+    return None
+
+
+def anchor_in_two_looks(
+    hovered: Any, rest: Any, target: tuple[int, int], region: Box
+) -> Anchor:
+    """The anchor chosen on the screen at `rest`, grown to hold the whole `region` where
+    the two looks differ (a crop holding part of it would match neither look whole), with
+    the same box cut from `hovered`. A crop holding the one chosen stays as distinctive."""
+    from matching import choose_anchor
+    from xsession.images import encode_png
+
+    choice = choose_anchor(rest, target)
+    bx, by, bw, bh = choice.box
+    x, y, w, h = region
+    x0, y0 = min(bx, x), min(by, y)
+    x1, y1 = max(bx + bw, x + w), max(by + bh, y + h)
+    return Anchor(
+        png=encode_png(rest[y0:y1, x0:x1]),
+        box=(x0, y0, x1 - x0, y1 - y0),
+        offset=(target[0] - x0, target[1] - y0),
+        score=choice.score,
+        margin=choice.margin,
+        hover_png=encode_png(hovered[y0:y1, x0:x1]),
+    )
