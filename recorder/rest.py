@@ -88,9 +88,7 @@ def at_rest(
     return None
 
 
-def anchor_in_two_looks(
-    hovered: Any, rest: Any, target: tuple[int, int], region: Box
-) -> Anchor:
+def anchor_in_two_looks(hovered: Any, rest: Any, target: tuple[int, int], region: Box) -> Anchor:
     """The anchor chosen on the screen at `rest`, grown to hold the whole `region` where
     the two looks differ (a crop holding part of it would match neither look whole), with
     the same box cut from `hovered`. A crop holding the one chosen stays as distinctive."""
