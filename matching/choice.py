@@ -52,6 +52,9 @@ class AnchorChoice:
     score: float  # the crop's match at its own place: 1.0, or 0.0 when it is flat
     margin: float  # score minus the best look-alike outside its own neighbourhood
     distinctive: bool
+    # places the object under the target is drawn on the frame, its own included (2 or
+    # more: twins, twins.py); 0 when no outline closes around the target
+    twins: int = 0
 
     def crop(self, frame: Image) -> Image:
         """The pixels of `box` in `frame`, as a new array."""
@@ -80,7 +83,7 @@ def choose_anchor(
     if not (0 <= target[0] < width and 0 <= target[1] < height):
         raise ValueError(f"target {target} is outside the {width}x{height} frame")
     screen = Screen.of(frame)
-    twins = _twins(screen.gray, screen.rgb, target)
+    drawn, twins = _twins(screen.gray, screen.rgb, target)
     placements = _placements(min_size, max_size, reach, width, height)
     if twins is not None:  # the object's own row first: what tells twins apart is there
         placements = chain(_strips(twins.box, target, reach, width), placements)
@@ -112,12 +115,12 @@ def choose_anchor(
                 if whole != box:
                     grown, _ = judge(whole, [])
                     if grown.distinctive:
-                        return grown
-                return choice
+                        return replace(grown, twins=drawn)
+                return replace(choice, twins=drawn)
             if best is None or choice.margin >= best.margin:
                 best = choice
     assert best is not None  # _placements yields at least one box
-    return best
+    return replace(best, twins=drawn)
 
 
 def _judge(
@@ -165,14 +168,15 @@ def _judge(
     return choice, [] if choice.distinctive else [add((runner_up.x, runner_up.y), offset)]
 
 
-def _twins(gray: Image, rgb: Image, target: Point) -> Twins | None:
-    """The object around `target` and its twins on the frame, or None when it has none."""
+def _twins(gray: Image, rgb: Image, target: Point) -> tuple[int, Twins | None]:
+    """In how many places the object around `target` is drawn on the frame (0 without an
+    outline), and it with its twins, or None when it has none."""
     box = object_box(gray, target)
     if box is None:
-        return None
+        return 0, None
     x, y, w, h = box
     places = twins_of(rgb, rgb[y : y + h, x : x + w], own=(x, y))
-    return Twins(box, tuple(places)) if len(places) > 1 else None
+    return len(places), Twins(box, tuple(places)) if len(places) > 1 else None
 
 
 def _strips(

@@ -82,9 +82,12 @@ def locate(
     context: Recorded | Image | Callable[[], Image | None] | None = None,
     scale_hint: float = 1.0,
     shift_hint: Point = (0, 0),
+    twins: int | None = None,
 ) -> Located:
     """Find `anchor_img` on `screen` by its pixels (by_pixels), then make sure that the place
-    found is not a twin of the recorded object that only its place told apart (twins.py)."""
+    found is not a twin of the recorded object that only its place told apart (twins.py).
+    `twins`, in how many places the recorder saw the object drawn (choose_anchor's), spares
+    that search where it saw one at most; None (not known) searches."""
     if context is not None and not isinstance(context, Recorded):
         context = Recorded(context)
     found = by_pixels(
@@ -99,10 +102,10 @@ def locate(
         scale_hint=scale_hint,
         shift_hint=shift_hint,
     )
-    if not found.found or found.point is None:
+    if not found.found or found.point is None or (twins is not None and twins <= 1):
         return found
     started = time.perf_counter() - found.elapsed_ms / 1000
-    twins = doubt_twins(
+    check = doubt_twins(
         screen,
         anchor_img,
         offset,
@@ -112,16 +115,16 @@ def locate(
         margin=margin,
         recorded=lambda: _recorded_screen(context, expected),
     )
-    searched = found.searched + "+twins" * (twins.places > 1)
-    if twins.refusal is None:
+    searched = found.searched + "+twins" * (check.places > 1)
+    if check.refusal is None:
         return replace(found, searched=searched, elapsed_ms=ms_since(started))
     return replace(
         found,
         found=False,
         point=None,
         searched=searched,
-        reason=twins.refusal.text(),
-        refusal=twins.refusal,
+        reason=check.refusal.text(),
+        refusal=check.refusal,
         elapsed_ms=ms_since(started),
     )
 

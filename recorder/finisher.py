@@ -146,6 +146,7 @@ class Finisher:
             target,
             lambda t: pointer_at(job.events, t - job.t0),
             self.redaction.hide,
+            job.t0 + calm[0],
         )
         if found is None:
             return None
@@ -191,4 +192,5 @@ def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
         offset=choice.offset,
         score=choice.score,
         margin=choice.margin,
+        twins=choice.twins,
     )

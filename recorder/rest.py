@@ -62,12 +62,13 @@ def at_rest(
     target: tuple[int, int],
     pointer: Callable[[float], tuple[int, int] | None],
     hide: Callable[[Any], Any],
+    since: float,
 ) -> tuple[Any, Box] | None:
     """The latest of `frames` (shown while only the pointer moved) that shows the target at
     rest: it differs from `hovered` in one region holding the target, no larger than a
-    control, and the pointer was outside that region while it was shown. Its pixels (`hide`
-    paints out redacted typing) and that region; None when there is none, or when the
-    screen changed otherwise."""
+    control, and the pointer was outside that region when it appeared (or at `since`, when
+    the calm began, for a frame shown from before). Its pixels (`hide` paints out redacted
+    typing) and that region; None when there is none, or when the screen changed otherwise."""
     for frame in reversed(frames):
         if (frame.height, frame.width) != hovered.shape[:2]:
             return None
@@ -80,7 +81,9 @@ def at_rest(
             return None
         if w > _LARGEST[0] or h > _LARGEST[1]:
             return None
-        where = pointer(frame.t_last)
+        # where the pointer was when the frame appeared (or when the calm began): a frame
+        # shown on until the pointer was well inside shows the look from before it came
+        where = pointer(max(frame.t_first, since))
         if where is None:
             return None
         if not (x <= where[0] < x + w and y <= where[1] < y + h):
@@ -107,4 +110,5 @@ def anchor_in_two_looks(hovered: Any, rest: Any, target: tuple[int, int], region
         score=choice.score,
         margin=choice.margin,
         hover_png=encode_png(hovered[y0:y1, x0:x1]),
+        twins=choice.twins,
     )

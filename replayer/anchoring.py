@@ -116,6 +116,7 @@ class Locator:
                 margin=self.options.margin,
                 scale_hint=self.scale,
                 shift_hint=self.shift,
+                twins=anchor.twins,
             )
             if located.found and located.point is not None:
                 self.scale, self.shift = hints_after(located.point, located.scale, target)

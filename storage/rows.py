@@ -46,6 +46,7 @@ def anchor_row(anchor: Anchor) -> dict[str, Any]:
         score=anchor.score,
         margin=anchor.margin,
         hover_png=anchor.hover_png,
+        twins=anchor.twins,
     )
 
 
@@ -78,6 +79,7 @@ def step_of(row: RowMapping) -> Step:
             score=row["score"],
             margin=row["margin"],
             hover_png=bytes(row["hover_png"]) if row["hover_png"] is not None else None,
+            twins=row["twins"],
         )
     events = None if row["event_first"] is None else (row["event_first"], row["event_last"])
     return Step(

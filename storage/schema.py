@@ -100,6 +100,9 @@ anchors = Table(
     # schema 4: the same box cut from the frame where the pointer hovered the target, just
     # before the press (None: it looked the same, or it is unknown)
     Column("hover_png", LargeBinary),
+    # schema 4: places the object under the target was drawn on the recorded screen (its own
+    # included; 0: no outline around the target; NULL: not known)
+    Column("twins", Integer),
 )
 
 actions = Table(

@@ -59,6 +59,9 @@ class Anchor:
     margin: float | None = None  # best minus runner-up, elsewhere in the frame
     hover_png: bytes | None = None  # the same box as it looked hovered, just before the press;
     # None when it looked the same or is unknown
+    # where the object under the target was drawn on the recorded screen, its own place
+    # included (2 or more: twins, matching/twins.py); 0 without an outline; None: unknown
+    twins: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

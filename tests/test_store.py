@@ -282,6 +282,7 @@ def rewind_to_version_3(target):
     sql(
         target,
         """
+        alter table anchors drop column twins;
         alter table anchors drop column hover_png;
         update deskreel_meta set value = '3' where key = 'schema_version';
         update alembic_version set version_num = '0003'

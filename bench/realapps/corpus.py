@@ -310,6 +310,7 @@ def _recorded_step(
         "anchor_box": list(anchor.box) if anchor else None,
         "anchor_offset": list(anchor.offset) if anchor else None,
         "anchor_margin": anchor.margin if anchor else None,
+        "anchor_twins": anchor.twins if anchor else None,
         "before": names.get("before"),
         "after": names.get("after"),
     }

@@ -114,6 +114,7 @@ def _one(
             margin=DEFAULT_MARGIN,
             scale_hint=hint[0],
             shift_hint=hint[1],
+            twins=step.get("anchor_twins"),
         )
 
     times = []
