@@ -44,6 +44,7 @@ _ROW = 480  # px of the recorded screen either side of the object that its row h
 # An object at least 2 * _HALF_LEAST px on each side is looked for at half resolution
 # first, where a twin (blurred alike) scores at least _HALF_SCORE.
 _HALF_LEAST, _HALF_SCORE = 6, 0.8
+_OUTLINE = 2  # px around a twin painted out with it: the border its outline runs inside
 _MOST = 16  # instances considered at most: a repeating pattern, not a pair of twins
 
 
@@ -239,7 +240,10 @@ def _row_scores(
     size = (obj.shape[1], obj.shape[0])
     recorded = np.ones(band.shape[:2], bool)
     for x, y in twins_of(band, obj):  # the twins in the anchor's own row
-        recorded[y : y + size[1], x : x + size[0]] = False
+        recorded[
+            max(y - _OUTLINE, 0) : y + size[1] + _OUTLINE,
+            max(x - _OUTLINE, 0) : x + size[0] + _OUTLINE,
+        ] = False
     gray = grayscale(band)
     spread = float(gray[recorded].std()) if recorded.sum() >= 2 else 0.0
     if spread < _FLAT:
@@ -270,8 +274,9 @@ def _cut(
         out[sy0 - y : sy1 - y, sx0 - x : sx1 - x] = gray[sy0:sy1, sx0:sx1]
         mask[sy0 - y : sy1 - y, sx0 - x : sx1 - x] = True
     for tx, ty in twins:
-        rows = slice(max(ty - y, 0), max(ty - y + size[1], 0))
-        mask[rows, max(tx - x, 0) : max(tx - x + size[0], 0)] = False
+        top, left = ty - y - _OUTLINE, tx - x - _OUTLINE
+        rows = slice(max(top, 0), max(top + size[1] + 2 * _OUTLINE, 0))
+        mask[rows, max(left, 0) : max(left + size[0] + 2 * _OUTLINE, 0)] = False
     return out, mask
 
 

@@ -111,3 +111,39 @@ def test_replay_presses_the_same_rows_twin_after_the_rows_swap(run_deskreel, xvf
     pressed = stopped(app)
     assert "applied Proxy server" not in pressed, done.stderr
     assert done.returncode == 0 and pressed == ["applied Mail server"], done.stderr
+
+
+def test_each_twin_rule_refuses_its_own_case() -> None:
+    """One case per rule of twins.py; each asserts the rule that refused, so removing a rule
+    fails its case (another rule, or none, would answer)."""
+    # twin-match: the crop (its row holds no label) matches, but the recorded screen's row
+    # is not the row found today: its label is another (a strict threshold, as --threshold
+    # sets it, since two labels of one font in a long row still correlate well)
+    box = (TARGET[0] - 120, TARGET[1] - 40, 240, 81)
+    crop = RECORDED[box[1] : box[1] + box[3], box[0] : box[0] + box[2]]
+    renamed = drawn_form(["Proxy server", "Post office"], (100, 80))
+    found = locate(
+        renamed, crop, (120, 40), expected=TARGET, unique=True, context=RECORDED, threshold=0.99
+    )
+    assert found.refusal is not None and found.refusal.rule == "twin-match", found
+    # twin-margin: today both rows read "Mail server"; the crop, no label in it, still has
+    # one place, but nothing in the rows tells the twins apart
+    same = drawn_form(["Mail server", "Mail server"], (100, 80))
+    found = locate(same, crop, (120, 40), expected=TARGET, unique=True, context=RECORDED)
+    assert found.refusal is not None and found.refusal.rule == "twin-margin", found
+    # twin-row: aimed at the button's face beside its text, the object is the whole button;
+    # the anchor's row holds that button and blank form around it, and no recorded screen
+    # is known to look further along the row
+    face = (TARGET[0] + 40, TARGET[1])
+    box = (face[0] - 100, face[1] - 40, 120, 81)
+    bare = RECORDED[box[1] : box[1] + box[3], box[0] : box[0] + box[2]]
+    found = locate(RECORDED, bare, (100, 40), expected=face, unique=True)
+    assert found.refusal is not None and found.refusal.rule == "twin-row", found
+
+
+def test_a_recorded_count_of_one_spares_the_search_and_none_does_not() -> None:
+    box = (TARGET[0] - 120, TARGET[1] - 40, 240, 81)
+    crop = RECORDED[box[1] : box[1] + box[3], box[0] : box[0] + box[2]]
+    today = drawn_form(["Mail server", "Proxy server"], (100, 80))
+    assert locate(today, crop, (120, 40), expected=TARGET, unique=True, twins=1).found
+    assert not locate(today, crop, (120, 40), expected=TARGET, unique=True, twins=None).found
