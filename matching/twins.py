@@ -177,28 +177,41 @@ def doubt_twins(
     may be a twin of the recorded object rather than it. The anchor's own row decides
     first; when it cannot, the row of the recorded screen does, where `recorded` gives that
     screen and the target on it."""
-    box = object_box(grayscale(anchor), offset)
-    if box is None:
+    found = _object(anchor, offset)
+    if found is None:
         return TwinCheck(0)
-    obj = _scaled(anchor[box[1] : box[1] + box[3], box[0] : box[0] + box[2]], scale)
-    here = (
-        round(point[0] - (offset[0] - box[0]) * scale),
-        round(point[1] - (offset[1] - box[1]) * scale),
-    )
+    obj1, rel, band1 = found
+    obj = _scaled(obj1, scale)
+    here = (round(point[0] + rel[0] * scale), round(point[1] + rel[1] * scale))
     today = twins_of(screen, obj)
     if not any(_same(p, here) for p in today):
         today = [here, *today]
     if len(today) < 2:
         return TwinCheck(len(today))
-    gray = grayscale(screen)
-    band = _scaled(anchor[box[1] : box[1] + box[3]], scale)
-    need = (threshold, margin)
-    row = _row_scores(gray, band, obj, round(box[0] * scale), today, here)
-    refusal = _judged(row, here, *need)
-    if refusal is not None and (wide := _recorded_row(recorded(), box, offset)) is not None:
+    gray, need = grayscale(screen), (threshold, margin)
+    band, left = _scaled(band1[0], scale), round(band1[1] * scale)
+    refusal = _judged(_row_scores(gray, band, obj, left, today, here), here, *need)
+    if refusal is not None and (wide := _recorded_row(recorded(), rel)) is not None:
         band, left = _scaled(wide[0], scale), round(wide[1] * scale)
         refusal = _judged(_row_scores(gray, band, obj, left, today, here), here, *need)
     return TwinCheck(len(today), refusal)
+
+
+def _object(anchor: Image, offset: Point) -> tuple[Image, Box, tuple[Image, int]] | None:
+    """The object around the target in the anchor: its pixels, its box relative to the
+    target, and its row in the anchor with how far into it the object starts; None when no
+    outline closes around the target inside the anchor. (The recorded screen is not
+    fetched to look further: an exact match does without it, and a crop inside one object
+    holds nothing of its place, so twins of it leave the match ambiguous.)"""
+    box = object_box(grayscale(anchor), offset)
+    if box is None:
+        return None
+    x, y, w, h = box
+    return (
+        anchor[y : y + h, x : x + w],
+        (x - offset[0], y - offset[1], w, h),
+        (anchor[y : y + h], x),
+    )
 
 
 def _judged(
@@ -215,19 +228,18 @@ def _judged(
     return None
 
 
-def _recorded_row(
-    recorded: tuple[Image, Point] | None, box: Box, offset: Point
-) -> tuple[Image, int] | None:
-    """The object's row on the recorded screen, _ROW px either side of it, and how far into
-    it the object starts; None without a recorded screen."""
+def _recorded_row(recorded: tuple[Image, Point] | None, rel: Box) -> tuple[Image, int] | None:
+    """The object's row on the recorded screen, _ROW px either side of it (`rel`: its box
+    relative to the target), and how far into it the object starts; None without a
+    recorded screen."""
     if recorded is None:
         return None
     frame, target = recorded
-    ox, oy = target[0] - offset[0] + box[0], target[1] - offset[1] + box[1]
-    if not (oy >= 0 and oy + box[3] <= frame.shape[0]):
+    ox, oy = target[0] + rel[0], target[1] + rel[1]
+    if not (oy >= 0 and oy + rel[3] <= frame.shape[0]):
         return None
-    x0, x1 = max(0, ox - _ROW), min(frame.shape[1], ox + box[2] + _ROW)
-    return frame[oy : oy + box[3], x0:x1], ox - x0
+    x0, x1 = max(0, ox - _ROW), min(frame.shape[1], ox + rel[2] + _ROW)
+    return frame[oy : oy + rel[3], x0:x1], ox - x0
 
 
 def _row_scores(
