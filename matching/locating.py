@@ -106,14 +106,7 @@ def locate(
         return found
     started = time.perf_counter() - found.elapsed_ms / 1000
     check = doubt_twins(
-        screen,
-        anchor_img,
-        offset,
-        found.point,
-        found.scale,
-        threshold=threshold,
-        margin=margin,
-        recorded=lambda: _recorded_screen(context, expected),
+        screen, anchor_img, offset, found.point, found.scale, threshold=threshold, margin=margin
     )
     searched = found.searched + "+twins" * (check.places > 1)
     if check.refusal is None:
@@ -127,12 +120,6 @@ def locate(
         refusal=check.refusal,
         elapsed_ms=ms_since(started),
     )
-
-
-def _recorded_screen(context: Recorded | None, target: Point | None) -> tuple[Image, Point] | None:
-    """The recorded screen (RGB) and the target on it, when both are known."""
-    screen = None if context is None or target is None else context.screen
-    return None if screen is None or target is None else (screen.rgb, target)
 
 
 def by_pixels(

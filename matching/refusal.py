@@ -15,6 +15,7 @@ RULES = {
     "twin-row": "its row holds nothing but twins: grey-level spread",
     "twin-match": "its row, twins painted out, matches the recorded row only",
     "twin-margin": "its row, twins painted out, beats a twin's row only by",
+    "twin-many": "its object is drawn in more places than twins are told apart in:",
 }
 
 
@@ -29,4 +30,4 @@ class Refusal:
 
     def text(self) -> str:
         place = "" if self.where is None else f" at {self.where[0]},{self.where[1]}"
-        return f"{RULES[self.rule]} {self.measured:.3f}{place}, needs {self.needed:.3f}"
+        return f"{RULES[self.rule]} {self.measured:.4g}{place}, needs {self.needed:.4g}"

@@ -14,12 +14,13 @@ stretch) has no twins in this sense, and its crop's ordinary uniqueness stands.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from .defaults import DEFAULT_THRESHOLD
 from .refusal import Refusal
 from .search import Box, Image, Point, colour_score, grayscale, probe, sub
 
@@ -33,19 +34,21 @@ __all__ = [
     "twins_of",
 ]
 
-TWIN_SCORE = 0.95  # an object that matches this well elsewhere is drawn alike: a twin
+# An object that matches this well elsewhere is drawn alike: a twin. As much as locate()
+# needs to take a place for the target, so that a twin drawn a little otherwise today (a
+# focus ring, a prelight) still counts.
+TWIN_SCORE = DEFAULT_THRESHOLD
 _REACH = (240, 80)  # px either side of the target where its object's outline is looked for
 _SMALLEST = (20, 12)  # an outline smaller than this is a glyph, not an object
 _LARGEST = (480, 120)  # and one larger than this is a container, not the object
 _EDGE_LOW, _EDGE_HIGH = 20, 60  # Canny thresholds: a 1 px border of 20 grey levels is one
 _FLAT = 4.0  # grey-level std below which a row, twins painted out, holds no evidence
 _SAME = 3  # px: an instance this close to where today's match puts the object is it
-_ROW = 480  # px of the recorded screen either side of the object that its row holds
 # An object at least 2 * _HALF_LEAST px on each side is looked for at half resolution
 # first, where a twin (blurred alike) scores at least _HALF_SCORE.
-_HALF_LEAST, _HALF_SCORE = 6, 0.8
+_HALF_LEAST, _HALF_LOSS = 6, 0.15
 _OUTLINE = 2  # px around a twin painted out with it: the border its outline runs inside
-_MOST = 16  # instances considered at most: a repeating pattern, not a pair of twins
+_MOST = 64  # places of one object counted at most: past it, a pattern or a long table
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,51 +91,54 @@ def object_box(gray: Image, target: Point) -> Box | None:
     return best
 
 
-def twins_of(rgb: Image, obj: Image, own: Point | None = None) -> list[Point]:
-    """Top-lefts of the places where the RGB `obj` is drawn in the RGB `rgb` (`own`, when
-    given, first), or [] when it is flat or repeats like a pattern (more than _MOST places).
-    Grayscale finds them; colour keeps only those of its hue (a red and a green "Go")."""
+def twins_of(
+    rgb: Image, obj: Image, own: Point | None = None, *, least: float = TWIN_SCORE
+) -> list[Point]:
+    """Top-lefts of the places where the RGB `obj` is drawn in the RGB `rgb`, scoring
+    `least` in grayscale and in colour (a red and a green "Go" are no twins), `own` first
+    when given; [] when `obj` is flat. Counting stops past _MOST: a caller seeing more
+    than _MOST places has a pattern, or a table too long to tell its rows apart here."""
     gray, tmpl = grayscale(rgb), grayscale(obj)
     if float(tmpl.std()) < _FLAT or tmpl.shape[0] > gray.shape[0] or tmpl.shape[1] > gray.shape[1]:
         return [] if own is None else [own]
     h, w = tmpl.shape[:2]
     places: list[Point] = [] if own is None else [own]
-    for place in _candidates(gray, tmpl):
+    for place in _candidates(gray, tmpl, least):
         if any(abs(place[0] - p[0]) < w // 2 and abs(place[1] - p[1]) < h // 2 for p in places):
             continue
-        if colour_score(rgb, obj, place) < TWIN_SCORE:
+        if colour_score(rgb, obj, place) < least:
             continue
         places.append(place)
         if len(places) > _MOST:
-            return []
+            break
     return places
 
 
-def _candidates(gray: Image, tmpl: Image) -> Iterator[Point]:
-    """Top-lefts where `tmpl` scores TWIN_SCORE on `gray`, best first: found at half
-    resolution (a quarter of the cost) and scored at full, unless it is too small to be
-    told at half resolution."""
+def _candidates(gray: Image, tmpl: Image, least: float) -> Iterator[Point]:
+    """Top-lefts where `tmpl` scores `least` on `gray`, best first: found at half
+    resolution (a quarter of the cost, where blur lowers a score by up to _HALF_LOSS) and
+    scored at full, unless it is too small to be told at half resolution."""
     import cv2
 
     h, w = tmpl.shape[:2]
     if min(h, w) < 2 * _HALF_LEAST:
         scores = cv2.matchTemplate(gray, tmpl, cv2.TM_CCOEFF_NORMED)
-        ys, xs = np.nonzero(scores >= TWIN_SCORE)
+        ys, xs = np.nonzero(scores >= least)
         for i in np.argsort(-scores[ys, xs], kind="stable"):
             yield int(xs[i]), int(ys[i])
         return
     half = cv2.matchTemplate(cv2.pyrDown(gray), cv2.pyrDown(tmpl), cv2.TM_CCOEFF_NORMED)
-    ys, xs = np.nonzero(half >= _HALF_SCORE)
+    ys, xs = np.nonzero(half >= least - _HALF_LOSS)
     looked: list[Point] = []
     for i in np.argsort(-half[ys, xs], kind="stable"):
         x, y = int(xs[i]), int(ys[i])
         if any(abs(x - lx) <= 1 and abs(y - ly) <= 1 for lx, ly in looked):
             continue
         looked.append((x, y))
-        if len(looked) > 4 * _MOST:
+        if len(looked) > 4 * _MOST:  # (most are the same place again, a pixel off)
             return
         hit = probe(gray, tmpl, (2 * x, 2 * y), pad=2)
-        if hit is not None and hit.score >= TWIN_SCORE:
+        if hit is not None and hit.score >= least:
             yield hit.x, hit.y
 
 
@@ -171,29 +177,28 @@ def doubt_twins(
     *,
     threshold: float,
     margin: float,
-    recorded: Callable[[], tuple[Image, Point] | None] = lambda: None,
 ) -> TwinCheck:
     """Whether `point`, where a match of the RGB `anchor` put its target on the RGB `screen`,
-    may be a twin of the recorded object rather than it. The anchor's own row decides
-    first; when it cannot, the row of the recorded screen does, where `recorded` gives that
-    screen and the target on it."""
+    may be a twin of the recorded object rather than it: twins are counted at `threshold`,
+    and the anchor's row through the object must match at the place found and beat every
+    twin's row by `margin`. (The recorded screen's wider row is not asked: beyond the
+    window it holds pixels that belong to a place on the screen, not to a row.)"""
     found = _object(anchor, offset)
     if found is None:
         return TwinCheck(0)
     obj1, rel, band1 = found
     obj = _scaled(obj1, scale)
     here = (round(point[0] + rel[0] * scale), round(point[1] + rel[1] * scale))
-    today = twins_of(screen, obj)
+    today = twins_of(screen, obj, least=threshold)
     if not any(_same(p, here) for p in today):
         today = [here, *today]
     if len(today) < 2:
         return TwinCheck(len(today))
-    gray, need = grayscale(screen), (threshold, margin)
+    if len(today) > _MOST:
+        return TwinCheck(len(today), Refusal("twin-many", len(today), _MOST, here))
     band, left = _scaled(band1[0], scale), round(band1[1] * scale)
-    refusal = _judged(_row_scores(gray, band, obj, left, today, here), here, *need)
-    if refusal is not None and (wide := _recorded_row(recorded(), rel)) is not None:
-        band, left = _scaled(wide[0], scale), round(wide[1] * scale)
-        refusal = _judged(_row_scores(gray, band, obj, left, today, here), here, *need)
+    row = _row_scores(grayscale(screen), band, obj, left, today, here)
+    refusal = _judged(row, here, threshold, margin)
     return TwinCheck(len(today), refusal)
 
 
@@ -226,20 +231,6 @@ def _judged(
     if mine - rival < margin:
         return Refusal("twin-margin", round(mine - rival, 4), margin, here)
     return None
-
-
-def _recorded_row(recorded: tuple[Image, Point] | None, rel: Box) -> tuple[Image, int] | None:
-    """The object's row on the recorded screen, _ROW px either side of it (`rel`: its box
-    relative to the target), and how far into it the object starts; None without a
-    recorded screen."""
-    if recorded is None:
-        return None
-    frame, target = recorded
-    ox, oy = target[0] + rel[0], target[1] + rel[1]
-    if not (oy >= 0 and oy + rel[3] <= frame.shape[0]):
-        return None
-    x0, x1 = max(0, ox - _ROW), min(frame.shape[1], ox + rel[2] + _ROW)
-    return frame[oy : oy + rel[3], x0:x1], ox - x0
 
 
 def _row_scores(

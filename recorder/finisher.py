@@ -19,7 +19,7 @@ from storage.vocabulary import Action
 from .pieces import Job
 from .privacy import TypingRedaction
 from .reduce import Reduced
-from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_at
+from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
 from .screen import Frame
 from .writing import StoreWrites
 
@@ -119,10 +119,12 @@ class Finisher:
         )
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
         before, pixels = self._store_frame(before_frame)
-        after, _ = self._store_frame(after_frame)
         anchor = None
         if pixels is not None and r.action.is_pointer and r.action.target:
+            # before the after-frame is hidden: typing that frame no longer shows is
+            # forgotten then, and the frames at rest, older, may show it still
             anchor = self._at_rest(pixels, r, job, before_frame) or _anchor(pixels, r.action.target)
+        after, _ = self._store_frame(after_frame)
         return before, after, anchor
 
     def _at_rest(self, pixels: Any, r: Reduced, job: Job, before: Frame | None) -> Anchor | None:
@@ -144,8 +146,8 @@ class Finisher:
             frames,
             pixels,
             target,
-            lambda t: pointer_at(job.events, t - job.t0),
-            self.redaction.hide,
+            lambda start, end: pointer_path(job.events, start - job.t0, end - job.t0),
+            lambda rgb: self.redaction.hide(rgb, forget=False),
             job.t0 + calm[0],
         )
         if found is None:

@@ -150,9 +150,10 @@ class TypedOnScreen:
             )
         )
 
-    def hide(self, rgb: np.ndarray) -> np.ndarray:
+    def hide(self, rgb: np.ndarray, *, forget: bool = True) -> np.ndarray:
         """`rgb` with the typing kept painted back to how it was before, where it still shows
-        (a copy; `rgb` itself when none shows); typing it no longer shows is forgotten."""
+        (a copy; `rgb` itself when none shows); typing it no longer shows is forgotten, unless
+        `forget` is False (an older frame, looked at after newer ones)."""
         from xsession.hiding import hide_typed_text
 
         shown, showing = rgb, []
@@ -161,6 +162,8 @@ class TypedOnScreen:
             part = shown[y0:y1, x0:x1]
             hidden = hide_typed_text(before, after, part) if shown.shape == shape else part
             if hidden is part:  # cleared, or the screen moved on: it shows no more
+                if not forget:
+                    showing.append(typed)
                 continue
             if shown is rgb:
                 shown = rgb.copy()
@@ -196,9 +199,10 @@ class TypingRedaction:
             return None, None
         return before, after
 
-    def hide(self, rgb: np.ndarray) -> np.ndarray:
-        """`rgb` with what redacted typing left on screen painted out."""
-        return self._typed.hide(rgb)
+    def hide(self, rgb: np.ndarray, *, forget: bool = True) -> np.ndarray:
+        """`rgb` with what redacted typing left on screen painted out (`forget`: as
+        TypedOnScreen.hide)."""
+        return self._typed.hide(rgb, forget=forget)
 
     def _keep_typed(self, before: Frame | None, after: Frame | None) -> None:
         """Keep a redacted typing's screens, to paint what it typed out of later frames;

@@ -18,7 +18,7 @@ from storage import Anchor, RawEvent
 
 from .screen import Frame
 
-__all__ = ["anchor_in_two_looks", "at_rest", "calm_since", "changed_region", "pointer_at"]
+__all__ = ["anchor_in_two_looks", "at_rest", "calm_since", "changed_region", "pointer_path"]
 
 Box = tuple[int, int, int, int]
 _LARGEST = (480, 120)  # a region changed by a hover larger than this is not one control's
@@ -37,12 +37,18 @@ def calm_since(events: Sequence[RawEvent], first: int, last: int) -> tuple[float
     return events[max(i, 0)].t, events[press].t
 
 
-def pointer_at(events: Sequence[RawEvent], t: float) -> tuple[int, int] | None:
-    """Where the pointer was at `t`, by the last event before it that says; None if none."""
-    for event in reversed(events):
-        if event.t <= t and event.x is not None and event.y is not None:
-            return event.x, event.y
-    return None
+def pointer_path(events: Sequence[RawEvent], start: float, end: float) -> list[tuple[int, int]]:
+    """Where the pointer was from `start` to `end`: where it was at `start` (by the last
+    event before that says) and wherever it moved to until `end`."""
+    path: list[tuple[int, int]] = []
+    for event in events:
+        if event.x is None or event.y is None:
+            continue
+        if event.t <= start:
+            path[:] = [(event.x, event.y)]
+        elif event.t <= end:
+            path.append((event.x, event.y))
+    return path
 
 
 def changed_region(a: Any, b: Any) -> Box | None:
@@ -60,15 +66,16 @@ def at_rest(
     frames: Sequence[Frame],
     hovered: Any,
     target: tuple[int, int],
-    pointer: Callable[[float], tuple[int, int] | None],
+    path: Callable[[float, float], list[tuple[int, int]]],
     hide: Callable[[Any], Any],
     since: float,
 ) -> tuple[Any, Box] | None:
     """The latest of `frames` (shown while only the pointer moved) that shows the target at
     rest: it differs from `hovered` in one region holding the target, no larger than a
-    control, and the pointer was outside that region when it appeared (or at `since`, when
-    the calm began, for a frame shown from before). Its pixels (`hide` paints out redacted
-    typing) and that region; None when there is none, or when the screen changed otherwise."""
+    control, and the pointer was outside that region at some moment while it was shown
+    (from `since` on, when the calm began, for a frame shown from before; `path` gives where
+    the pointer was between two times). Its pixels (`hide` paints out redacted typing) and
+    that region; None when there is none, or when the screen changed otherwise."""
     for frame in reversed(frames):
         if (frame.height, frame.width) != hovered.shape[:2]:
             return None
@@ -81,12 +88,13 @@ def at_rest(
             return None
         if w > _LARGEST[0] or h > _LARGEST[1]:
             return None
-        # where the pointer was when the frame appeared (or when the calm began): a frame
-        # shown on until the pointer was well inside shows the look from before it came
-        where = pointer(max(frame.t_first, since))
-        if where is None:
-            return None
-        if not (x <= where[0] < x + w and y <= where[1] < y + h):
+        # Shown at some moment with the pointer off the changed region, it shows the look
+        # at rest (a frame shown on after the pointer came in, until the toolkit drew the
+        # hover, shows it too)
+        if any(
+            not (x <= px < x + w and y <= py < y + h)
+            for px, py in path(max(frame.t_first, since), frame.t_last)
+        ):
             return pixels, region
     return None
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from recorder.rest import calm_since, pointer_at
+from recorder.rest import calm_since, pointer_path
 from samples.person import Person
 from storage import RawEvent, open_store
 from tests.commands import deskreel
@@ -30,7 +30,7 @@ def test_only_the_pointer_moved_from_the_last_other_event_to_the_press() -> None
     assert calm_since([*glide, press], 3, 3) == (0.1, 1.0)
     assert calm_since([glide[0], key, *glide[1:], press], 4, 4) == (0.15, 1.0)
     assert calm_since([press], 0, 0) is None  # warped onto it with the press
-    assert pointer_at([*glide, press], 0.3) == (90, 110)
+    assert pointer_path([*glide, press], 0.3, 0.9) == [(90, 110), (140, 115)]
 
 
 def buttons(xvfb) -> tuple[subprocess.Popen[str], dict[str, tuple[int, int]]]:
@@ -61,6 +61,8 @@ def test_a_hovered_button_is_anchored_at_rest_and_found_so(run_deskreel, xvfb, t
     def drive(person: Person) -> None:
         person.move_to(5, 5)
         time.sleep(0.3)
+        person.move_to(*places["Open"])
+        time.sleep(0.4)  # resting on it, as a person aims: the hovered look is grabbed
         person.click(*places["Open"])
         time.sleep(0.3)
         person.move_to(5, 5)
