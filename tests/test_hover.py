@@ -4,8 +4,6 @@ press), and a replay that starts with the pointer elsewhere finds it at rest."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,6 +12,7 @@ from samples.person import Person
 from storage import RawEvent, open_store
 from tests.commands import deskreel
 from tests.test_record import record
+from tests.tk_buttons import shown, stopped
 from xsession.images import decode_image
 
 BUTTONS = Path(__file__).resolve().parent / "hover_buttons.py"
@@ -33,29 +32,8 @@ def test_only_the_pointer_moved_from_the_last_other_event_to_the_press() -> None
     assert pointer_path([*glide, press], 0.3, 0.9) == [(90, 110), (140, 115)]
 
 
-def buttons(xvfb) -> tuple[subprocess.Popen[str], dict[str, tuple[int, int]]]:
-    proc = subprocess.Popen(
-        [sys.executable, str(BUTTONS)], env=xvfb.env(), stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    places: dict[str, tuple[int, int]] = {}
-    while len(places) < 3:
-        line = proc.stdout.readline()
-        assert line, "the buttons never became ready"
-        _, name, x, y = line.split()
-        places[name] = (int(x), int(y))
-    time.sleep(0.3)
-    return proc, places
-
-
-def stopped(proc: subprocess.Popen[str]) -> list[str]:
-    proc.terminate()
-    out, _ = proc.communicate(timeout=10)
-    return [line for line in out.splitlines() if line.startswith("pressed")]
-
-
 def test_a_hovered_button_is_anchored_at_rest_and_found_so(run_deskreel, xvfb, tmp_path):
-    app, places = buttons(xvfb)
+    app, places = shown(xvfb, BUTTONS, 3)
     db = tmp_path / "hover.db"
 
     def drive(person: Person) -> None:
@@ -68,7 +46,7 @@ def test_a_hovered_button_is_anchored_at_rest_and_found_so(run_deskreel, xvfb, t
         person.move_to(5, 5)
 
     record(run_deskreel, xvfb, db, drive, "--name", "hover")
-    assert stopped(app) == ["pressed Open"]
+    assert stopped(app, "pressed") == ["pressed Open"]
     with open_store(db, create=False) as store:
         (step,) = [s for s in store.steps(store.recording("hover").id) if s.anchor]
     anchor = step.anchor
@@ -76,7 +54,7 @@ def test_a_hovered_button_is_anchored_at_rest_and_found_so(run_deskreel, xvfb, t
     at_rest, hovered = decode_image(anchor.png), decode_image(anchor.hover_png)
     assert at_rest.shape == hovered.shape and (at_rest != hovered).any()
 
-    app, _ = buttons(xvfb)  # a fresh start, the pointer in the corner: nothing hovered
+    app, _ = shown(xvfb, BUTTONS, 3)  # a fresh start, the pointer in the corner: nothing hovered
     done = deskreel("replay", db, "--timeout", "2", env=xvfb.env())
-    assert stopped(app) == ["pressed Open"], done.stderr
+    assert stopped(app, "pressed") == ["pressed Open"], done.stderr
     assert done.returncode == 0, done.stderr

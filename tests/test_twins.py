@@ -5,9 +5,6 @@ their place (issue 20's red line)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +14,7 @@ from matching import choose_anchor, locate
 from matching.choice import AnchorChoice
 from tests.commands import deskreel
 from tests.test_record import record
+from tests.tk_buttons import shown, stopped
 
 FORM = Path(__file__).resolve().parent / "twin_form.py"
 
@@ -79,37 +77,16 @@ def test_a_crop_unique_only_by_position_is_refused_on_reordered_rows(moved: bool
     assert found.refusal is not None and found.refusal.rule.startswith("twin")
 
 
-def form(xvfb, *args: str) -> tuple[subprocess.Popen[str], dict[str, tuple[int, int]]]:
-    proc = subprocess.Popen(
-        [sys.executable, str(FORM), *args], env=xvfb.env(), stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    places: dict[str, tuple[int, int]] = {}
-    while len(places) < 2:
-        line = proc.stdout.readline()
-        assert line, "the form never became ready"
-        _, name, x, y = line.split()
-        places[name] = (int(x), int(y))
-    time.sleep(0.3)
-    return proc, places
-
-
-def stopped(proc: subprocess.Popen[str]) -> list[str]:
-    proc.terminate()
-    out, _ = proc.communicate(timeout=10)
-    return [line for line in out.splitlines() if line.startswith("applied")]
-
-
 def test_replay_presses_the_same_rows_twin_after_the_rows_swap(run_deskreel, xvfb, tmp_path):
     """Real Tk twins: pressed on the second row, replayed with the rows swapped and the
     window moved; the Mail server row is applied again, never the Proxy server row."""
-    app, places = form(xvfb, "--geometry", "+40+40")
+    app, places = shown(xvfb, FORM, 2, "--geometry", "+40+40")
     db = tmp_path / "twins.db"
     record(run_deskreel, xvfb, db, lambda person: person.click(*places["Mail_server"]))
-    assert stopped(app) == ["applied Mail server"]
-    app, _ = form(xvfb, "--geometry", "+260+190", "--swap")
+    assert stopped(app, "applied") == ["applied Mail server"]
+    app, _ = shown(xvfb, FORM, 2, "--geometry", "+260+190", "--swap")
     done = deskreel("replay", db, "--timeout", "2", env=xvfb.env())
-    pressed = stopped(app)
+    pressed = stopped(app, "applied")
     assert "applied Proxy server" not in pressed, done.stderr
     assert done.returncode == 0 and pressed == ["applied Mail server"], done.stderr
 

@@ -8,6 +8,14 @@ import argparse
 import functools
 import tkinter as tk
 
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: tests/ is on sys.path, the repository not
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.tk_buttons import report_ready
+
 ROWS = ("Proxy server", "Mail server")
 
 
@@ -34,14 +42,7 @@ def main() -> None:
         button.grid(row=row, column=2, padx=12)
         buttons[name] = button
 
-    def ready() -> None:
-        root.update_idletasks()
-        for name, b in buttons.items():
-            x = b.winfo_rootx() + b.winfo_width() // 2
-            y = b.winfo_rooty() + b.winfo_height() // 2
-            print("ready", name.replace(" ", "_"), x, y, flush=True)
-
-    root.after(300, ready)
+    report_ready(root, buttons)
     root.mainloop()
 
 
