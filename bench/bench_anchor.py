@@ -147,7 +147,7 @@ def print_setting(args: argparse.Namespace, manifest: dict[str, Any], cases: int
     )
     print(
         f"ours: locate(threshold={THRESHOLD}, margin={MARGIN}, expected=recorded target, "
-        f"unique=choose_anchor's verdict, context=recorded screen); "
+        f"unique=choose_anchor's verdict, context=recorded screen, twins=its count); "
         f"baseline: colour TM_CCOEFF_NORMED at 1x, the maximum accepted at >= "
         f"{args.confidence}"
     )
@@ -197,6 +197,7 @@ def run_ours(
             context=recorded,
             scale_hint=hint[0],
             shift_hint=hint[1],
+            twins=a.get("twins"),  # the recorder's count (None in a corpus from before it)
         )
 
     found, ms = timed(call, repeat)

@@ -193,6 +193,7 @@ def record_anchors(
                     "offset": list(choice.offset),
                     "margin": choice.margin,
                     "distinctive": choice.distinctive,
+                    "twins": choice.twins,
                     "png": path,
                 }
             )
