@@ -6,7 +6,7 @@ import os
 import re
 import stat
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -421,3 +421,20 @@ def test_lost_frames_and_odd_details_still_render(tmp_path):
     assert list((tmp_path / "out" / "img").iterdir()) == []
     suite = ET.parse(junit).getroot()
     assert suite.get("failures") == "1" and suite.get("name") == "odd\ufffdname"
+
+
+def test_an_anchor_in_two_looks_shows_both(tmp_path):
+    from xsession.images import encode_png
+
+    rest, hovered = np.full((20, 30, 3), 180, np.uint8), np.full((20, 30, 3), 230, np.uint8)
+    anchor = Anchor(png=encode_png(rest), box=(0, 0, 30, 20), offset=(15, 10), margin=0.3)
+    click = Action.from_json({"action": "left_click", "coordinate": [15, 10]})
+    with open_store(tmp_path / "looks.db") as store:
+        rec = store.create_recording("looks", source="script")
+        store.add_steps(
+            rec, [Step(step=1, action=click, anchor=replace(anchor, hover_png=encode_png(hovered)))]
+        )
+        index = write_report(store, store.recording(rec), tmp_path / "out")
+    page = index.read_text(encoding="utf-8")
+    assert "anchor crop, at rest" in page and "anchor crop, hovered" in page
+    assert len(list((tmp_path / "out" / "img").iterdir())) == 2

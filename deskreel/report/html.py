@@ -25,7 +25,7 @@ from ..table import format_duration
 from xsession.files import write_private
 
 from .writable import check_writable
-from .figures import ImageDir, Pic, figure, frame_figure, private_dir
+from .figures import ImageDir, Pic, frame_figure, private_dir
 from .outcome import (
     Outcome,
     checks_of,
@@ -38,6 +38,7 @@ from .outcome import (
 )
 from .steps import (
     anchor_boxes,
+    anchor_figures,
     badge,
     check_boxes,
     checks_table,
@@ -302,9 +303,7 @@ def _not_found_figures(step: Step, result: StepResult | None, images: ImageDir) 
             absent="not kept",
         ),
     ]
-    if step.anchor is not None:
-        figures.append(figure(images.png(step.anchor.png), "anchor crop"))
-    return figures + crop_figures(result, images)
+    return figures + anchor_figures(step, images) + crop_figures(result, images)
 
 
 def _strip(steps: Sequence[Step], items: list[Outcome] | None, width: int) -> str:

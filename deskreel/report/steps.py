@@ -218,9 +218,20 @@ def _figures(
         )
         if d.get(Evidence.DIFF):
             out.append(frame_figure(images, d.get(Evidence.DIFF), "diff"))
-    if step.anchor is not None:
-        out.append(figure(images.png(step.anchor.png), "anchor crop"))
-    return out + crop_figures(result, images)
+    return out + anchor_figures(step, images) + crop_figures(result, images)
+
+
+def anchor_figures(step: Step, images: ImageDir) -> list[str]:
+    """The step's anchor: one crop, or its two looks (at rest, and hovered)."""
+    anchor = step.anchor
+    if anchor is None:
+        return []
+    if anchor.hover_png is None:
+        return [figure(images.png(anchor.png), "anchor crop")]
+    return [
+        figure(images.png(anchor.png), "anchor crop, at rest"),
+        figure(images.png(anchor.hover_png), "anchor crop, hovered"),
+    ]
 
 
 def _recorded_facts(step: Step) -> list[tuple[str, str]]:
