@@ -134,6 +134,9 @@ class Finisher:
         target = r.action.target
         if target is None or r.first < 0 or not job.events:
             return None
+        from matching.search import grayscale
+        from matching.twins import object_box
+
         calm = calm_since(job.events, r.first, r.last)
         if calm is None:
             return None
@@ -149,6 +152,7 @@ class Finisher:
             lambda start, end: pointer_path(job.events, start - job.t0, end - job.t0),
             lambda rgb: self.redaction.hide(rgb, forget=False),
             job.t0 + calm[0],
+            object_box(grayscale(pixels), target),
         )
         if found is None:
             return None

@@ -69,13 +69,16 @@ def at_rest(
     path: Callable[[float, float], list[tuple[int, int]]],
     hide: Callable[[Any], Any],
     since: float,
+    obj: Box | None = None,
 ) -> tuple[Any, Box] | None:
     """The latest of `frames` (shown while only the pointer moved) that shows the target at
     rest: it differs from `hovered` in one region holding the target, no larger than a
-    control, and the pointer was outside that region at some moment while it was shown
-    (from `since` on, when the calm began, for a frame shown from before; `path` gives where
-    the pointer was between two times). Its pixels (`hide` paints out redacted typing) and
-    that region; None when there is none, or when the screen changed otherwise."""
+    control, and the pointer was off the target's object `obj` (or, not known, off that
+    region) at some moment while it was shown (from `since` on, when the calm began, for a
+    frame shown from before; `path` gives where the pointer was between two times). The
+    region may hold more than the target: a menu moves its highlight from the row under the
+    pointer to the target's row. Its pixels (`hide` paints out redacted typing) and that
+    region; None when there is none, or when the screen changed otherwise."""
     for frame in reversed(frames):
         if (frame.height, frame.width) != hovered.shape[:2]:
             return None
@@ -88,11 +91,11 @@ def at_rest(
             return None
         if w > _LARGEST[0] or h > _LARGEST[1]:
             return None
-        # Shown at some moment with the pointer off the changed region, it shows the look
-        # at rest (a frame shown on after the pointer came in, until the toolkit drew the
-        # hover, shows it too)
+        # Shown at some moment with the pointer off the target, it shows the look at rest (a
+        # frame shown on after the pointer came in, until the toolkit drew the hover, too)
+        ox, oy, ow, oh = obj or region
         if any(
-            not (x <= px < x + w and y <= py < y + h)
+            not (ox <= px < ox + ow and oy <= py < oy + oh)
             for px, py in path(max(frame.t_first, since), frame.t_last)
         ):
             return pixels, region
