@@ -156,8 +156,8 @@ class Finisher:
         )
         if found is None:
             return None
-        rest, region = found
-        return anchor_in_two_looks(pixels, rest, target, region)
+        rest, _ = found
+        return anchor_in_two_looks(pixels, rest, target)
 
     def _store_frame(self, frame: Frame | None) -> tuple[str | None, Any]:
         """Store a frame, redacted typing painted out of it: its key, and the pixels stored

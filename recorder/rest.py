@@ -102,24 +102,26 @@ def at_rest(
     return None
 
 
-def anchor_in_two_looks(hovered: Any, rest: Any, target: tuple[int, int], region: Box) -> Anchor:
-    """The anchor chosen on the screen at `rest`, grown to hold the whole `region` where
-    the two looks differ (a crop holding part of it would match neither look whole), with
-    the same box cut from `hovered`. A crop holding the one chosen stays as distinctive."""
+def anchor_in_two_looks(hovered: Any, rest: Any, target: tuple[int, int]) -> Anchor:
+    """The anchor chosen on the screen at `rest`, with the same box cut from `hovered`
+    (none when the box holds nothing of what changed).
+
+    The box is not grown to hold all that the hover changed: a menu moves its highlight from
+    another row, and a crop grown over both rows is told by the other row's highlight, not
+    by the target's name, so a target removed from the menu would match its neighbour."""
     from matching import choose_anchor
     from xsession.images import encode_png
 
     choice = choose_anchor(rest, target)
-    bx, by, bw, bh = choice.box
-    x, y, w, h = region
-    x0, y0 = min(bx, x), min(by, y)
-    x1, y1 = max(bx + bw, x + w), max(by + bh, y + h)
+    x, y, w, h = choice.box
+    at_rest, on = rest[y : y + h, x : x + w], hovered[y : y + h, x : x + w]
     return Anchor(
-        png=encode_png(rest[y0:y1, x0:x1]),
-        box=(x0, y0, x1 - x0, y1 - y0),
-        offset=(target[0] - x0, target[1] - y0),
+        png=encode_png(at_rest),
+        box=choice.box,
+        offset=choice.offset,
         score=choice.score,
         margin=choice.margin,
-        hover_png=encode_png(hovered[y0:y1, x0:x1]),
+        # one look where the box holds none of the change
+        hover_png=None if (at_rest == on).all() else encode_png(on),
         twins=choice.twins,
     )
