@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
+
 from recorder.rest import calm_since, pointer_path
 from samples.person import Person
 from storage import RawEvent, open_store
@@ -58,3 +60,35 @@ def test_a_hovered_button_is_anchored_at_rest_and_found_so(run_deskreel, xvfb, t
     done = deskreel("replay", db, "--timeout", "2", env=xvfb.env())
     assert stopped(app, "pressed") == ["pressed Open"], done.stderr
     assert done.returncode == 0, done.stderr
+
+
+MENUS = Path(__file__).resolve().parent / "data" / "menus"
+
+
+def zenity(name: str) -> np.ndarray:
+    """A GTK combo box's popup in zenity's forms (bench/realapps), as grabbed."""
+    import cv2
+
+    return cv2.imread(str(MENUS / f"zenity-size-{name}.png"))[:, :, ::-1].copy()
+
+
+def test_a_menu_row_at_rest_is_told_by_its_name_not_by_the_highlight_beside_it() -> None:
+    """The popup opens with "Small" lit under the pointer; the pointer moves down to
+    "Medium", which lights instead. At rest the anchor holds Medium's own row; with Medium
+    removed from the menu it is not taken for "Large", the row now in its place."""
+    from matching.looks import locate_looks, looks_of
+    from recorder.rest import anchor_in_two_looks
+
+    target = (151, 76)  # Medium's row, right of its name
+    rest, hovered = zenity("rest"), zenity("hovered")
+    anchor = anchor_in_two_looks(hovered, rest, target)
+    looks = looks_of(
+        decode_image(anchor.png),
+        None if anchor.hover_png is None else decode_image(anchor.hover_png),
+        anchor.box,
+        anchor.margin is not None and anchor.margin >= 0.1,
+        lambda: hovered,
+    )
+    again = locate_looks(rest, looks, anchor.offset, expected=target)
+    assert again.found and again.point == target, again
+    assert not locate_looks(zenity("removed"), looks, anchor.offset, expected=target).found
