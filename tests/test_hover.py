@@ -69,7 +69,9 @@ def zenity(name: str) -> np.ndarray:
     """A GTK combo box's popup in zenity's forms (bench/realapps), as grabbed."""
     import cv2
 
-    return cv2.imread(str(MENUS / f"zenity-size-{name}.png"))[:, :, ::-1].copy()
+    bgr = cv2.imread(str(MENUS / f"zenity-size-{name}.png"))
+    assert bgr is not None, name
+    return bgr[:, :, ::-1].copy()
 
 
 def test_a_menu_row_at_rest_is_told_by_its_name_not_by_the_highlight_beside_it() -> None:
