@@ -192,7 +192,7 @@ def by_pixels(
     recording = Recording(context, guess, tmpl.shape, offset)
     parts: Parts | None = None  # cut once, when a check or the scale search needs them
     match = Match(best, runner, 1.0, by_colour)
-    reason = _doubt(match, seen, recording, threshold, margin, stages)
+    reason = _doubt(match, seen, recording, threshold, margin, stages, unique=unique)
     if not reason and best.score < _SURE:
         # Not the recorded pixels. A scene drawn at another scale (a DPI or font change) can
         # still fit at 1x, a few pixels off: see whether another scale fits better here.
@@ -288,7 +288,7 @@ def by_pixels(
                 seen, sized, s_hits, threshold=threshold, margin=margin
             )
             scaled = Match(s_best, s_runner, s_scale, s_colour)
-            if not _doubt(scaled, seen, recording, threshold, margin, stages):
+            if not _doubt(scaled, seen, recording, threshold, margin, stages, unique=unique):
                 shift = scaled_offset(offset, tmpl.shape, s_scale)
                 confirmed = parts.verify(seen.gray, add((s_best.x, s_best.y), shift), s_scale)
                 stages += ["colour"] * s_colour
@@ -373,13 +373,18 @@ def _doubt(
     threshold: float,
     margin: float,
     stages: list[str],
+    *,
+    unique: bool,
 ) -> str:
-    """Why `match` is not to be trusted, or "" when it is."""
+    """Why `match` is not to be trusted, or "" when it is. The recorded pixels at 1x are
+    trusted as they are only for an anchor that was `unique` on its own screen: one that had
+    a look-alike there may have matched that look-alike exactly today (a tab's "Page 2"
+    beside the segment's), so it is checked against the recording like any other match."""
     best, runner = match.best, match.runner
     if not accepted(best, runner, threshold, margin):
         shift = scaled_offset(recording.offset, recording.shape, match.scale)
         return why_refused(best, runner, threshold, margin, shift)
-    if (best.score >= _SURE and match.scale == 1.0) or recording.screen is None:
+    if (best.score >= _SURE and match.scale == 1.0 and unique) or recording.screen is None:
         return ""
     # Not the recorded pixels: something changed (a scale, a neighbour). Three checks
     # against the recording, each of which a look-alike fails.

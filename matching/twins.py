@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .defaults import DEFAULT_THRESHOLD
 from .refusal import Refusal
 from .search import Box, Image, Point, colour_score, grayscale, probe, sub
 
@@ -34,10 +33,10 @@ __all__ = [
     "twins_of",
 ]
 
-# An object that matches this well elsewhere is drawn alike: a twin. As much as locate()
-# needs to take a place for the target, so that a twin drawn a little otherwise today (a
-# focus ring, a prelight) still counts.
-TWIN_SCORE = DEFAULT_THRESHOLD
+# When recording, an object that matches this well elsewhere on the same screen is drawn
+# alike: a twin. (A replay counts today's twins at its own threshold, so that a twin drawn a
+# little otherwise today, with a focus ring or a prelight, still counts.)
+TWIN_SCORE = 0.95
 _REACH = (240, 80)  # px either side of the target where its object's outline is looked for
 _SMALLEST = (20, 12)  # an outline smaller than this is a glyph, not an object
 _LARGEST = (480, 120)  # and one larger than this is a container, not the object

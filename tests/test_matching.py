@@ -348,9 +348,13 @@ def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> Non
     )
     doubted = locate(screen, crop, choice.offset, expected=target, context=elsewhere)
     assert not doubted.found and "parts" in doubted.reason, doubted
-    # An exact match needs no context, and does not ask for it.
+    # An exact match of a crop that was unique on its screen needs no context, and does not
+    # ask for it; one that had a look-alike there is checked against it.
+    assert choice.distinctive
+    unique = locate(recorded, crop, choice.offset, expected=target, unique=True, context=lazily)
+    assert unique.found and asked == [True]
     exact = locate(recorded, crop, choice.offset, expected=target, context=lazily)
-    assert exact.found and asked == [True]
+    assert exact.found and asked == [True, True] and "+context" in exact.searched, exact
 
 
 def test_a_list_row_on_a_scaled_screen_is_found_at_its_scale() -> None:

@@ -150,8 +150,14 @@ def test_a_true_scaled_match_passes_its_parts_and_both_checks(
     scale: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Twin "OK" buttons make the anchor grow past 32 px, so that the pixels around the
-    # target (the label) are checked on their own as well.
-    places = {**NORMAL, "button:OK#1": (590, 70), "button:OK#2": (700, 430)}
+    # target (the label) are checked on their own as well. The second one's row has a label
+    # of its own: twins are told apart by what is in their row (twins.py).
+    places = {
+        **NORMAL,
+        "button:OK#1": (590, 70),
+        "button:OK#2": (700, 430),
+        "label:Proceed:": (600, 432),
+    }
     recorded = paint(places)
     target = centre("button:OK#2", places)
     choice, crop = anchor_for(recorded, target)
