@@ -90,7 +90,7 @@ def test_repair_leaves_a_live_recording_alone(store_url, recorder, capsys):
         "note: 1 frames belong to no step or run yet: not counted while recording 1 "
         "may still be being written" in out
     )
-    assert ": healthy (schema 3, 1 recordings, 1 frames)" in out
+    assert f": healthy (schema {s.SCHEMA_VERSION}, 1 recordings, 1 frames)" in out
 
     assert deskreel("doctor", store_url, "--repair") == 0
     err = capsys.readouterr().err
