@@ -4,7 +4,7 @@ Pure functions over RGB frames (H x W x 3, uint8); nothing here talks to X. Scor
 normalized cross-correlation (cv2.TM_CCOEFF_NORMED) on grayscale, 1.0 = exact; colour
 only breaks ties between places that grayscale cannot tell apart.
 
-`choice` picks the crop when recording (choose_anchor), `locating` finds it when replaying
+`choice` picks the crop when recording (choose_anchor), `stages` finds it when replaying
 (locate); both search with the pieces in `search`. locate() climbs stages: `ranking` weighs
 the places a search found, `scaling` searches other scales, `checks` holds a match that is
 not exact to the recorded screen (`recording`), and `parts` (with `fitting`, `stretches` and
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .defaults import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
     from .located import Located as Located
     from .locating import hints_after as hints_after
-    from .locating import locate as locate
+    from .stages import locate as locate
     from .recording import Recorded as Recorded
 
 _WHERE = {
@@ -38,7 +38,7 @@ _WHERE = {
     "Located": "located",
     "Recorded": "recording",
     "hints_after": "locating",
-    "locate": "locating",
+    "locate": "stages",
 }
 __all__ = sorted(_WHERE)
 

@@ -20,7 +20,6 @@ from .parts import Parts, Verdict
 from .ranking import accepted, rank, settle, why_refused
 from .recording import Recorded, Recording
 from .scaling import PER_SCALE, best_scale_near, resized, scaled_offset, search_scales
-from .twins import doubt_twins
 from .search import (
     NOWHERE,
     SAME_PLACE,
@@ -37,7 +36,7 @@ from .search import (
     sub,
 )
 
-__all__ = ["hints_after", "locate"]
+__all__ = ["by_pixels", "hints_after"]
 
 
 _WINDOW = 64  # pixels around the recorded place that locate() searches first
@@ -68,58 +67,6 @@ _CANDIDATES = 8  # places judged at most
 # those of a wide one (recording.py) judge the _WIDE_PLACES likeliest places.
 _WIDE_FROM = 0.3
 _WIDE_PLACES = 4
-
-
-def locate(
-    screen: Image,
-    anchor_img: Image,
-    offset: Point,
-    *,
-    expected: Point | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
-    margin: float = DEFAULT_MARGIN,
-    unique: bool = False,
-    context: Recorded | Image | Callable[[], Image | None] | None = None,
-    scale_hint: float = 1.0,
-    shift_hint: Point = (0, 0),
-    twins: int | None = None,
-) -> Located:
-    """Find `anchor_img` on `screen` by its pixels (by_pixels), then make sure that the place
-    found is not a twin of the recorded object that only its place told apart (twins.py).
-    `twins`, in how many places the recorder saw the object drawn (choose_anchor's), spares
-    that search where it saw one at most; None (not known) searches."""
-    if context is not None and not isinstance(context, Recorded):
-        context = Recorded(context)
-    found = by_pixels(
-        screen,
-        anchor_img,
-        offset,
-        expected=expected,
-        threshold=threshold,
-        margin=margin,
-        unique=unique,
-        context=context,
-        scale_hint=scale_hint,
-        shift_hint=shift_hint,
-    )
-    if not found.found or found.point is None or (twins is not None and twins <= 1):
-        return found
-    started = time.perf_counter() - found.elapsed_ms / 1000
-    check = doubt_twins(
-        screen, anchor_img, offset, found.point, found.scale, threshold=threshold, margin=margin
-    )
-    searched = found.searched + "+twins" * (check.places > 1)
-    if check.refusal is None:
-        return replace(found, searched=searched, elapsed_ms=ms_since(started))
-    return replace(
-        found,
-        found=False,
-        point=None,
-        searched=searched,
-        reason=check.refusal.text(),
-        refusal=check.refusal,
-        elapsed_ms=ms_since(started),
-    )
 
 
 def by_pixels(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .located import Located
-from .locating import locate
+from .stages import locate
 from .recording import Recorded
 from .search import Box, Image
 
