@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 from xsession.images import encode_png, encode_webp, pixel_hash
-from storage import Anchor, Step
+from storage import Anchor, Step, Widget
 from storage.vocabulary import Action
 
 from .pieces import Job
@@ -99,7 +99,15 @@ class Finisher:
             anchor=anchor,
             window_class=window.window_class if window else None,
             window_title=window.title if window else None,
+            widget=self._widget(r, action, job),
         )
+
+    def _widget(self, r: Reduced, action: Action, job: Job) -> Widget | None:
+        """What the step's press was on, as the toolkit said (recorder/aiming.py)."""
+        target = r.action.target
+        if not r.action.is_pointer or target is None or r.action.action == "mouse_move":
+            return None
+        return self.redaction.widget(job.timeline.widget_at(job.t0 + r.t_start, target))
 
     def _frames(
         self, r: Reduced, action: Action, job: Job, following: float | None

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from storage import RawEvent
+from storage import RawEvent, Widget
 from storage.grouping import DEFAULT_SETTINGS, InputSettings
 from storage.keys import is_modifier
 from storage.vocabulary import Action, secret
@@ -185,6 +185,20 @@ class TypingRedaction:
 
     def action(self, action: Action) -> Action:
         return self._actions.action(action)
+
+    def widget(self, widget: Widget | None) -> Widget | None:
+        """The object a step was on, as stored: under redaction without any name (a label
+        or a field may show what was typed), kept by its role and place."""
+        if widget is None or not self.enabled:
+            return widget
+        return replace(
+            widget,
+            name="",
+            parent="",
+            description="",
+            siblings=tuple((role, "") for role, _ in widget.siblings),
+            alike=0,
+        )
 
     def frames(
         self, action: Action, before: Frame | None, after: Frame | None

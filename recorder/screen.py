@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["WINDOW_POLL", "Frame", "FrameTimeline", "ScreenCapture", "WindowInfo"]
+    from storage import Widget
+
+__all__ = ["WINDOW_POLL", "Frame", "FrameTimeline", "ScreenCapture", "WidgetSeen", "WindowInfo"]
 
 WINDOW_POLL = 0.05  # s between looks at the active window
 
@@ -50,6 +52,14 @@ class WindowInfo:
     title: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class WidgetSeen:
+    """What the accessibility tree said was under the pointer, answered by time `t`."""
+
+    t: float
+    widget: Widget
+
+
 class FrameTimeline:
     """Distinct frames in time order, shared between the capture and writer threads.
 
@@ -61,6 +71,7 @@ class FrameTimeline:
     def __init__(self, *, max_frames: int = 600, max_bytes: int = 256 << 20):
         self._frames: list[Frame] = []
         self._windows: list[WindowInfo] = []
+        self._widgets: list[WidgetSeen] = []
         self._lock = threading.Lock()
         self.max_frames, self.max_bytes = max_frames, max_bytes
         self.keep_from: float | None = None
@@ -98,6 +109,26 @@ class FrameTimeline:
                 info.title,
             ):
                 self._windows.append(info)
+
+    def note_widget(self, seen: WidgetSeen) -> None:
+        with self._lock:
+            self._widgets.append(seen)
+
+    def widget_at(self, t: float, point: tuple[int, int]) -> Widget | None:
+        """The object a press at `point` at time `t` was on: the last one the tree named
+        under the pointer before then, when its box holds the point (the pointer moved on
+        to something else otherwise); its `point` made the press's own."""
+        from dataclasses import replace
+
+        with self._lock:
+            i = bisect_right([w.t for w in self._widgets], t) - 1
+            seen = self._widgets[i].widget if i >= 0 else None
+        if seen is None:
+            return None
+        x, y, w, h = seen.box
+        if not (x <= point[0] < x + w and y <= point[1] < y + h):
+            return None
+        return replace(seen, point=(point[0] - x, point[1] - y))
 
     def before(self, t: float) -> Frame | None:
         """The last frame grabbed before time t (the screen the person saw); None when no
@@ -148,6 +179,8 @@ class FrameTimeline:
             copy._trimmed = self._trimmed or first > 0
             first = max(bisect_right([w.t for w in self._windows], start) - 1, 0)
             copy._windows = [w for w in self._windows[first:] if w.t <= end]
+            first = max(bisect_right([w.t for w in self._widgets], start) - 1, 0)
+            copy._widgets = [w for w in self._widgets[first:] if w.t <= end]
         return copy
 
     def forget_before(self, t: float) -> None:
@@ -156,6 +189,7 @@ class FrameTimeline:
             while len(self._frames) > 1 and self._frames[1].t_first <= t:
                 self._drop_first()
             self._windows = [w for w in self._windows[:-1] if w.t >= t - 60] + self._windows[-1:]
+            self._widgets = [w for w in self._widgets[:-1] if w.t >= t - 60] + self._widgets[-1:]
 
     def _drop_first(self) -> None:
         self._bytes -= len(self._frames[0].zdata)

@@ -39,6 +39,7 @@ from .pieces import Job, Pieces
 from .privacy import DenyList, Redactor, TypingRedaction
 from .private_windows import PrivateWindows
 from .reduce import DEFAULT_THRESHOLDS, Thresholds
+from .aiming import AimWatch
 from .screen import FrameTimeline, ScreenCapture
 from .writing import EventBatches, StoreWrites
 
@@ -112,8 +113,15 @@ class Recorder:
             clock=clock,
             on_window=self.private.hides,
         )
+        self.aim = AimWatch(self._display, self.timeline, allowed=self._may_ask, clock=clock)
         self.chords = ChordFilter({"stop": options.stop_key, "pause": options.pause_key})
         self.writes = StoreWrites(store)
+
+    def _may_ask(self) -> bool:
+        """Whether the accessibility tree may be asked now: not paused, and no private
+        window active (what it would name is not to be kept)."""
+        window = self.timeline.window_at(self._clock())
+        return not self.screen.paused and (window is None or not self.private.hides(window))
 
     def run(
         self,
@@ -159,7 +167,7 @@ class Recorder:
         )
         with finisher:
             try:
-                with self.screen, self.capture:
+                with self.screen, self.aim, self.capture:
                     on_start(name)
                     ended_by = loop.run(should_stop)
             finally:

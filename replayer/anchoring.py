@@ -22,9 +22,11 @@ from xsession.images import decode_image, encode_png
 from matching import DISTINCT_MARGIN, Located, hints_after
 from matching.looks import Look, locate_looks, looks_of
 from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
+from matching.objects import object_located
 from xsession.files import write_private
 
 from .defaults import DEFAULT_TIMEOUT
+from .objects import ObjectFinder
 from storage import StorageError, Step
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_THRESHOLD", "DEFAULT_TIMEOUT"]
@@ -84,6 +86,7 @@ class Locator:
     ):
         self.options, self._pause, self._clock = options, pause, clock
         self.grabber = Grabber(display_name)
+        self.objects = ObjectFinder(display_name)
         self._images: dict[int, Any] = {}
         self.last_screen: Any = None
         # The scale the last target was found at: the screen most likely has it still (a
@@ -93,37 +96,54 @@ class Locator:
         self.shift = (0, 0)
 
     def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
-        """The step's target now; None when the step has no anchor to look for.
+        """The step's target now; None when the step has nothing to look for (no anchor,
+        and no object its toolkit would find), so it is replayed at its coordinates.
 
-        `recorded` returns the screen the anchor was cut from (the step's before-frame), or
-        None; its wider context checks a match that is not exact.
+        The object stage (replayer/objects.py) comes first where the step has a recorded
+        object; then its pixels. `recorded` returns the screen the anchor was cut from (the
+        step's before-frame), or None; its wider context checks a match that is not exact.
         """
         anchor, target = step.anchor, step.action.target
-        if anchor is None or target is None:
+        if target is None or (anchor is None and step.widget is None):
             return None
-        looks = self._looks(step, recorded)
+        looks = self._looks(step, recorded) if anchor is not None else []
         started = self._clock()
         attempts = 0
         while True:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
-            located = locate_looks(
-                screen,
-                looks,
-                anchor.offset,
-                expected=target,
-                threshold=self.options.threshold,
-                margin=self.options.margin,
-                scale_hint=self.scale,
-                shift_hint=self.shift,
-                twins=anchor.twins,
-            )
-            if located.found and located.point is not None:
+            located = self._locate(step, screen, looks)
+            if located is None:
+                return None  # no anchor, and the object left it to the pixels
+            if located.found and located.point is not None and located.searched != "object":
                 self.scale, self.shift = hints_after(located.point, located.scale, target)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)
             self._pause(self.options.retry_every)
+
+    def _locate(self, step: Step, screen: Any, looks: list[Look]) -> Located | None:
+        """One look for the target on `screen`: by its object, then by its pixels."""
+        anchor, target = step.anchor, step.action.target
+        assert target is not None
+        if step.widget is not None:
+            started = time.perf_counter()
+            answer = self.objects.find(step.widget)
+            if answer.decided:
+                return object_located(answer, step.widget, (time.perf_counter() - started) * 1000)
+        if anchor is None:
+            return None
+        return locate_looks(
+            screen,
+            looks,
+            anchor.offset,
+            expected=target,
+            threshold=self.options.threshold,
+            margin=self.options.margin,
+            scale_hint=self.scale,
+            shift_hint=self.shift,
+            twins=anchor.twins,
+        )
 
     def _looks(self, step: Step, recorded: Callable[[], Any] | None) -> list[Look]:
         """The step's anchor in its looks: at rest, then hovered where it was kept; each
@@ -155,7 +175,8 @@ class Locator:
         Folders it creates are 0700; an existing one (a person's own) keeps its mode.
         """
         anchor = step.anchor
-        assert anchor is not None  # a finding comes from an anchor
+        if anchor is None:  # found or refused by its object alone: no crop to show
+            return []
         _make_private_dirs(folder)
         saved = [folder / f"step{step.step:04d}-anchor.png"]
         write_private(saved[0], anchor.png)
@@ -173,6 +194,7 @@ class Locator:
 
     def close(self) -> None:
         self.grabber.close()
+        self.objects.close()
 
 
 def _make_private_dirs(folder: Path) -> None:

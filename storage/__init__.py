@@ -9,6 +9,7 @@ from .script import ScriptError, ScriptStep, parse_script, script_lines
 from .store import Store, open_store
 from .transfer import Copied, copy_recording
 from .values import RESULT_FRAME_KEYS, Anchor, Evidence, RawEvent, Recording, Run, Step, StepResult
+from .widgets import Widget
 from .vocabulary import ACTIONS, CLICKS, POINTER_ACTIONS, Action, ActionError
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "POINTER_ACTIONS",
     "SCHEMA_VERSION",
     "Action",
+    "Widget",
     "ActionError",
     "Anchor",
     "Chord",

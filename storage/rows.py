@@ -10,6 +10,7 @@ from sqlalchemy import CursorResult, RowMapping
 
 from .values import Anchor, Step, StepResult
 from .vocabulary import Action
+from .widgets import widget_from_json, widget_to_json
 
 __all__ = ["anchor_row", "inserted_id", "result_of", "result_row", "step_of", "step_row", "utc"]
 
@@ -65,6 +66,7 @@ def step_row(step: Step) -> dict[str, Any]:
         after_frame=step.after_frame,
         window_class=step.window_class,
         window_title=step.window_title,
+        widget=widget_to_json(step.widget),
     )
 
 
@@ -94,6 +96,7 @@ def step_of(row: RowMapping) -> Step:
         anchor=anchor,
         window_class=row["window_class"],
         window_title=row["window_title"],
+        widget=widget_from_json(row["widget"]),
     )
 
 

@@ -21,7 +21,7 @@ from sqlalchemy import (
     Text,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 metadata = MetaData()
 
@@ -124,6 +124,8 @@ actions = Table(
     Column("anchor_id", Integer, ForeignKey("anchors.id", ondelete="SET NULL")),
     Column("window_class", String(200)),
     Column("window_title", Text),
+    # schema 5: the object the step was aimed at, as its toolkit told it (storage/widgets.py)
+    Column("widget", Text),
 )
 
 masks = Table(  # schema 2: regions that verification ignores (a clock, a blinking cursor)

@@ -9,6 +9,7 @@ from typing import Any
 
 from .grouping import InputSettings
 from .vocabulary import Action
+from .widgets import Widget
 
 __all__ = [
     "RawEvent",
@@ -79,6 +80,7 @@ class Step:
     anchor: Anchor | None = None
     window_class: str | None = None
     window_title: str | None = None
+    widget: Widget | None = None  # what the pointer was on, where the toolkit told it
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from sqlalchemy.exc import OperationalError
 from deskreel.cli import database_failure
 from storage import (
     Action,
+    Widget,
     Anchor,
     NotFoundError,
     RawEvent,
@@ -83,7 +84,7 @@ def test_new_file_is_private_and_in_wal_mode(db):
     assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     version = con.execute("select value from deskreel_meta where key='schema_version'")
     assert int(version.fetchone()[0]) == SCHEMA_VERSION
-    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0004"
+    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0005"
 
 
 def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
@@ -95,8 +96,8 @@ def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
 
 def test_new_store_is_at_the_current_version(store_url):
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 4
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0004"
+        assert store.schema_version() == SCHEMA_VERSION == 5
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0005"
 
 
 def test_round_trip(store_url):
@@ -235,7 +236,7 @@ def test_newer_schema_is_refused(store_url):
     with pytest.raises(
         StorageError,
         match=r"schema version 99, newer than this deskreel "
-        r"understands \(4\): upgrade deskreel",
+        r"understands \(5\): upgrade deskreel",
     ):
         open_store(store_url)
 
@@ -277,8 +278,21 @@ def test_directory_missing(tmp_path):
         open_store(tmp_path / "nope" / "rec.db")
 
 
+def rewind_to_version_4(target):
+    """Make a current store look as schema 4 left it: steps with no widget."""
+    sql(
+        target,
+        """
+        alter table actions drop column widget;
+        update deskreel_meta set value = '4' where key = 'schema_version';
+        update alembic_version set version_num = '0004'
+    """,
+    )
+
+
 def rewind_to_version_3(target):
     """Make a current store look as schema 3 left it: anchors with no hovered look."""
+    rewind_to_version_4(target)
     sql(
         target,
         """
@@ -318,13 +332,13 @@ def test_version_1_store_is_migrated(store_url):
     """,
     )
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
         assert store.steps(rec) == make_steps()
         assert len(store.recording(rec).uid) == 32
         store.add_mask(rec, (1, 2, 3, 4), step=2)
         store.add_mask(rec, (0, 0, 10, 10))
         assert store.masks(rec) == {2: [(1, 2, 3, 4)], None: [(0, 0, 10, 10)]}
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0004"
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0005"
 
 
 def test_version_2_store_gets_a_uid_for_every_recording(store_url):
@@ -413,13 +427,13 @@ def test_version_3_store_is_migrated_and_its_anchors_have_no_hovered_look(store_
         store.add_steps(rec, make_steps())
     rewind_to_version_3(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
         steps = store.steps(rec)
         assert steps == make_steps() and steps[0].anchor.hover_png is None
         new = store.create_recording("new", source="recorder")
         store.add_steps(new, hovered_steps())
         assert store.steps(new) == hovered_steps()
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0004"
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0005"
     assert sql(store_url, "select count(*) from anchors where hover_png is null", scalar=True) == 1
 
 
@@ -433,7 +447,7 @@ def test_schema_4_downgrades_to_3_and_back(store_url):
             assert schema_version(conn) == 3
     assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0003"
     with open_store(store_url) as store:  # upgraded again on open
-        assert store.schema_version() == 4
+        assert store.schema_version() == SCHEMA_VERSION
         assert store.steps(rec) == make_steps()  # the hovered look went with the column
 
 
@@ -448,3 +462,59 @@ def test_copies_keep_an_anchors_hovered_look(store_url, tmp_path):
             assert target.steps(pushed.target_id) == hovered_steps()
             again = copy_recording(local, target, rec)  # the same content: nothing to do
             assert not again.copied and not again.differs
+
+
+WIDGET = Widget(
+    source="atspi",
+    app="form",
+    role="push button",
+    name="Apply",
+    box=(300, 200, 80, 30),
+    point=(40, 15),
+    path=(("frame", 0), ("panel", 1), ("push button", 1)),
+    parent="Row 2",
+    siblings=(("label", "Row 2"), ("push button", "Apply")),
+    rank=1,
+    states=("enabled", "showing"),
+)
+
+
+def widget_steps():
+    """make_steps with the click aimed at WIDGET."""
+    steps = make_steps()
+    return [replace(steps[0], widget=WIDGET), *steps[1:]]
+
+
+def test_a_steps_widget_is_stored_and_copied(store_url, tmp_path):
+    with open_store(store_url) as store:
+        rec = store.create_recording("aimed", source="recorder")
+        store.add_steps(rec, widget_steps())
+    with open_store(store_url, create=False) as store:
+        assert store.steps(rec) == widget_steps()
+        with open_store(tmp_path / "copy.db") as target:
+            pushed = copy_recording(store, target, rec)
+            assert target.steps(pushed.target_id)[0].widget == WIDGET
+
+
+def test_a_damaged_widget_reads_as_none(db):
+    with open_store(db) as store:
+        rec = store.create_recording("aimed", source="recorder")
+        store.add_steps(rec, widget_steps())
+    for damage in ('{"source": "atspi"}', "[1, 2", '{"box": "abc"}', "null"):
+        sql(f"sqlite:///{db}", f"update actions set widget = '{damage}' where step = 1")
+        with open_store(db, create=False) as store:
+            assert store.steps(rec)[0].widget is None, damage
+
+
+def test_version_4_store_is_migrated_and_its_steps_have_no_widget(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("old", source="recorder")
+        store.add_steps(rec, make_steps())
+    rewind_to_version_4(store_url)
+    with open_store(store_url) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 5
+        assert store.steps(rec) == make_steps()
+        new = store.create_recording("new", source="recorder")
+        store.add_steps(new, widget_steps())
+        assert store.steps(new) == widget_steps()
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0005"

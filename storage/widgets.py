@@ -1,0 +1,115 @@
+"""The object a pointer step was aimed at, as its toolkit told it: the accessible under the
+point (AT-SPI), with its role, name, box, states, its path from its application, and its
+parent's children in reading order (what tells twins apart). Stored as JSON beside the step
+(schema 5); a damaged or foreign value reads as None, never as an error."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Widget", "reading_order", "widget_from_json", "widget_to_json"]
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Widget:
+    """An accessible as it was when the step was recorded (or as it is on today's screen).
+
+    `path` is (role, index among its parent's children) of each object from the
+    application's root down to this one. `siblings` are (role, name) of its parent's
+    children in reading order (rows top to bottom, left to right in each), itself included at
+    `rank`; empty when the parent has too many children to be a context.
+    """
+
+    source: str  # "atspi"
+    app: str  # the application's accessible name
+    role: str
+    name: str
+    box: Box  # x, y, w, h on the screen
+    point: tuple[int, int]  # the pointer inside `box` (recorded widgets only)
+    path: tuple[tuple[str, int], ...]
+    parent: str  # the parent's name
+    siblings: tuple[tuple[str, str], ...]
+    rank: int  # this object's place in `siblings`; -1 when they are not known
+    states: tuple[str, ...] = ()
+    description: str = ""
+    # how many showing accessibles of its application had its role and name when it was
+    # recorded, itself included (2 or more: twins); 0 when not counted
+    alike: int = 0
+
+    @property
+    def label(self) -> str:
+        """How a person names it: `push button 'Apply'`."""
+        return f"{self.role} {self.name!r}" if self.name else self.role
+
+
+def reading_order(boxes: list[Box]) -> list[int]:
+    """The indexes of `boxes` as a person reads them: rows top to bottom, each left to right.
+    A box joins the row above when its middle lies within that row's height, so boxes of
+    different heights side by side (a label and a taller button) are one row."""
+    order = sorted(range(len(boxes)), key=lambda i: (boxes[i][1], boxes[i][0]))
+    rows: list[list[int]] = []
+    bottom = -1
+    for i in order:
+        x, y, w, h = boxes[i]
+        if rows and y + h / 2 < bottom:
+            rows[-1].append(i)
+            bottom = max(bottom, y + h)
+        else:
+            rows.append([i])
+            bottom = y + h
+    return [i for row in rows for i in sorted(row, key=lambda i: boxes[i][0])]
+
+
+def widget_to_json(widget: Widget | None) -> str | None:
+    if widget is None:
+        return None
+    return json.dumps(
+        {
+            "source": widget.source,
+            "app": widget.app,
+            "role": widget.role,
+            "name": widget.name,
+            "box": list(widget.box),
+            "point": list(widget.point),
+            "path": [list(p) for p in widget.path],
+            "parent": widget.parent,
+            "siblings": [list(s) for s in widget.siblings],
+            "rank": widget.rank,
+            "states": list(widget.states),
+            "description": widget.description,
+            "alike": widget.alike,
+        },
+        ensure_ascii=False,
+    )
+
+
+def widget_from_json(text: str | None) -> Widget | None:
+    """The stored widget; None when there is none or it cannot be read (a replay then finds
+    the target by its pixels, as for a recording made without accessibility)."""
+    if not text:
+        return None
+    try:
+        data: Any = json.loads(text)
+        x, y, w, h = (int(v) for v in data["box"])
+        px, py = (int(v) for v in data["point"])
+        return Widget(
+            source=str(data["source"]),
+            app=str(data["app"]),
+            role=str(data["role"]),
+            name=str(data["name"]),
+            box=(x, y, w, h),
+            point=(px, py),
+            path=tuple((str(r), int(i)) for r, i in data["path"]),
+            parent=str(data["parent"]),
+            siblings=tuple((str(r), str(n)) for r, n in data["siblings"]),
+            rank=int(data["rank"]),
+            states=tuple(str(s) for s in data.get("states", ())),
+            description=str(data.get("description", "")),
+            alike=int(data.get("alike", 0)),
+        )
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return None

@@ -1,0 +1,342 @@
+"""The accessibility tree (AT-SPI) of the applications on a display, read over D-Bus: the
+accessible under a point, and the accessibles that may be a recorded one today.
+
+A pure D-Bus client (jeepney, from PyPI, through dbus_calls.py): AT-SPI is a D-Bus
+protocol, so the project's venv needs neither Debian's own Python (python3-pyatspi) nor a
+PyGObject build. GTK, Qt, LibreOffice, Firefox and Chromium publish their trees on the
+accessibility bus, whose address the bus launcher puts on the display's root window
+(AT_SPI_BUS), or gives on the session bus (org.a11y.Bus). Every call has a deadline: an
+application that hangs costs CALL_TIMEOUT, never a stalled recorder or replay; a tree is
+read a level per round trip.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from storage.widgets import Box, Widget, reading_order
+
+from .atspi_names import role_name, state_names
+from .dbus_calls import CALL_TIMEOUT, Bus, Call, Gone, Ref
+
+__all__ = ["Accessibility", "MAX_SIBLINGS", "bus_address"]
+
+MAX_SIBLINGS = 64  # a parent with more children (a long list) is no context for one of them
+MAX_DEPTH = 40  # an accessible deeper than this under its application is not followed
+MAX_OBJECTS = 5000  # accessibles walked per application when searching it whole
+MAX_FANOUT = 256  # children looked through by hand where a toolkit's hit test stops short
+
+_ROOT = "/org/a11y/atspi/accessible/root"
+_NULL = "/org/a11y/atspi/null"
+_REGISTRY = "org.a11y.atspi.Registry"
+_ACCESSIBLE = "org.a11y.atspi.Accessible"
+_COMPONENT = "org.a11y.atspi.Component"
+_SCREEN = 0  # ATSPI_COORD_TYPE_SCREEN
+_SHOWING, _VISIBLE = 25, 30  # ATSPI_STATE_SHOWING, ATSPI_STATE_VISIBLE
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    ref: Ref
+    role: str
+    name: str
+    bits: tuple[int, ...]
+
+    @property
+    def showing(self) -> bool:
+        low = self.bits[0] if self.bits else 0
+        return bool(low >> _SHOWING & 1 and low >> _VISIBLE & 1)
+
+
+def bus_address(display: Any | None = None) -> str | None:
+    """The accessibility bus of `display` (a python-xlib connection), from its root window's
+    AT_SPI_BUS; else the session bus's answer; None when there is none."""
+    if display is not None:
+        try:
+            prop = display.screen().root.get_full_property(display.intern_atom("AT_SPI_BUS"), 0)
+        except Exception:  # (a display that went away answers nothing either)
+            prop = None
+        if prop is not None and prop.value:
+            value = prop.value
+            return value.decode() if isinstance(value, bytes) else str(value)
+    session = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
+    if not session:
+        return None
+    try:
+        bus = Bus(session)
+        try:
+            return str(bus.call(("org.a11y.Bus", "/org/a11y/bus"), "org.a11y.Bus", "GetAddress")[0])
+        finally:
+            bus.close()
+    except Exception:  # (no session bus, no launcher: no accessibility)
+        return None
+
+
+class Accessibility:
+    """The accessibility bus of one display; use it from one thread."""
+
+    def __init__(self, address: str):
+        self.bus = Bus(address)
+
+    @classmethod
+    def open(cls, display: Any | None = None) -> Accessibility | None:
+        """The display's accessibility bus, its registry woken; None without one."""
+        address = bus_address(display)
+        if address is None:
+            return None
+        try:
+            tree = cls(address)
+        except Exception:  # (a stale address: no accessibility)
+            return None
+        try:
+            tree.applications()  # starts the registry if nothing has yet
+        except Gone:
+            tree.close()
+            return None
+        return tree
+
+    def close(self) -> None:
+        self.bus.close()
+
+    def __enter__(self) -> Accessibility:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading the tree, a level per round trip -------------------------------------------
+
+    def applications(self) -> list[Ref]:
+        return _refs(self.bus.call((_REGISTRY, _ROOT), _ACCESSIBLE, "GetChildren")[0])
+
+    def _nodes(self, refs: Sequence[Ref]) -> list[_Node | None]:
+        calls: list[Call] = []
+        for ref in refs:
+            calls += [
+                (ref, _ACCESSIBLE, "GetRole", None, ()),
+                Bus.prop_call(ref, _ACCESSIBLE, "Name"),
+                (ref, _ACCESSIBLE, "GetState", None, ()),
+            ]
+        answers = self.bus.batch(calls)
+        out: list[_Node | None] = []
+        for n, ref in enumerate(refs):
+            role, name, bits = answers[3 * n : 3 * n + 3]
+            if any(isinstance(a, Gone) for a in (role, name, bits)):
+                out.append(None)
+            else:
+                out.append(
+                    _Node(ref, role_name(int(role[0])), str(name[0][1]), tuple(map(int, bits[0])))
+                )
+        return out
+
+    def _children(self, refs: Sequence[Ref]) -> list[list[Ref]]:
+        answers = self.bus.batch([(ref, _ACCESSIBLE, "GetChildren", None, ()) for ref in refs])
+        return [[] if isinstance(a, Gone) else _refs(a[0]) for a in answers]
+
+    def _boxes(self, refs: Sequence[Ref]) -> list[Box | None]:
+        answers = self.bus.batch([(ref, _COMPONENT, "GetExtents", "u", (_SCREEN,)) for ref in refs])
+        return [None if isinstance(a, Gone) else tuple(map(int, a[0])) for a in answers]  # type: ignore[misc]
+
+    def _tops(self, apps: Sequence[Ref]) -> list[_Node]:
+        tops = [ref for kids in self._children(apps) for ref in kids]
+        return [n for n in self._nodes(tops) if n is not None and n.showing]
+
+    def apps_of(self, pid: int | None = None, name: str = "") -> list[Ref]:
+        """The applications on the bus: those of process `pid` where it has any, else those
+        named `name` where given, else all."""
+        apps = self.applications()
+        if pid is not None:
+            pids = self.bus.batch(
+                [
+                    (
+                        ("org.freedesktop.DBus", "/org/freedesktop/DBus"),
+                        "org.freedesktop.DBus",
+                        "GetConnectionUnixProcessID",
+                        "s",
+                        (app[0],),
+                    )
+                    for app in apps
+                ]
+            )
+            mine = [a for a, p in zip(apps, pids) if not isinstance(p, Gone) and p[0] == pid]
+            if mine:
+                return mine
+        if name:
+            names = self.bus.batch([Bus.prop_call(a, _ACCESSIBLE, "Name") for a in apps])
+            return [a for a, n in zip(apps, names) if not isinstance(n, Gone) and n[0][1] == name]
+        return apps
+
+    def walk(self, apps: Sequence[Ref]) -> Iterator[_Node]:
+        """The applications' showing accessibles, a level at a time."""
+        level, seen = [n.ref for n in self._tops(apps)], 0
+        for _ in range(MAX_DEPTH):
+            if not level or seen >= MAX_OBJECTS:
+                return
+            nodes = [n for n in self._nodes(level[: MAX_OBJECTS - seen]) if n is not None]
+            shown = [n for n in nodes if n.showing]
+            seen += len(nodes)
+            yield from shown
+            level = [k for kids in self._children([n.ref for n in shown]) for k in kids]
+            level = [k for k in level if k[1] != _NULL]
+
+    # -- what a recorder and a replay ask ---------------------------------------------------
+
+    def at_point(self, x: int, y: int, *, pid: int | None = None) -> Widget | None:
+        """The innermost showing accessible at (x, y) on the screen: in the smallest
+        top-level of the application (of process `pid` where known) that holds the point,
+        a popup before the window it opened from. None where no application has one."""
+        try:
+            tops = self._tops(self.apps_of(pid))
+            held = [
+                (box[2] * box[3], n.ref)
+                for n, box in zip(tops, self._boxes([n.ref for n in tops]))
+                if box is not None and _holds(box, (x, y))
+            ]
+            if not held:
+                return None
+            return self.describe(self._leaf(min(held)[1], x, y), (x, y))
+        except Gone:
+            return None
+
+    def _leaf(self, top: Ref, x: int, y: int) -> Ref:
+        """The innermost accessible at (x, y) under `top`: the toolkit's own hit test, and
+        where it stops short (GTK's containers answer nothing for some), the smallest showing
+        child holding the point."""
+        here = top
+        for _ in range(MAX_DEPTH):
+            try:
+                hit = self.bus.call(here, _COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, _SCREEN)
+                found: Ref = (str(hit[0][0]), str(hit[0][1]))
+            except Gone:
+                found = ("", _NULL)
+            if found[1] == _NULL or found == here:
+                found = self._child_at(here, x, y) or here
+            if found == here:
+                return here
+            here = found
+        return here
+
+    def _child_at(self, ref: Ref, x: int, y: int) -> Ref | None:
+        kids = self._children([ref])[0][:MAX_FANOUT]
+        nodes = self._nodes(kids)
+        boxes = self._boxes(kids)
+        held = [
+            (box[2] * box[3], node.ref)
+            for node, box in zip(nodes, boxes)
+            if node is not None and node.showing and box is not None and _holds(box, (x, y))
+        ]
+        return min(held)[1] if held else None
+
+    def describe(self, ref: Ref, point: tuple[int, int] | None = None) -> Widget:
+        """What `ref` is: role, name, box, path from its application and its parent's
+        children in reading order. `point` (on the screen) is kept inside its box."""
+        path, parent = self._path(ref)
+        node, box = self._nodes([ref])[0], self._boxes([ref])[0]
+        if node is None or box is None:
+            raise Gone(f"{ref} went away")
+        siblings: tuple[tuple[str, str], ...] = ()
+        rank, parent_name = -1, ""
+        if parent is not None:
+            parent_node = self._nodes([parent])[0]
+            parent_name = parent_node.name if parent_node is not None else ""
+            siblings, rank = self._siblings(parent, path[-1][1])
+        extra = self.bus.batch(
+            [
+                Bus.prop_call((ref[0], _ROOT), _ACCESSIBLE, "Name"),
+                Bus.prop_call(ref, _ACCESSIBLE, "Description"),
+            ]
+        )
+        app, description = ("" if isinstance(a, Gone) else str(a[0][1]) for a in extra)
+        px, py = point or (box[0] + box[2] // 2, box[1] + box[3] // 2)
+        return Widget(
+            source="atspi",
+            app=app,
+            role=node.role,
+            name=node.name,
+            box=box,
+            point=(px - box[0], py - box[1]),
+            path=tuple(path),
+            parent=parent_name,
+            siblings=siblings,
+            rank=rank,
+            states=state_names(node.bits),
+            description=description,
+        )
+
+    def _path(self, ref: Ref) -> tuple[list[tuple[str, int]], Ref | None]:
+        """(role, index in its parent) from the application down to `ref`, and its parent
+        (None at the top)."""
+        path: list[tuple[str, int]] = []
+        here, first_parent = ref, None
+        for depth in range(MAX_DEPTH):
+            role, index, parent = self.bus.batch(
+                [
+                    (here, _ACCESSIBLE, "GetRole", None, ()),
+                    (here, _ACCESSIBLE, "GetIndexInParent", None, ()),
+                    Bus.prop_call(here, _ACCESSIBLE, "Parent"),
+                ]
+            )
+            for answer in (role, index, parent):
+                if isinstance(answer, Gone):
+                    raise answer
+            path.append((role_name(int(role[0])), int(index[0])))
+            up: Ref = (str(parent[0][1][0]), str(parent[0][1][1]))
+            if depth == 0 and up[1] not in (_NULL, _ROOT):
+                first_parent = up
+            if up[1] in (_NULL, _ROOT) or up == here:
+                break
+            here = up
+        return list(reversed(path)), first_parent
+
+    def _siblings(self, parent: Ref, index: int) -> tuple[tuple[tuple[str, str], ...], int]:
+        """The parent's showing children (role, name) in reading order, and the place of
+        its child `index` among them; nothing when it has more than MAX_SIBLINGS."""
+        kids = self._children([parent])[0]
+        if len(kids) > MAX_SIBLINGS or not 0 <= index < len(kids):
+            return (), -1
+        nodes, boxes = self._nodes(kids), self._boxes(kids)
+        shown = [
+            (n, node, box)
+            for n, (node, box) in enumerate(zip(nodes, boxes))
+            if node is not None and box is not None and (n == index or node.showing)
+        ]
+        if not any(n == index for n, _, _ in shown):
+            return (), -1
+        ranked = [shown[i] for i in reading_order([box for _, _, box in shown])]
+        rank = next(i for i, (n, _, _) in enumerate(ranked) if n == index)
+        return tuple((node.role, node.name) for _, node, _ in ranked), rank
+
+    def named(
+        self, role: str, name: str, *, pid: int | None = None, app: str = ""
+    ) -> list[Widget] | None:
+        """Every showing accessible of this role and name in the application (of process
+        `pid`, else named `app`), described; None when no such application is on the bus."""
+        try:
+            apps = self.apps_of(pid, app)
+            if not apps:
+                return None
+            found = []
+            for node in self.walk(apps):
+                if (node.role, node.name) == (role, name):
+                    try:
+                        found.append(self.describe(node.ref))
+                    except Gone:
+                        continue
+            return found
+        except Gone:
+            return None
+
+
+def _refs(items: Any) -> list[Ref]:
+    return [(str(bus), str(path)) for bus, path in items]
+
+
+def _holds(box: Box, point: tuple[int, int]) -> bool:
+    x, y, w, h = box
+    return w > 0 and h > 0 and x <= point[0] < x + w and y <= point[1] < y + h
+
+
+__all__ += ["CALL_TIMEOUT", "Gone"]
