@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 @cli.command("doctor")
-@click.argument("db")
+@click.argument("db", required=False)
 @click.option(
     "--repair",
     is_flag=True,
@@ -28,9 +28,12 @@ if TYPE_CHECKING:
     help="with --repair: also repair recordings and runs that another program "
     "may still be writing (when you know their recorder or replay was killed)",
 )
-def doctor(db: str, repair: bool, force: bool) -> int:
+def doctor(db: str | None, repair: bool, force: bool) -> int:
     """Check a database: integrity, schema version, orphaned frames and anchors, and
     recordings whose last events never became steps. Exit 0 when healthy, 1 when not.
+
+    Without DB, check this display instead: the X extensions recording and replay need,
+    and whether its applications publish their widgets (AT-SPI).
 
     While another program has DB open, recordings written in the last 10 minutes and
     unfinished runs may still be being written: they are noted, not counted as problems,
@@ -38,6 +41,10 @@ def doctor(db: str, repair: bool, force: bool) -> int:
     """
     from storage.health import examine
 
+    if db is None:
+        if repair or force:
+            raise UserError("--repair and --force repair a database: give its path")
+        return _display()
     if force and not repair:
         raise UserError("--force only changes what --repair does: give both")
     with open_db(db) as store:
@@ -65,6 +72,21 @@ def doctor(db: str, repair: bool, force: bool) -> int:
     )
     click.echo(f"{store.label}: {len(problems)} problem(s) ({summary}){hint}")
     return EXIT_FAILED
+
+
+def _display() -> int:
+    """`deskreel doctor` with no database: what this display offers."""
+    from xsession.display import connect
+    from xsession.sources import accessibility_line
+
+    conn = connect(None, extensions=("RECORD", "XTEST"))
+    try:
+        click.echo(f"display {conn.get_display_name()}: RECORD and XTEST present")
+        _, line = accessibility_line(conn)
+        click.echo(line)
+    finally:
+        conn.close()
+    return EXIT_OK
 
 
 def _repair(store: Store, health: Health, *, force: bool) -> None:

@@ -20,6 +20,7 @@ from .table import format_bytes, format_duration
 
 from storage import Step
 from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
+from xsession.sources import NO_ACCESSIBILITY
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -118,6 +119,9 @@ def record(
                 f"Ctrl-C, pause and resume with {pause_key}",
                 err=True,
             )
+            recorder.aim.ready.wait(2.0)
+            if recorder.aim.available is False:
+                click.echo(f"deskreel: {NO_ACCESSIBILITY}", err=True)
 
         summary, heard = _run_until_stopped(recorder, on_start=started)
     ended_by = heard[0] if summary.ended_by == "interrupt" and heard else summary.ended_by
@@ -129,6 +133,13 @@ def record(
         f"({format_bytes(summary.frame_bytes)}){size}. Ended by {ended_by}.",
         err=True,
     )
+    aim = recorder.aim
+    if aim.asked:
+        click.echo(
+            f"deskreel: the accessibility tree was asked {aim.asked} times what the pointer "
+            f"was on, {1000 * aim.seconds / aim.asked:.0f} ms each on average",
+            err=True,
+        )
     return EXIT_OK
 
 

@@ -133,6 +133,11 @@ def object_located(answer: ObjectAnswer, recorded: Widget, elapsed_ms: float) ->
         searched="object",
         best_elsewhere=None,
         elapsed_ms=round(elapsed_ms, 3),
-        reason="" if found is not None else answer.reason,
+        reason="" if found is not None else _refused_because(answer, recorded),
         refusal=answer.refusal,
     )
+
+
+def _refused_because(answer: ObjectAnswer, recorded: Widget) -> str:
+    said = answer.refusal.text() if answer.refusal is not None else answer.reason
+    return f"{recorded.label} of {recorded.app!r}: {said}"

@@ -61,6 +61,11 @@ class Finding:
     def message(self, step: Step, threshold: float) -> str:
         """The one line a person reads when the target was not found."""
         loc = self.located
+        if loc.searched == "object":  # refused by what the toolkit says, not by pixels
+            return (
+                f"step {step.step} ({step.action.action}): target not found: "
+                f"{loc.reason}; looked for {self.waited:.1f}s ({self.attempts} looks)"
+            )
         where = ""
         if loc.top_left is not None and step.anchor is not None:  # the best match's target
             (x, y), (ox, oy) = loc.top_left, step.anchor.offset

@@ -30,6 +30,7 @@ from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, windows
 from samples.person import Person
 from storage import open_store
+from storage.widgets import widget_from_json, widget_to_json
 from xsession.images import decode_image, encode_webp
 
 __all__ = ["build_app", "elements_of"]
@@ -56,7 +57,7 @@ def build_app(app: App, out: Path, *, log: Any = print) -> dict[str, Any]:
     cases = []
     for scenario in app.scenarios:
         log(f"{app.name}: scenario {scenario.name}")
-        cases += shoot(app, scenario, recorded, folder)
+        cases += shoot(app, scenario, recorded, folder, steps)
     manifest: dict[str, Any] = {
         "app": app.name,
         "toolkit": app.toolkit,
@@ -218,7 +219,11 @@ def do_step(app: App, desktop: Desktop, person: Person, index: int, step: Step) 
 
 
 def shoot(
-    app: App, scenario: Scenario, recorded: Sequence[Recorded], folder: Path
+    app: App,
+    scenario: Scenario,
+    recorded: Sequence[Recorded],
+    folder: Path,
+    steps: Sequence[dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """The scenario's screen before and after each pointer step, with the truth of where its
     target is (None where it is gone: the step must be refused, and the task stops there)."""
@@ -228,6 +233,7 @@ def shoot(
     with Desktop(logs=folder / "logs" / scenario.name) as desktop:
         start(app, scenario, desktop)
         grabber = desktop.grabber()
+        tree = desktop.accessibility()
         person = Person(desktop.display.display, aim_delay=0.2, step_delay=0.4)
         by_index = {r.index: (n, r) for n, r in enumerate(recorded)}
         try:
@@ -248,6 +254,7 @@ def shoot(
                     "screen": _save(out / f"{number:02d}-before.png", before, folder),
                     "truth": today.to_json() if today is not None else None,
                     "after": None,
+                    "objects": _objects(tree, steps[number].get("widget")),
                 }
                 cases.append(case)
                 if today is None:
@@ -257,9 +264,31 @@ def shoot(
         finally:
             person.close()
             grabber.close()
+            if tree is not None:
+                tree.close()
     for case in cases:
         case["scenario"] = scenario.name
     return cases
+
+
+def _objects(tree: Any, recorded: str | None) -> dict[str, Any] | None:
+    """What a replay's object stage (replayer/objects.py) reads of today's accessibility
+    tree for the recorded object: the object at its recorded place, and every one of its
+    role and name; with what reading them cost. None where nothing was recorded to ask."""
+    widget = widget_from_json(recorded)
+    if tree is None or widget is None:
+        return None
+    started = time.perf_counter()
+    x, y, _, _ = widget.box
+    here = tree.at_point(x + widget.point[0], y + widget.point[1])
+    here_ms = (time.perf_counter() - started) * 1000
+    named = tree.named(widget.role, widget.name, app=widget.app)
+    return {
+        "here": widget_to_json(here),
+        "named": None if named is None else [widget_to_json(w) for w in named],
+        "here_ms": round(here_ms, 2),
+        "named_ms": round((time.perf_counter() - started) * 1000 - here_ms, 2),
+    }
 
 
 def _aimed_at(step: Step, widget: Element) -> Step:
@@ -311,6 +340,7 @@ def _recorded_step(
         "anchor_offset": list(anchor.offset) if anchor else None,
         "anchor_margin": anchor.margin if anchor else None,
         "anchor_twins": anchor.twins if anchor else None,
+        "widget": widget_to_json(step.widget),
         "before": names.get("before"),
         "after": names.get("after"),
     }

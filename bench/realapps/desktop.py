@@ -5,8 +5,6 @@ started."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -14,13 +12,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
 
+from xsession.a11y_bus import AccessibilityBus, stop_group
+from xsession.atspi import Accessibility
 from xsession.grab import Grabber
 from xsession.xvfb import VirtualDisplay
 
 __all__ = ["SCREEN", "Desktop", "settled"]
 
 SCREEN = (1920, 1080)
-BUS_LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
 
 
 class Desktop:
@@ -29,45 +28,15 @@ class Desktop:
     def __init__(self, *, logs: Path) -> None:
         self.logs = logs
         self.display = VirtualDisplay(width=SCREEN[0], height=SCREEN[1])
-        self._bus: subprocess.Popen[bytes] | None = None
-        self._launcher: subprocess.Popen[bytes] | None = None
+        self._buses: AccessibilityBus | None = None
         self._apps: list[subprocess.Popen[bytes]] = []
         self.env: dict[str, str] = {}
 
     def __enter__(self) -> Self:
         self.display.start()
         self.logs.mkdir(parents=True, exist_ok=True)
-        self._bus = subprocess.Popen(
-            ["dbus-daemon", "--session", "--nofork", "--print-address"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        assert self._bus.stdout is not None
-        address = self._bus.stdout.readline().decode().strip()
-        self.env = {
-            **os.environ,
-            "DISPLAY": self.display.display,
-            "DBUS_SESSION_BUS_ADDRESS": address,
-            "NO_AT_BRIDGE": "0",
-            "GTK_A11Y": "atspi",
-            "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
-            "QT_ACCESSIBILITY": "1",
-            "LANG": "C.UTF-8",
-            "HOME": str(self.logs / "home"),
-            "XDG_CONFIG_HOME": str(self.logs / "home" / ".config"),
-            "XDG_RUNTIME_DIR": str(self.logs / "run"),
-        }
-        for folder in ("home/.config", "run"):
-            (self.logs / folder).mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._launcher = subprocess.Popen(
-            [BUS_LAUNCHER, "--launch-immediately"],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        time.sleep(0.5)  # the a11y bus registers on the session bus
+        self._buses = AccessibilityBus(self.display.display, home=self.logs / "home")
+        self.env = self._buses.__enter__().env
         return self
 
     def __exit__(
@@ -77,10 +46,19 @@ class Desktop:
         tb: TracebackType | None,
     ) -> None:
         self.stop_apps()
-        for proc in (self._launcher, self._bus):
-            if proc is not None:
-                _stop(proc)
+        if self._buses is not None:
+            self._buses.__exit__(exc_type, exc, tb)
         self.display.stop()
+
+    def accessibility(self) -> Accessibility | None:
+        """A connection to this session's accessibility bus (None: it has none)."""
+        from xsession.display import connect
+
+        conn = connect(self.display.display)
+        try:
+            return Accessibility.open(conn)
+        finally:
+            conn.close()
 
     def launch(
         self, argv: Sequence[str], *, env: Mapping[str, str] | None = None, name: str = "app"
@@ -102,7 +80,7 @@ class Desktop:
     def stop_apps(self) -> None:
         """Stop every application started, and whatever each started."""
         for proc in self._apps:
-            _stop(proc)
+            stop_group(proc)
         self._apps.clear()
 
     def xdotool(self, *args: str) -> str:
@@ -128,17 +106,3 @@ def settled(grabber: Grabber, *, pause: float = 0.15, tries: int = 60) -> Any:
             return now
         last = now
     return last
-
-
-def _stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()

@@ -21,7 +21,15 @@ import numpy as np
 from matching import DISTINCT_MARGIN, hints_after
 from matching.looks import locate_looks, looks_of
 from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
+from matching.objects import (
+    ObjectAnswer,
+    acts_on_whole,
+    at_recorded_place,
+    by_object,
+    object_located,
+)
 from replayer.verify import VerifyOptions, checks_for
+from storage.widgets import Widget, widget_from_json
 from xsession.images import decode_image
 
 __all__ = ["CONFIDENCE", "Verdict", "judge", "load"]
@@ -104,7 +112,12 @@ def _one(
         None if before is None else lambda: before,
     )
 
+    widget = widget_from_json(step.get("widget"))
+    answer, object_ms = _object_stage(widget, case.get("objects"))
+
     def call() -> Any:
+        if answer is not None and widget is not None and answer.decided:
+            return object_located(answer, widget, object_ms)
         return locate_looks(
             screen,
             looks,
@@ -121,8 +134,8 @@ def _one(
     for _ in range(max(1, repeat)):
         started = time.perf_counter()
         found = call()
-        times.append((time.perf_counter() - started) * 1000)
-    if found.found and found.point is not None:
+        times.append((time.perf_counter() - started) * 1000 + object_ms)
+    if found.found and found.point is not None and found.searched != "object":
         hint = hints_after(found.point, found.scale, target)
     point = found.point if found.found else None
     ours = _score(point, truth)
@@ -136,6 +149,25 @@ def _one(
     return Verdict(
         app, scenario, case["step"], ours, statistics.median(times), base, verify, detail
     ), hint
+
+
+def _object_stage(
+    widget: Widget | None, objects: dict[str, Any] | None
+) -> tuple[ObjectAnswer | None, float]:
+    """The object stage's answer from what the corpus read of the scenario's accessibility
+    tree (corpus._objects), as replayer/objects.py decides it live; and what reading the
+    tree cost there (ms). None where the step has no object or the screen no reading."""
+    if widget is None or objects is None or not acts_on_whole(widget):
+        return None, 0.0
+    here = widget_from_json(objects["here"])
+    answer = at_recorded_place(widget, here)
+    ms = objects["here_ms"]
+    if answer is None:
+        named = objects["named"]
+        today = None if named is None else [w for w in map(widget_from_json, named) if w]
+        answer = by_object(widget, today)
+        ms += objects["named_ms"]
+    return answer, ms
 
 
 def _score(point: tuple[int, int] | None, truth: dict[str, Any] | None) -> str:

@@ -1,0 +1,83 @@
+"""A GTK 3 form of two rows, each a label and an identical "Apply" button: the twins of
+tests/test_objects_live.py, as a toolkit that publishes its accessibility tree draws them.
+Run by the system Python (python3-gi). It prints "ready NAME X Y" for each button (its
+centre on the screen) once shown, then "applied NAME" for each press of one.
+
+--swap puts the rows in the other order; --rename names the buttons "Save";
+--grid lays both rows out in one grid (the buttons then share a parent); --at X Y places
+the window; --font SCALE scales the text, as a desktop's font setting does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib, Gtk  # noqa: E402
+
+ROWS = ("Proxy server", "Mail server")
+
+
+def pressed(name: str, _button: Gtk.Button) -> None:
+    print("applied", name, flush=True)
+
+
+def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
+    window = Gtk.Window(title="twin form")
+    window.move(*args.at)
+    outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8, margin=12)
+    window.add(outer)
+    outer.pack_start(Gtk.Label(label="Servers", xalign=0), False, False, 0)
+    grid = Gtk.Grid(column_spacing=12, row_spacing=8) if args.grid else None
+    if grid is not None:
+        outer.pack_start(grid, False, False, 0)
+    buttons = {}
+    rows = tuple(reversed(ROWS)) if args.swap else ROWS
+    for n, name in enumerate(rows):
+        text = "Save" if args.rename else "Apply"
+        button = Gtk.Button(label=text)
+        button.connect("clicked", functools.partial(pressed, name))
+        label = Gtk.Label(label=name, xalign=0, width_chars=16)
+        if grid is not None:
+            grid.attach(label, 0, n, 1, 1)
+            grid.attach(button, 1, n, 1, 1)
+        else:
+            row = Gtk.Box(spacing=12)
+            row.pack_start(label, False, False, 0)
+            row.pack_start(button, False, False, 0)
+            outer.pack_start(row, False, False, 0)
+        buttons[name] = button
+    return window, buttons
+
+
+def report_ready(window: Gtk.Window, buttons: dict[str, Gtk.Button]) -> bool:
+    origin = window.get_window().get_origin()
+    for name, button in buttons.items():
+        box = button.get_allocation()
+        x, y = button.translate_coordinates(window, box.width // 2, box.height // 2)
+        print("ready", name.replace(" ", "_"), origin.x + x, origin.y + y, flush=True)
+    return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--swap", action="store_true")
+    parser.add_argument("--rename", action="store_true")
+    parser.add_argument("--grid", action="store_true")
+    parser.add_argument("--at", type=int, nargs=2, default=(40, 40))
+    parser.add_argument("--font", type=float, default=1.0)
+    args = parser.parse_args()
+    if args.font != 1.0:
+        Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))
+    window, buttons = build(args)
+    window.connect("destroy", Gtk.main_quit)
+    window.show_all()
+    GLib.timeout_add(500, report_ready, window, buttons)
+    Gtk.main()
+
+
+if __name__ == "__main__":
+    main()
