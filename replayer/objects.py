@@ -35,11 +35,12 @@ class ObjectFinder:
         started = self._clock()
         try:
             x, y, _, _ = recorded.box
-            here = tree.at_point(x + recorded.point[0], y + recorded.point[1])
+            here = tree.at_point(x + recorded.point[0], y + recorded.point[1], whole_path=False)
             answer = at_recorded_place(recorded, here)
             if answer is None:
                 answer = by_object(
-                    recorded, tree.named(recorded.role, recorded.name, app=recorded.app)
+                    recorded,
+                    tree.named(recorded.role, recorded.name, app=recorded.app, whole_path=False),
                 )
             return answer
         finally:

@@ -184,7 +184,9 @@ class Accessibility:
 
     # -- what a recorder and a replay ask ---------------------------------------------------
 
-    def at_point(self, x: int, y: int, *, pid: int | None = None) -> Widget | None:
+    def at_point(
+        self, x: int, y: int, *, pid: int | None = None, whole_path: bool = True
+    ) -> Widget | None:
         """The innermost showing accessible at (x, y) on the screen: in the smallest
         top-level of the application (of process `pid` where known) that holds the point,
         a popup before the window it opened from. None where no application has one."""
@@ -197,7 +199,8 @@ class Accessibility:
             ]
             if not held:
                 return None
-            return self.describe(self._leaf(min(held)[1], x, y), (x, y))
+            leaf = self._leaf(min(held)[1], x, y)
+            return self.describe(leaf, (x, y), whole_path=whole_path)
         except Gone:
             return None
 
@@ -230,10 +233,13 @@ class Accessibility:
         ]
         return min(held)[1] if held else None
 
-    def describe(self, ref: Ref, point: tuple[int, int] | None = None) -> Widget:
-        """What `ref` is: role, name, box, path from its application and its parent's
-        children in reading order. `point` (on the screen) is kept inside its box."""
-        path, parent = self._path(ref)
+    def describe(
+        self, ref: Ref, point: tuple[int, int] | None = None, *, whole_path: bool = True
+    ) -> Widget:
+        """What `ref` is: role, name, box, path from its application (its last step only
+        unless `whole_path`: a replay's question needs no more) and its parent's children in
+        reading order. `point` (on the screen) is kept inside its box."""
+        path, parent = self._path(ref, MAX_DEPTH if whole_path else 1)
         node, box = self._nodes([ref])[0], self._boxes([ref])[0]
         if node is None or box is None:
             raise Gone(f"{ref} went away")
@@ -266,12 +272,12 @@ class Accessibility:
             description=description,
         )
 
-    def _path(self, ref: Ref) -> tuple[list[tuple[str, int]], Ref | None]:
-        """(role, index in its parent) from the application down to `ref`, and its parent
-        (None at the top)."""
+    def _path(self, ref: Ref, levels: int) -> tuple[list[tuple[str, int]], Ref | None]:
+        """(role, index in its parent) from the application (or `levels` up) down to
+        `ref`, and its parent (None at the top)."""
         path: list[tuple[str, int]] = []
         here, first_parent = ref, None
-        for depth in range(MAX_DEPTH):
+        for depth in range(levels):
             role, index, parent = self.bus.batch(
                 [
                     (here, _ACCESSIBLE, "GetRole", None, ()),
@@ -310,7 +316,13 @@ class Accessibility:
         return tuple((node.role, node.name) for _, node, _ in ranked), rank
 
     def named(
-        self, role: str, name: str, *, pid: int | None = None, app: str = ""
+        self,
+        role: str,
+        name: str,
+        *,
+        pid: int | None = None,
+        app: str = "",
+        whole_path: bool = True,
     ) -> list[Widget] | None:
         """Every showing accessible of this role and name in the application (of process
         `pid`, else named `app`), described; None when no such application is on the bus."""
@@ -322,7 +334,7 @@ class Accessibility:
             for node in self.walk(apps):
                 if (node.role, node.name) == (role, name):
                     try:
-                        found.append(self.describe(node.ref))
+                        found.append(self.describe(node.ref, whole_path=whole_path))
                     except Gone:
                         continue
             return found

@@ -280,9 +280,9 @@ def _objects(tree: Any, recorded: str | None) -> dict[str, Any] | None:
         return None
     started = time.perf_counter()
     x, y, _, _ = widget.box
-    here = tree.at_point(x + widget.point[0], y + widget.point[1])
+    here = tree.at_point(x + widget.point[0], y + widget.point[1], whole_path=False)
     here_ms = (time.perf_counter() - started) * 1000
-    named = tree.named(widget.role, widget.name, app=widget.app)
+    named = tree.named(widget.role, widget.name, app=widget.app, whole_path=False)
     return {
         "here": widget_to_json(here),
         "named": None if named is None else [widget_to_json(w) for w in named],
