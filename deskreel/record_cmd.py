@@ -251,7 +251,7 @@ def _carry_over(reduced: list[Reduced], old: list[Step]) -> list[Step]:
         events = (r.first, r.last) if r.first >= 0 else None
         same = same_events.get(events) if events is not None else None
         if same is not None:
-            anchor = same.anchor if r.action.target == same.action.target else None
+            aimed = r.action.target == same.action.target  # else another press, elsewhere
             steps.append(
                 replace(
                     same,
@@ -259,7 +259,8 @@ def _carry_over(reduced: list[Reduced], old: list[Step]) -> list[Step]:
                     action=r.action,
                     t_start=r.t_start,
                     t_end=r.t_end,
-                    anchor=anchor,
+                    anchor=same.anchor if aimed else None,
+                    widget=same.widget if aimed else None,
                 )
             )
             continue

@@ -107,9 +107,11 @@ def record_press(desktop: AccessibilityBus, db: Path, *form_args: str) -> Any:
     return next(s for s in steps if s.action.action == "left_click")
 
 
-def replay(desktop: AccessibilityBus, db: Path, *form_args: str) -> tuple[Any, list[str]]:
+def replay(
+    desktop: AccessibilityBus, db: Path, *form_args: str, extra: tuple[str, ...] = ()
+) -> tuple[Any, list[str]]:
     form = Form(desktop, *form_args)
-    done = deskreel("replay", db, "--timeout", "2", env=desktop.env)
+    done = deskreel("replay", db, "--timeout", "2", *extra, env=desktop.env)
     return done, form.pressed()
 
 
@@ -149,10 +151,15 @@ def test_a_renamed_button_is_refused_by_its_name_and_nothing_is_pressed(
 ):
     db = tmp_path / "copy.db"
     shutil.copyfile(recorded, db)
-    done, pressed = replay(desktop, db, "--rename")
+    junit = tmp_path / "junit.xml"
+    done, pressed = replay(desktop, db, "--rename", extra=("--verify", "--junit", junit))
     assert pressed == [], done.stderr
-    assert done.returncode != 0
+    assert done.returncode == 1
     assert "accessibles of its role and name in its application today: 0" in done.stderr
+    # the verdict names the object the step was aimed at
+    assert "on push button &apos;Apply&apos; beside &apos;Mail server&apos;" in (
+        junit.read_text().replace("'", "&apos;")
+    )
 
 
 def test_twins_in_one_grid_with_the_rows_swapped_are_never_confused(desktop, tmp_path):

@@ -17,6 +17,7 @@ from storage import Recording, Run, Step, StepResult, utc
 
 from xsession.files import write_private
 from .outcome import (
+    aimed_at,
     Outcome,
     anchoring_facts,
     check_line,
@@ -98,6 +99,8 @@ def _failure_text(item: Outcome) -> str:
     lines = [item.message, f"action: {json.dumps(item.step.action.to_json(), ensure_ascii=False)}"]
     if item.step.window_title or item.step.window_class:
         lines.append(f"window: {item.step.window_title or ''} ({item.step.window_class or ''})")
+    if item.step.widget is not None:
+        lines.append(aimed_at(item.step.widget))
     if item.result is not None:
         for title, facts in (
             ("re-anchoring", anchoring_facts(item.result)),

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from storage import Evidence, Run, Step, StepResult, utc
+from storage import Evidence, Run, Step, StepResult, Widget, utc
 
 __all__ = [
+    "aimed_at",
     "Outcome",
     "anchoring_facts",
     "check_line",
@@ -153,3 +154,11 @@ def check_line(check: dict[str, Any]) -> str:
 def _num(value: object, spec: str) -> str:
     # details come from JSON that older or newer deskreels wrote: never trust their types
     return format(value, spec) if isinstance(value, int | float) else str(value)
+
+
+def aimed_at(widget: Widget) -> str:
+    """The object a step was aimed at, in words: `on push button 'Apply' (row 'Mail
+    server') of 'form'`."""
+    beside = [name for role, name in widget.siblings if name and name != widget.name]
+    row = f" beside {', '.join(repr(n) for n in beside[:3])}" if beside else ""
+    return f"on {widget.label}{row} of {widget.app!r}, as its toolkit said"

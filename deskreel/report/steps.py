@@ -10,7 +10,7 @@ from typing import Any
 from storage import Evidence, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
-from .outcome import Outcome, anchoring_facts, checks_of, step_label, timing_facts
+from .outcome import Outcome, aimed_at, anchoring_facts, checks_of, step_label, timing_facts
 
 __all__ = [
     "anchor_boxes",
@@ -250,12 +250,15 @@ def _recorded_facts(step: Step) -> list[tuple[str, str]]:
 
 
 def _window(step: Step) -> str:
-    if not (step.window_title or step.window_class):
-        return ""
-    return (
-        f'<p class="window">window: <b>{escape(step.window_title or "")}</b> '
-        f"{escape(step.window_class or '')}</p>"
-    )
+    out = ""
+    if step.window_title or step.window_class:
+        out = (
+            f'<p class="window">window: <b>{escape(step.window_title or "")}</b> '
+            f"{escape(step.window_class or '')}</p>"
+        )
+    if step.widget is not None:
+        out += f'<p class="window">{escape(aimed_at(step.widget))}</p>'
+    return out
 
 
 def _facts(title: str, facts: list[tuple[str, str]]) -> str:
