@@ -2,10 +2,11 @@
 of it (storage/widgets.py), before any pixel is compared.
 
 The accessibles of the recorded object's role and name are the candidates. One of them is
-the target when it stands where the recorded one stood among its parent's children (the
-same parent, the same siblings in reading order, the same place among them), and no other
-does; or when the object had no twin when recorded and has none today. A named object of
-which today's application shows none is gone or renamed: refused, whatever the pixels say.
+the target when it stands where the recorded one stood (the same window, parent, siblings in
+reading order and place among them), and nothing else stood or stands there; or when the
+object had no twin in its window when recorded and has none today. A named object of
+which today's application, read whole, shows none is gone or renamed: refused, whatever the
+pixels say. A found object that cannot take the press (insensitive) is waited for.
 Anything else (an unnamed object whose place changed, twins with the same surroundings, a
 point in a document or canvas) is left to the pixels.
 """
@@ -23,6 +24,9 @@ from .search import Point
 
 __all__ = [
     "ObjectAnswer",
+    "place_of",
+    "same_place",
+    "usable",
     "acts_on_whole",
     "at_recorded_place",
     "by_object",
@@ -37,8 +41,8 @@ CONTROLS = frozenset(
     {
         "push button", "toggle button", "check box", "radio button", "combo box",
         "menu item", "check menu item", "radio menu item", "menu", "page tab", "spin button",
-        "link", "list item", "tree item", "table cell", "icon", "slider", "scroll bar",
-        "push button menu", "tearoff menu item", "label", "image",
+        "link", "list item", "tree item", "table cell", "icon", "slider",
+        "push button menu", "tearoff menu item", "image",
     }
 )  # fmt: skip
 _LINE_ROLES = frozenset({"text", "entry", "password text"})  # a control when single-line
@@ -66,44 +70,55 @@ def acts_on_whole(widget: Widget) -> bool:
 
 
 def by_object(recorded: Widget, today: Sequence[Widget] | None) -> ObjectAnswer:
-    """The recorded object among `today`'s accessibles of its role and name (None: its
-    application shows no accessibility tree today)."""
+    """The recorded object among `today`'s accessibles of its role and name in its
+    application (None: the application shows no tree today, or not all of it)."""
     if not acts_on_whole(recorded):
         return ObjectAnswer(None, None, f"a point in a {recorded.role}: its content decides")
-    if today is None:
-        return ObjectAnswer(None, None, f"no accessible application {recorded.app!r}")
+    if today is None or not recorded.app:
+        return ObjectAnswer(None, None, f"no accessibility tree of {recorded.app!r} read whole")
     same = [w for w in today if (w.role, w.name) == (recorded.role, recorded.name)]
     if not same:
         if recorded.name:
             return ObjectAnswer(None, Refusal("object-gone", 0, 1), "gone or renamed")
         return ObjectAnswer(None, None, f"no unnamed {recorded.role} today")
-    placed = [w for w in same if _same_place(w, recorded)]
-    if len(placed) == 1:
-        return ObjectAnswer(placed[0], None, "same role, name and place among its siblings")
-    if len(placed) > 1:
-        return ObjectAnswer(None, None, f"{len(placed)} twins in the same surroundings")
-    if recorded.name and recorded.alike == 1 and len(same) == 1:
-        return ObjectAnswer(same[0], None, "the only one of its role and name, then and now")
+    placed = [w for w in same if same_place(w, recorded)]
+    if len(placed) == 1 and recorded.placed == 1:
+        return usable(placed[0], recorded, "same role, name and place among its siblings")
+    if len(placed) > 1 or recorded.placed > 1:
+        return ObjectAnswer(None, None, "twins in the same surroundings")
+    lone = recorded.name and recorded.alike == 1 and len(same) == 1
+    if lone and same[0].window == recorded.window:
+        return usable(same[0], recorded, "the only one of its role and name, then and now")
     return ObjectAnswer(None, None, "its place among its siblings changed")
+
+
+def usable(today: Widget, recorded: Widget, reason: str) -> ObjectAnswer:
+    """`today` found, unless it cannot take the press now: insensitive where the recorded
+    one was not (a replay waits for it, as for a target not there yet)."""
+    if "sensitive" in recorded.states and "sensitive" not in today.states:
+        return ObjectAnswer(None, Refusal("object-insensitive", 0, 1), "insensitive")
+    return ObjectAnswer(today, None, reason)
 
 
 def at_recorded_place(recorded: Widget, here: Widget | None) -> ObjectAnswer | None:
     """The object at the recorded point today, when it is the recorded one beyond doubt:
     its role, name and place among its siblings, and no twin then; None when the whole
     application must be searched (by_object)."""
-    if here is None or recorded.alike != 1 or not recorded.name:
+    if here is None or recorded.alike != 1 or not recorded.name or not acts_on_whole(recorded):
         return None
-    if (here.role, here.name) != (recorded.role, recorded.name) or not _same_place(here, recorded):
+    if (here.role, here.name) != (recorded.role, recorded.name) or not same_place(here, recorded):
         return None
-    return ObjectAnswer(here, None, "at its recorded place, and it had no twin")
+    return usable(here, recorded, "at its recorded place, and it had no twin")
 
 
-def _same_place(today: Widget, recorded: Widget) -> bool:
-    return recorded.rank >= 0 and (today.parent, today.siblings, today.rank) == (
-        recorded.parent,
-        recorded.siblings,
-        recorded.rank,
-    )
+def same_place(today: Widget, recorded: Widget) -> bool:
+    """Whether `today` stands where `recorded` stood: the same window, parent, siblings in
+    reading order and place among them (never where the siblings were not read)."""
+    return recorded.rank >= 0 and place_of(today) == place_of(recorded)
+
+
+def place_of(widget: Widget) -> tuple[object, ...]:
+    return (widget.window, widget.parent, widget.siblings, widget.rank)
 
 
 def point_in(today: Widget, recorded: Widget) -> Point:

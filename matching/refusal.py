@@ -13,6 +13,8 @@ __all__ = ["RULES", "Refusal"]
 RULES = {
     # Objects (objects.py): the toolkit's own account of the recorded object.
     "object-gone": "accessibles of its role and name in its application today:",
+    "object-insensitive": "its object takes input (sensitive) today:",
+    "object-covered": "its object is what the screen shows at its point:",
     # Twins (twins.py): the object is drawn elsewhere too; its row, twins painted out, decides.
     "twin-row": "its row holds nothing but twins: grey-level spread",
     "twin-match": "its row, twins painted out, matches the recorded row only",

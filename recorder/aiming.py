@@ -1,49 +1,70 @@
 """What the pointer is on, as the toolkit says: a thread that asks the accessibility tree
 (xsession/atspi.py) for the object under the pointer whenever the pointer comes to rest,
-and notes the answers in the frame timeline, where the finisher finds each press's object.
+and notes each answer, with when it was asked, in the frame timeline; the finisher gives a
+press the answer that held for it (`answer_for_press`).
 
 Off the input path: it has its own X connection and its own D-Bus connection, and the
-events never wait for it. A press comes after a rest on its target (the pointer glides,
-stops, presses), so the answer is there before the press changes the screen; a press with
-no rest before it gets no object, and its target is found by pixels when replayed.
+events never wait for it. A person glides onto a target, stops, and presses: the answer was
+asked before the press, at its very point, and the screen did not change from the moment
+it was asked to the press. A press without such an answer gets no object, and its target is
+found by its pixels when replayed.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from matching.objects import acts_on_whole
+from matching.objects import acts_on_whole, place_of
+from storage import Widget
 
 from .screen import WINDOW_POLL, FrameTimeline, WidgetSeen
 
-__all__ = ["AimWatch", "REASK_AFTER"]
+__all__ = ["COUNT_BUDGET", "AimWatch", "answer_for_press"]
 
-REASK_AFTER = 0.5  # s: a pointer resting longer is asked about again (the screen may change)
+COUNT_BUDGET = 1.0  # s for counting an object's twins in its application; past it: unknown
+
+
+def answer_for_press(
+    seen: WidgetSeen | None,
+    press: float,
+    point: tuple[int, int],
+    screen_since: float | None,
+    presses: Sequence[float],
+) -> Widget | None:
+    """The object a press at `point` at time `press` was on: `seen`, the last answer before
+    it, when that was asked at this very point, after the screen last changed before the
+    press (`screen_since`, the time the frame then shown first was; None: no frames, not
+    checked), with no other press from its asking to this one (`presses`)."""
+    if seen is None or seen.widget is None or seen.point != point:
+        return None
+    if screen_since is not None and screen_since > seen.asked:
+        return None  # the screen changed after the question: the answer may be old
+    if any(seen.asked <= t < press for t in presses):
+        return None  # an earlier press may have changed what is there
+    x, y, _, _ = seen.widget.box
+    return replace(seen.widget, point=(point[0] - x, point[1] - y))
 
 
 class AimWatch:
-    """As a context manager, watches inside the block. `allowed()` False (paused, a private
-    window) asks nothing. `available` tells, once started, whether the display has an
-    accessibility bus; `asked` and `seconds` what the questions cost."""
+    """As a context manager, watches inside the block. `allowed(top)` False for the window
+    under the pointer (paused, a private window) asks nothing, and forgets the last answer.
+    `available` tells, once `ready`, whether the display has an accessibility bus; `asked`
+    and `seconds` what the questions cost."""
 
     def __init__(
         self,
         display_name: str,
         timeline: FrameTimeline,
         *,
-        allowed: Callable[[], bool] = lambda: True,
+        allowed: Callable[[Any], bool] = lambda top: True,
         clock: Callable[[], float] = time.monotonic,
     ):
-        self.timeline, self._name, self._allowed, self._clock = (
-            timeline,
-            display_name,
-            allowed,
-            clock,
-        )
+        self.timeline, self._name, self._allowed = timeline, display_name, allowed
+        self._clock = clock
         self._stop = threading.Event()
         self.available: bool | None = None  # None until the thread has looked
         self.ready = threading.Event()
@@ -57,73 +78,75 @@ class AimWatch:
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=COUNT_BUDGET + 1)
 
     def _run(self) -> None:
         from xsession.atspi import Accessibility
         from xsession.display import connect
 
+        conn = tree = None
         try:
             conn = connect(self._name)
-        except Exception:  # the recorder's own connection reports a display that went away
-            self.available = False
+            tree = Accessibility.open(conn)
+            self.available = tree is not None
             self.ready.set()
-            return
-        tree = Accessibility.open(conn)
-        self.available = tree is not None
-        self.ready.set()
-        try:
             if tree is not None:
                 self._watch(conn, tree)
         except Exception:  # a dead bus or display: the objects stop, the recording does not
-            pass
+            self.available = bool(self.available)
         finally:
-            if tree is not None:
-                tree.close()
-            conn.close()
+            self.ready.set()
+            for closing in (tree, conn):
+                if closing is not None:
+                    try:
+                        closing.close()
+                    except Exception:  # already gone
+                        pass
 
     def _watch(self, conn: Any, tree: Any) -> None:
+        from xsession.toplevel import toplevel_of
+
         root = conn.screen().root
         last: tuple[int, int] | None = None
-        asked: tuple[tuple[int, int], float] | None = None
+        asked: tuple[tuple[int, int], float] | None = None  # where, and when
         while not self._stop.wait(WINDOW_POLL):
             pointer = root.query_pointer()
             here = (pointer.root_x, pointer.root_y)
             resting, last = here == last, here
-            now = self._clock()
-            fresh = asked is not None and asked[0] == here and now - asked[1] < REASK_AFTER
-            if not resting or fresh or not self._allowed():
+            if not resting:
                 continue
+            top = toplevel_of(conn, pointer.child)
+            now = self._clock()
+            if not self._allowed(top):
+                self.timeline.note_widget(WidgetSeen(now, now, here, None))
+                asked = None
+                continue
+            changed = self.timeline.last_change()
+            if asked is not None and asked[0] == here and (changed is None or changed < asked[1]):
+                continue  # asked here already, and the screen is the same since
             asked = (here, now)
-            self._ask(tree, here, _pid_of(conn, pointer.child))
+            self._ask(tree, here, now, top.pid if top is not None else None)
 
-    def _ask(self, tree: Any, point: tuple[int, int], pid: int | None) -> None:
-        started = self._clock()
-        widget = tree.at_point(*point, pid=pid)
+    def _ask(self, tree: Any, point: tuple[int, int], asked: float, pid: int | None) -> None:
+        widget = tree.at_point(*point, pid=pid) if pid is not None else None
         if widget is not None and acts_on_whole(widget):
-            # its twins: what tells it apart when replayed (matching/objects.py)
-            alike = tree.named(widget.role, widget.name, pid=pid)
-            widget = replace(widget, alike=len(alike) if alike else 0)
+            widget = _counted(tree, widget, pid)
         done = self._clock()
         self.asked += 1
-        self.seconds += done - started
-        if widget is not None:
-            self.timeline.note_widget(WidgetSeen(done, widget))
+        self.seconds += done - asked
+        self.timeline.note_widget(WidgetSeen(asked, done, point, widget))
 
 
-def _pid_of(conn: Any, top: Any) -> int | None:
-    """The process of the top-level window under the pointer (its or its client's
-    _NET_WM_PID); None when it says none."""
-    if not top:
-        return None
-    from Xlib import error
-
-    atom = conn.intern_atom("_NET_WM_PID")
+def _counted(tree: Any, widget: Widget, pid: int | None) -> Widget:
+    """`widget` with its twins counted (matching/objects.py decides by them): the objects of
+    its role and name in its application, and how many of those stand where it stands;
+    left unknown (0) when the tree cannot be read whole within COUNT_BUDGET."""
     try:
-        for window in (top, *top.query_tree().children):
-            prop = window.get_full_property(atom, 0)
-            if prop is not None and len(prop.value):
-                return int(prop.value[0])
-    except error.XError:
-        pass  # it went away
-    return None
+        with tree.bus.budget(COUNT_BUDGET):
+            alike = tree.named(widget.role, widget.name, pid=pid, whole_path=False)
+    except Exception:  # a bus or application gone wrong: unknown
+        alike = None
+    if alike is None:
+        return widget
+    placed = [w for w in alike if place_of(w) == place_of(widget)]
+    return replace(widget, alike=len(alike), placed=len(placed))

@@ -19,6 +19,7 @@ from storage.vocabulary import Action
 from .pieces import Job
 from .privacy import TypingRedaction
 from .reduce import Reduced
+from .aiming import answer_for_press
 from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
 from .screen import Frame
 from .writing import StoreWrites
@@ -99,15 +100,20 @@ class Finisher:
             anchor=anchor,
             window_class=window.window_class if window else None,
             window_title=window.title if window else None,
-            widget=self._widget(r, action, job),
+            widget=self._widget(r, job),
         )
 
-    def _widget(self, r: Reduced, action: Action, job: Job) -> Widget | None:
+    def _widget(self, r: Reduced, job: Job) -> Widget | None:
         """What the step's press was on, as the toolkit said (recorder/aiming.py)."""
         target = r.action.target
         if not r.action.is_pointer or target is None or r.action.action == "mouse_move":
             return None
-        return self.redaction.widget(job.timeline.widget_at(job.t0 + r.t_start, target))
+        press = job.t0 + r.t_start
+        shown = job.timeline.before(press) if self.frames else None
+        presses = [job.t0 + e.t for e in job.events if e.kind == "button_down"]
+        seen = job.timeline.widget_seen(press)
+        found = answer_for_press(seen, press, target, shown.t_first if shown else None, presses)
+        return self.redaction.widget(found)
 
     def _frames(
         self, r: Reduced, action: Action, job: Job, following: float | None

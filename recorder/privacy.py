@@ -187,18 +187,10 @@ class TypingRedaction:
         return self._actions.action(action)
 
     def widget(self, widget: Widget | None) -> Widget | None:
-        """The object a step was on, as stored: under redaction without any name (a label
-        or a field may show what was typed), kept by its role and place."""
-        if widget is None or not self.enabled:
-            return widget
-        return replace(
-            widget,
-            name="",
-            parent="",
-            description="",
-            siblings=tuple((role, "") for role, _ in widget.siblings),
-            alike=0,
-        )
+        """The object a step was on, as stored: none under redaction (a field, a label or
+        a list may be named by what was typed; an object without names would be taken
+        for any unnamed one)."""
+        return None if self.enabled else widget
 
     def frames(
         self, action: Action, before: Frame | None, after: Frame | None

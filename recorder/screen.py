@@ -54,10 +54,13 @@ class WindowInfo:
 
 @dataclass(frozen=True, slots=True)
 class WidgetSeen:
-    """What the accessibility tree said was under the pointer, answered by time `t`."""
+    """What the accessibility tree said was under the pointer at `point`: asked at time
+    `asked`, answered by `t`; `widget` None: nothing, or nothing that may be kept."""
 
+    asked: float
     t: float
-    widget: Widget
+    point: tuple[int, int]
+    widget: Widget | None
 
 
 class FrameTimeline:
@@ -114,21 +117,16 @@ class FrameTimeline:
         with self._lock:
             self._widgets.append(seen)
 
-    def widget_at(self, t: float, point: tuple[int, int]) -> Widget | None:
-        """The object a press at `point` at time `t` was on: the last one the tree named
-        under the pointer before then, when its box holds the point (the pointer moved on
-        to something else otherwise); its `point` made the press's own."""
-        from dataclasses import replace
-
+    def widget_seen(self, t: float) -> WidgetSeen | None:
+        """The last answer of the accessibility tree given before time `t`."""
         with self._lock:
             i = bisect_right([w.t for w in self._widgets], t) - 1
-            seen = self._widgets[i].widget if i >= 0 else None
-        if seen is None:
-            return None
-        x, y, w, h = seen.box
-        if not (x <= point[0] < x + w and y <= point[1] < y + h):
-            return None
-        return replace(seen, point=(point[0] - x, point[1] - y))
+            return self._widgets[i] if i >= 0 else None
+
+    def last_change(self) -> float | None:
+        """When the screen last changed (the newest frame's first time); None: no frames."""
+        with self._lock:
+            return self._frames[-1].t_first if self._frames else None
 
     def before(self, t: float) -> Frame | None:
         """The last frame grabbed before time t (the screen the person saw); None when no

@@ -22,11 +22,14 @@ import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xsession.display import connect, display_name
 from xsession.settings import read_input_settings
 from storage import StorageError, Store
+
+if TYPE_CHECKING:
+    from xsession.toplevel import TopLevel
 from storage.values import INPUT_SETTINGS
 
 from .capture import InputCapture
@@ -40,7 +43,7 @@ from .privacy import DenyList, Redactor, TypingRedaction
 from .private_windows import PrivateWindows
 from .reduce import DEFAULT_THRESHOLDS, Thresholds
 from .aiming import AimWatch
-from .screen import FrameTimeline, ScreenCapture
+from .screen import FrameTimeline, ScreenCapture, WindowInfo
 from .writing import EventBatches, StoreWrites
 
 __all__ = ["DEFAULT_PAUSE_KEY", "DEFAULT_STOP_KEY", "RecordOptions", "RecordSummary", "Recorder"]
@@ -117,11 +120,16 @@ class Recorder:
         self.chords = ChordFilter({"stop": options.stop_key, "pause": options.pause_key})
         self.writes = StoreWrites(store)
 
-    def _may_ask(self) -> bool:
-        """Whether the accessibility tree may be asked now: not paused, and no private
-        window active (what it would name is not to be kept)."""
-        window = self.timeline.window_at(self._clock())
-        return not self.screen.paused and (window is None or not self.private.hides(window))
+    def _may_ask(self, top: TopLevel | None) -> bool:
+        """Whether the accessibility tree may be asked about the window `top` under the
+        pointer: not paused, and neither it nor the active window private (what it would
+        name is not to be kept)."""
+        now = self._clock()
+        active = self.timeline.window_at(now)
+        under = WindowInfo(now, top.window_class, top.title) if top is not None else None
+        return not self.screen.paused and not any(
+            w is not None and self.private.hides(w) for w in (active, under)
+        )
 
     def run(
         self,

@@ -1,7 +1,12 @@
 """The ladder's first rung on a live display: the step's recorded object (what its toolkit
 said the pointer was on) looked for in today's accessibility tree, decided by
 matching/objects.py. Without an accessibility bus, or for a recording made without one,
-every step goes on to its pixels, as before."""
+every step goes on to its pixels, as before.
+
+A point belongs to the application whose top-level window the X server shows there
+(xsession/toplevel.py): a found object is pressed only where the screen shows that very
+object, never where another window covers it or its list scrolled it away.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,52 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from matching.objects import ObjectAnswer, acts_on_whole, at_recorded_place, by_object
+from matching.objects import ObjectAnswer, acts_on_whole, at_recorded_place, by_object, point_in
+from matching.refusal import Refusal
 from storage import Widget
 
-__all__ = ["ObjectFinder"]
+__all__ = ["QUESTION_BUDGET", "ObjectFinder", "ask_tree"]
+
+QUESTION_BUDGET = 2.0  # s for one look at the tree, however many calls it takes
+
+
+def ask_tree(tree: Any, conn: Any, recorded: Widget) -> ObjectAnswer:
+    """The recorded object on today's screen (`tree` an xsession Accessibility, `conn` an X
+    connection to the same display): at its recorded place, else among every object of its
+    role and name, then checked to be what the screen shows where it would be pressed."""
+    if not acts_on_whole(recorded):
+        return ObjectAnswer(None, None, f"a point in a {recorded.role}: its content decides")
+    x, y, _, _ = recorded.box
+    answer = at_recorded_place(recorded, _shown_at(tree, conn, recorded, recorded.point, (x, y)))
+    if answer is not None:
+        return answer
+    today = tree.named(recorded.role, recorded.name, app=recorded.app, whole_path=False)
+    answer = by_object(recorded, today)
+    if answer.widget is None:
+        return answer
+    found = answer.widget
+    point = point_in(found, recorded)
+    shown = _shown_at(tree, conn, recorded, (0, 0), point)
+    if shown is None or (shown.role, shown.name, shown.box) != (found.role, found.name, found.box):
+        return ObjectAnswer(None, Refusal("object-covered", 0, 1, point), "covered or hidden")
+    return answer
+
+
+def _shown_at(
+    tree: Any, conn: Any, recorded: Widget, offset: tuple[int, int], origin: tuple[int, int]
+) -> Widget | None:
+    """The object the screen shows at `origin` + `offset`: in the application whose window
+    is on top there (by its process where the window tells it, else by the recorded
+    application's name)."""
+    from xsession.toplevel import toplevel_at
+
+    x, y = origin[0] + offset[0], origin[1] + offset[1]
+    top = toplevel_at(conn, x, y)
+    if top is None:
+        return None
+    if top.pid is not None:
+        return tree.at_point(x, y, pid=top.pid, whole_path=False)
+    return tree.at_point(x, y, app=recorded.app, whole_path=False)
 
 
 class ObjectFinder:
@@ -22,6 +69,7 @@ class ObjectFinder:
     def __init__(self, display_name: str, *, clock: Callable[[], float] = time.perf_counter):
         self._name, self._clock = display_name, clock
         self._tree: Any = None
+        self._conn: Any = None
         self._opened = False
         self.asked = 0
         self.seconds = 0.0
@@ -29,20 +77,14 @@ class ObjectFinder:
     def find(self, recorded: Widget) -> ObjectAnswer:
         if not acts_on_whole(recorded):
             return ObjectAnswer(None, None, f"a point in a {recorded.role}: its content decides")
-        tree = self._open()
-        if tree is None:
+        if self._open() is None:
             return ObjectAnswer(None, None, "no accessibility bus on this display")
         started = self._clock()
         try:
-            x, y, _, _ = recorded.box
-            here = tree.at_point(x + recorded.point[0], y + recorded.point[1], whole_path=False)
-            answer = at_recorded_place(recorded, here)
-            if answer is None:
-                answer = by_object(
-                    recorded,
-                    tree.named(recorded.role, recorded.name, app=recorded.app, whole_path=False),
-                )
-            return answer
+            with self._tree.bus.budget(QUESTION_BUDGET):
+                return ask_tree(self._tree, self._conn, recorded)
+        except Exception as err:  # a bus or application gone wrong: the pixels decide
+            return ObjectAnswer(None, None, f"the accessibility tree failed: {err}")
         finally:
             self.asked += 1
             self.seconds += self._clock() - started
@@ -53,14 +95,17 @@ class ObjectFinder:
             from xsession.atspi import Accessibility
             from xsession.display import connect
 
-            conn = connect(self._name)
             try:
-                self._tree = Accessibility.open(conn)
-            finally:
-                conn.close()
+                self._conn = connect(self._name)
+                self._tree = Accessibility.open(self._conn)
+            except Exception:  # the replay's own connection reports a display gone wrong
+                self._tree = None
         return self._tree
 
     def close(self) -> None:
         if self._tree is not None:
             self._tree.close()
             self._tree = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

@@ -84,6 +84,12 @@ def redact_steps(
                     )
                     .values(keycode=None, keysym=None, char=None)
                 )
+        if steps:  # what a toolkit named from then on may be what was typed
+            conn.execute(
+                s.actions.update()
+                .where(a.recording_id == recording_id, a.step >= min(steps))
+                .values(widget=None)
+            )
         frames |= _forget_run_frames(conn, recording_id, steps)
         frames -= kept
         if frames:

@@ -36,9 +36,13 @@ class Widget:
     rank: int  # this object's place in `siblings`; -1 when they are not known
     states: tuple[str, ...] = ()
     description: str = ""
+    window: str = ""  # its top-level window's role and name: `dialog 'Delete all?'`
     # how many showing accessibles of its application had its role and name when it was
     # recorded, itself included (2 or more: twins); 0 when not counted
     alike: int = 0
+    # how many of those stood in the same place (window, parent, siblings, rank), itself
+    # included: 2 or more are twins that nothing around them tells apart; 0 not counted
+    placed: int = 0
 
     @property
     def label(self) -> str:
@@ -81,7 +85,9 @@ def widget_to_json(widget: Widget | None) -> str | None:
             "rank": widget.rank,
             "states": list(widget.states),
             "description": widget.description,
+            "window": widget.window,
             "alike": widget.alike,
+            "placed": widget.placed,
         },
         ensure_ascii=False,
     )
@@ -109,7 +115,9 @@ def widget_from_json(text: str | None) -> Widget | None:
             rank=int(data["rank"]),
             states=tuple(str(s) for s in data.get("states", ())),
             description=str(data.get("description", "")),
+            window=str(data.get("window", "")),
             alike=int(data.get("alike", 0)),
+            placed=int(data.get("placed", 0)),
         )
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None

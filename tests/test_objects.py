@@ -9,7 +9,9 @@ from dataclasses import replace
 import pytest
 
 from matching.objects import acts_on_whole, at_recorded_place, by_object, object_located, point_in
+from recorder.aiming import answer_for_press
 from recorder.privacy import TypingRedaction
+from recorder.screen import WidgetSeen
 from storage.widgets import Widget, reading_order
 
 APPLY = Widget(
@@ -23,7 +25,10 @@ APPLY = Widget(
     parent="",
     siblings=(("label", "Mail server"), ("push button", "Apply")),
     rank=1,
+    states=("enabled", "sensitive", "showing"),
+    window="frame 'twin form'",
     alike=2,
+    placed=1,
 )
 TWIN = replace(
     APPLY,
@@ -51,6 +56,34 @@ def test_twins_whose_surroundings_are_the_same_are_left_to_the_pixels() -> None:
     assert not answer.decided and "twins" in answer.reason
 
 
+def test_twins_that_stood_in_the_same_surroundings_stay_undecided_when_one_is_left() -> None:
+    """Recorded, two Delete buttons stood alike (placed 2); today one is left: it may be
+    the other row's."""
+    recorded = replace(APPLY, placed=2)
+    answer = by_object(recorded, [APPLY])
+    assert not answer.decided and "twins" in answer.reason
+
+
+def test_the_same_surroundings_in_another_window_are_another_place() -> None:
+    """[Cancel, OK] is the same row in every dialog: the window tells them apart."""
+    other = replace(APPLY, window="dialog 'Delete all?'")
+    assert not by_object(APPLY, [other]).decided
+    lone = replace(APPLY, alike=1)
+    assert not by_object(lone, [other]).decided
+
+
+def test_an_object_of_an_unknown_application_is_left_to_the_pixels() -> None:
+    assert not by_object(replace(APPLY, app=""), [APPLY]).decided
+
+
+def test_an_insensitive_object_is_waited_for() -> None:
+    answer = by_object(APPLY, [replace(APPLY, states=("enabled", "showing"))])
+    assert answer.widget is None and answer.refusal is not None
+    assert answer.refusal.rule == "object-insensitive"
+    insensitive_then = replace(APPLY, states=("showing",))
+    assert by_object(insensitive_then, [insensitive_then]).widget == insensitive_then
+
+
 def test_a_named_object_that_is_nowhere_is_refused_as_gone() -> None:
     answer = by_object(APPLY, [])
     assert answer.widget is None and answer.refusal is not None
@@ -75,14 +108,20 @@ def test_a_lone_object_then_and_now_is_found_even_where_its_siblings_changed() -
     assert by_object(lone, [today]).widget == today
     # the same change with a twin recorded: what is left may be the twin
     assert not by_object(APPLY, [today]).decided
+    # nor when two are there today
+    assert not by_object(lone, [today, replace(today, box=(0, 0, 9, 9))]).decided
+    # an unnamed lone object is no identity: any unnamed one would do
+    unnamed = replace(lone, name="")
+    assert not by_object(unnamed, [replace(today, name="")]).decided
 
 
 def test_a_point_in_content_is_never_decided_by_its_object() -> None:
     text = replace(APPLY, role="text", states=("multi-line",))
     assert not acts_on_whole(text) and not by_object(text, [text]).decided
+    assert at_recorded_place(replace(text, alike=1), replace(text, alike=1)) is None
     entry = replace(APPLY, role="text", states=("single-line",))
     assert acts_on_whole(entry) and by_object(entry, [entry]).widget == entry
-    for role in ("document web", "canvas", "filler", "table"):
+    for role in ("document web", "canvas", "filler", "table", "scroll bar", "label"):
         assert not acts_on_whole(replace(APPLY, role=role)), role
 
 
@@ -94,6 +133,21 @@ def test_the_object_at_its_place_is_taken_only_when_it_had_no_twin() -> None:
     assert at_recorded_place(lone, TWIN) is None  # elsewhere among its siblings
     assert at_recorded_place(lone, replace(APPLY, name="Save")) is None
     assert at_recorded_place(lone, None) is None
+    unnamed = replace(lone, name="")
+    assert at_recorded_place(unnamed, unnamed) is None  # no name: no identity
+
+
+def test_a_place_without_known_siblings_is_no_place() -> None:
+    """rank -1: the parent had too many children to be read as a context."""
+    unknown = replace(APPLY, siblings=(), rank=-1)
+    assert not by_object(unknown, [unknown]).decided
+    assert at_recorded_place(replace(unknown, alike=1), unknown) is None
+
+
+def test_a_press_at_the_edge_stays_inside_a_shrunk_object() -> None:
+    edge = replace(APPLY, point=(79, 29))  # the last pixel of its 80x30 box
+    shrunk = replace(APPLY, box=(10, 20, 10, 10))
+    assert point_in(shrunk, edge) == (19, 29)  # unclamped: (20, 30), outside the box
 
 
 def test_the_press_keeps_its_place_on_a_grown_object() -> None:
@@ -116,9 +170,32 @@ def test_reading_order(boxes, order) -> None:
     assert reading_order(boxes) == order
 
 
-def test_redacted_typing_keeps_no_name_of_the_object() -> None:
-    kept = TypingRedaction(enabled=True).widget(replace(APPLY, description="sends mail"))
-    assert kept is not None
-    assert (kept.name, kept.parent, kept.description, kept.alike) == ("", "", "", 0)
-    assert kept.siblings == (("label", ""), ("push button", ""))
+def test_redacted_typing_keeps_no_object() -> None:
+    assert TypingRedaction(enabled=True).widget(APPLY) is None
     assert TypingRedaction(enabled=False).widget(APPLY) == APPLY
+
+
+SEEN = WidgetSeen(asked=10.0, t=10.03, point=(320, 115), widget=APPLY)
+
+
+def test_a_press_gets_the_answer_asked_at_its_point_before_it() -> None:
+    found = answer_for_press(SEEN, 10.5, (320, 115), screen_since=9.0, presses=[10.5])
+    assert found is not None and found.point == (20, 15) and found.label == APPLY.label
+
+
+@pytest.mark.parametrize(
+    ("seen", "point", "screen_since", "presses", "why"),
+    [
+        (SEEN, (321, 115), 9.0, [], "asked at another point"),
+        (SEEN, (320, 115), 10.2, [], "the screen changed after the question"),
+        (SEEN, (320, 115), 9.0, [10.1], "another press after the question"),
+        (replace(SEEN, widget=None), (320, 115), 9.0, [], "nothing there, or private"),
+        (None, (320, 115), 9.0, [], "never asked"),
+    ],
+)
+def test_a_press_gets_no_answer_that_may_be_old(seen, point, screen_since, presses, why) -> None:
+    assert answer_for_press(seen, 10.5, point, screen_since, presses) is None, why
+
+
+def test_without_frames_the_screen_is_not_checked() -> None:
+    assert answer_for_press(SEEN, 10.5, (320, 115), None, []) is not None

@@ -115,6 +115,14 @@ def replay(
     return done, form.pressed()
 
 
+def searched(db: Path) -> str:
+    """The stages that found (or refused) the press in the last replay of `db`."""
+    with open_store(db, create=False) as store:
+        run = store.runs()[-1]
+        click = next(r for r in store.step_results(run.id) if r.details.get("searched"))
+    return str(click.details["searched"])
+
+
 @pytest.fixture(scope="module")
 def recorded(desktop: AccessibilityBus, tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("objects") / "form.db"
@@ -123,7 +131,8 @@ def recorded(desktop: AccessibilityBus, tmp_path_factory: pytest.TempPathFactory
     assert widget is not None, "the recorder kept no object for the press"
     assert (widget.role, widget.name, widget.parent) == ("push button", "Apply", "")
     assert widget.siblings == (("label", "Mail server"), ("push button", "Apply"))
-    assert widget.rank == 1 and widget.alike == 2
+    assert widget.rank == 1 and (widget.alike, widget.placed) == (2, 1)
+    assert widget.window == "frame 'twin form'"
     x, y, w, h = widget.box
     assert (x + widget.point[0], y + widget.point[1]) == step.action.coordinate
     assert 0 <= widget.point[0] < w and 0 <= widget.point[1] < h
@@ -136,6 +145,7 @@ def test_the_press_lands_on_the_same_rows_twin_after_the_rows_swap(desktop, reco
     done, pressed = replay(desktop, db, "--swap", "--at", "300", "220")
     assert pressed == ["Mail server"], done.stderr
     assert done.returncode == 0, done.stderr
+    assert searched(db) == "object"  # its object found it, not its pixels
 
 
 def test_a_bigger_font_is_no_obstacle(desktop, recorded, tmp_path):
@@ -144,6 +154,7 @@ def test_a_bigger_font_is_no_obstacle(desktop, recorded, tmp_path):
     done, pressed = replay(desktop, db, "--font", "1.5", "--at", "200", "100")
     assert pressed == ["Mail server"], done.stderr
     assert done.returncode == 0
+    assert searched(db) == "object"
 
 
 def test_a_renamed_button_is_refused_by_its_name_and_nothing_is_pressed(
@@ -172,6 +183,7 @@ def test_twins_in_one_grid_with_the_rows_swapped_are_never_confused(desktop, tmp
     done, pressed = replay(desktop, db, "--grid", "--swap", "--at", "260", "200")
     assert "Proxy server" not in pressed, done.stderr
     assert pressed in ([], ["Mail server"])
+    assert "object" not in searched(db).split("+")  # the object stage did not decide
 
 
 def test_the_tree_answers_the_point_and_the_name(desktop):

@@ -455,3 +455,24 @@ def test_redact_also_forgets_what_replays_of_the_step_stored(tmp_path):
         with store.engine.connect() as conn:
             kept = {row[0] for row in conn.exec_driver_sql("select hash from frames")}
     assert shots[2] in kept and not kept & {shots[0], shots[1]}
+
+
+def test_redact_forgets_every_object_named_from_the_redacted_step_on(tmp_path):
+    """A field, a list item or a label after the typing may be named by what was typed: the
+    toolkit's names of every step from the redacted one on go; those before it stay."""
+    from dataclasses import replace
+
+    from storage.redaction import redact_steps
+    from tests.fixture_recording import build_recording
+    from tests.test_store import WIDGET
+
+    fixture = build_recording(tmp_path / "rec.db")
+    typed = next(st.step for st in fixture.steps if st.action.action == "type")
+    with open_store(fixture.db) as store:
+        steps = [replace(st, widget=WIDGET) for st in store.steps(fixture.recording_id)]
+        store.replace_steps(fixture.recording_id, steps)
+        redact_steps(store, fixture.recording_id, [typed])
+        kept = {st.step: st.widget for st in store.steps(fixture.recording_id)}
+    assert all(w == WIDGET for n, w in kept.items() if n < typed)
+    assert all(w is None for n, w in kept.items() if n >= typed)
+    assert any(n < typed for n in kept) and any(n > typed for n in kept)

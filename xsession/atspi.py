@@ -13,7 +13,7 @@ read a level per round trip.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,11 +44,16 @@ class _Node:
     role: str
     name: str
     bits: tuple[int, ...]
+    top: Ref | None = None  # its top-level window, where known
 
     @property
     def showing(self) -> bool:
         low = self.bits[0] if self.bits else 0
         return bool(low >> _SHOWING & 1 and low >> _VISIBLE & 1)
+
+    @property
+    def label(self) -> str:
+        return f"{self.role} {self.name!r}" if self.name else self.role
 
 
 def bus_address(display: Any | None = None) -> str | None:
@@ -112,7 +117,8 @@ class Accessibility:
     def applications(self) -> list[Ref]:
         return _refs(self.bus.call((_REGISTRY, _ROOT), _ACCESSIBLE, "GetChildren")[0])
 
-    def _nodes(self, refs: Sequence[Ref]) -> list[_Node | None]:
+    def _nodes(self, refs: Sequence[Ref], tops: Sequence[Ref | None] = ()) -> list[_Node | None]:
+        """Role, name and states of each of `refs` (None: it did not answer)."""
         calls: list[Call] = []
         for ref in refs:
             calls += [
@@ -124,29 +130,38 @@ class Accessibility:
         out: list[_Node | None] = []
         for n, ref in enumerate(refs):
             role, name, bits = answers[3 * n : 3 * n + 3]
+            top = tops[n] if n < len(tops) else None
             if any(isinstance(a, Gone) for a in (role, name, bits)):
                 out.append(None)
             else:
                 out.append(
-                    _Node(ref, role_name(int(role[0])), str(name[0][1]), tuple(map(int, bits[0])))
+                    _Node(
+                        ref, role_name(int(role[0])), str(name[0][1]), tuple(map(int, bits[0])), top
+                    )
                 )
         return out
 
-    def _children(self, refs: Sequence[Ref]) -> list[list[Ref]]:
+    def _children(self, refs: Sequence[Ref]) -> list[list[Ref] | None]:
+        """Each of `refs`' children (None: it did not answer)."""
         answers = self.bus.batch([(ref, _ACCESSIBLE, "GetChildren", None, ()) for ref in refs])
-        return [[] if isinstance(a, Gone) else _refs(a[0]) for a in answers]
+        return [None if isinstance(a, Gone) else _refs(a[0]) for a in answers]
 
     def _boxes(self, refs: Sequence[Ref]) -> list[Box | None]:
         answers = self.bus.batch([(ref, _COMPONENT, "GetExtents", "u", (_SCREEN,)) for ref in refs])
-        return [None if isinstance(a, Gone) else tuple(map(int, a[0])) for a in answers]  # type: ignore[misc]
+        return [None if isinstance(a, Gone) else _box(a[0]) for a in answers]
 
-    def _tops(self, apps: Sequence[Ref]) -> list[_Node]:
-        tops = [ref for kids in self._children(apps) for ref in kids]
-        return [n for n in self._nodes(tops) if n is not None and n.showing]
+    def _tops(self, apps: Sequence[Ref]) -> tuple[list[_Node], bool]:
+        """The applications' showing top-level windows, and whether every one answered."""
+        lists = self._children(apps)
+        refs = [ref for kids in lists if kids is not None for ref in kids]
+        nodes = self._nodes(refs, refs)
+        complete = None not in lists and None not in nodes
+        return [n for n in nodes if n is not None and n.showing], complete
 
     def apps_of(self, pid: int | None = None, name: str = "") -> list[Ref]:
-        """The applications on the bus: those of process `pid` where it has any, else those
-        named `name` where given, else all."""
+        """The applications on the bus: those of process `pid` where it is given (none when
+        that process publishes no tree: never another's), else those named `name`, else
+        all."""
         apps = self.applications()
         if pid is not None:
             pids = self.bus.batch(
@@ -161,37 +176,50 @@ class Accessibility:
                     for app in apps
                 ]
             )
-            mine = [a for a, p in zip(apps, pids) if not isinstance(p, Gone) and p[0] == pid]
-            if mine:
-                return mine
+            return [a for a, p in zip(apps, pids) if not isinstance(p, Gone) and p[0] == pid]
         if name:
             names = self.bus.batch([Bus.prop_call(a, _ACCESSIBLE, "Name") for a in apps])
             return [a for a, n in zip(apps, names) if not isinstance(n, Gone) and n[0][1] == name]
         return apps
 
-    def walk(self, apps: Sequence[Ref]) -> Iterator[_Node]:
-        """The applications' showing accessibles, a level at a time."""
-        level, seen = [n.ref for n in self._tops(apps)], 0
+    def walk(self, apps: Sequence[Ref]) -> tuple[list[_Node], bool]:
+        """The applications' showing accessibles, a level at a time; and whether the reading
+        is complete (every object answered, no limit reached): a count or an absence is a
+        fact only then."""
+        tops, complete = self._tops(apps)
+        out: list[_Node] = []
+        level = tops
         for _ in range(MAX_DEPTH):
-            if not level or seen >= MAX_OBJECTS:
-                return
-            nodes = [n for n in self._nodes(level[: MAX_OBJECTS - seen]) if n is not None]
-            shown = [n for n in nodes if n.showing]
-            seen += len(nodes)
-            yield from shown
-            level = [k for kids in self._children([n.ref for n in shown]) for k in kids]
-            level = [k for k in level if k[1] != _NULL]
+            shown = [n for n in level if n.showing]
+            out += shown
+            if len(out) >= MAX_OBJECTS:
+                return out[:MAX_OBJECTS], False
+            lists = self._children([n.ref for n in shown])
+            complete = complete and None not in lists
+            refs, tops_of = [], []
+            for node, kids in zip(shown, lists):
+                for kid in kids or ():
+                    if kid[1] != _NULL:
+                        refs.append(kid)
+                        tops_of.append(node.top)
+            if not refs:
+                return out, complete
+            nodes = self._nodes(refs, tops_of)
+            complete = complete and None not in nodes
+            level = [n for n in nodes if n is not None]
+        return out, False
 
     # -- what a recorder and a replay ask ---------------------------------------------------
 
     def at_point(
-        self, x: int, y: int, *, pid: int | None = None, whole_path: bool = True
+        self, x: int, y: int, *, pid: int | None = None, app: str = "", whole_path: bool = True
     ) -> Widget | None:
         """The innermost showing accessible at (x, y) on the screen: in the smallest
-        top-level of the application (of process `pid` where known) that holds the point,
-        a popup before the window it opened from. None where no application has one."""
+        top-level holding the point (a popup before the window it opened from) of the
+        application of process `pid`, or named `app`, where given. None where there is
+        none."""
         try:
-            tops = self._tops(self.apps_of(pid))
+            tops, _ = self._tops(self.apps_of(pid, app))
             held = [
                 (box[2] * box[3], n.ref)
                 for n, box in zip(tops, self._boxes([n.ref for n in tops]))
@@ -199,8 +227,8 @@ class Accessibility:
             ]
             if not held:
                 return None
-            leaf = self._leaf(min(held)[1], x, y)
-            return self.describe(leaf, (x, y), whole_path=whole_path)
+            top = min(held)[1]
+            return self.describe(self._leaf(top, x, y), (x, y), top=top, whole_path=whole_path)
         except Gone:
             return None
 
@@ -223,7 +251,7 @@ class Accessibility:
         return here
 
     def _child_at(self, ref: Ref, x: int, y: int) -> Ref | None:
-        kids = self._children([ref])[0][:MAX_FANOUT]
+        kids = (self._children([ref])[0] or [])[:MAX_FANOUT]
         nodes = self._nodes(kids)
         boxes = self._boxes(kids)
         held = [
@@ -234,11 +262,17 @@ class Accessibility:
         return min(held)[1] if held else None
 
     def describe(
-        self, ref: Ref, point: tuple[int, int] | None = None, *, whole_path: bool = True
+        self,
+        ref: Ref,
+        point: tuple[int, int] | None = None,
+        *,
+        top: Ref | None = None,
+        whole_path: bool = True,
     ) -> Widget:
-        """What `ref` is: role, name, box, path from its application (its last step only
-        unless `whole_path`: a replay's question needs no more) and its parent's children in
-        reading order. `point` (on the screen) is kept inside its box."""
+        """What `ref` is: role, name, box, its top-level window `top`, path from its
+        application (its last step only unless `whole_path`: a replay's question needs no
+        more) and its parent's children in reading order. `point` (on the screen) is kept
+        inside its box."""
         path, parent = self._path(ref, MAX_DEPTH if whole_path else 1)
         node, box = self._nodes([ref])[0], self._boxes([ref])[0]
         if node is None or box is None:
@@ -249,6 +283,7 @@ class Accessibility:
             parent_node = self._nodes([parent])[0]
             parent_name = parent_node.name if parent_node is not None else ""
             siblings, rank = self._siblings(parent, path[-1][1])
+        window = self._nodes([top])[0] if top is not None else None
         extra = self.bus.batch(
             [
                 Bus.prop_call((ref[0], _ROOT), _ACCESSIBLE, "Name"),
@@ -270,6 +305,7 @@ class Accessibility:
             rank=rank,
             states=state_names(node.bits),
             description=description,
+            window=window.label if window is not None else "",
         )
 
     def _path(self, ref: Ref, levels: int) -> tuple[list[tuple[str, int]], Ref | None]:
@@ -300,7 +336,7 @@ class Accessibility:
     def _siblings(self, parent: Ref, index: int) -> tuple[tuple[tuple[str, str], ...], int]:
         """The parent's showing children (role, name) in reading order, and the place of
         its child `index` among them; nothing when it has more than MAX_SIBLINGS."""
-        kids = self._children([parent])[0]
+        kids = self._children([parent])[0] or []
         if len(kids) > MAX_SIBLINGS or not 0 <= index < len(kids):
             return (), -1
         nodes, boxes = self._nodes(kids), self._boxes(kids)
@@ -325,25 +361,31 @@ class Accessibility:
         whole_path: bool = True,
     ) -> list[Widget] | None:
         """Every showing accessible of this role and name in the application (of process
-        `pid`, else named `app`), described; None when no such application is on the bus."""
+        `pid`, else named `app`), described; None when no such application is on the bus,
+        or its tree could not be read whole (what is absent from it proves nothing)."""
         try:
             apps = self.apps_of(pid, app)
             if not apps:
                 return None
-            found = []
-            for node in self.walk(apps):
-                if (node.role, node.name) == (role, name):
-                    try:
-                        found.append(self.describe(node.ref, whole_path=whole_path))
-                    except Gone:
-                        continue
-            return found
+            nodes, complete = self.walk(apps)
+            if not complete:
+                return None
+            return [
+                self.describe(n.ref, top=n.top, whole_path=whole_path)
+                for n in nodes
+                if (n.role, n.name) == (role, name)
+            ]
         except Gone:
             return None
 
 
 def _refs(items: Any) -> list[Ref]:
     return [(str(bus), str(path)) for bus, path in items]
+
+
+def _box(extents: Any) -> Box:
+    x, y, w, h = (int(v) for v in extents)
+    return x, y, w, h
 
 
 def _holds(box: Box, point: tuple[int, int]) -> bool:

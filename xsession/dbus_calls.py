@@ -4,7 +4,8 @@ level per round trip, not a call per round trip). jeepney is imported where a bu
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 __all__ = ["Bus", "CALL_TIMEOUT", "Call", "Gone", "Ref"]
@@ -22,15 +23,33 @@ class Gone(Exception):
 
 
 class Bus:
-    """One connection to a message bus; use it from one thread."""
+    """One connection to a message bus; use it from one thread. `deadline` (monotonic),
+    where set, ends every call: one question of many calls has one budget."""
 
     def __init__(self, address: str):
-        from jeepney.io.blocking import open_dbus_connection
+        from jeepney.bus import get_bus
+        from jeepney.io.blocking import DBusConnection, prep_socket
 
-        self._conn = open_dbus_connection(bus=address)
+        sock = prep_socket(get_bus(address), False, timeout=CALL_TIMEOUT)
+        sock.settimeout(CALL_TIMEOUT)  # the greeting, and every send, have a deadline too
+        try:
+            self._conn = DBusConnection(sock)
+        except BaseException:
+            sock.close()
+            raise
+        self.deadline: float | None = None
 
     def close(self) -> None:
         self._conn.close()
+
+    @contextmanager
+    def budget(self, seconds: float) -> Iterator[None]:
+        """Every call inside the block ends by `seconds` from now."""
+        self.deadline = time.monotonic() + seconds
+        try:
+            yield
+        finally:
+            self.deadline = None
 
     def call(
         self, ref: Ref, interface: str, method: str, signature: str | None = None, *body: Any
@@ -53,6 +72,11 @@ class Bus:
         or none within CALL_TIMEOUT of the batch being sent)."""
         from jeepney import DBusAddress, HeaderFields, MessageType, new_method_call
 
+        deadline = time.monotonic() + CALL_TIMEOUT
+        if self.deadline is not None:
+            if time.monotonic() >= self.deadline:
+                return [Gone("out of time")] * len(calls)
+            deadline = min(deadline, self.deadline)
         serials = {}
         for n, (ref, interface, method, signature, body) in enumerate(calls):
             message = new_method_call(
@@ -62,7 +86,6 @@ class Bus:
             self._conn.send_message(message, serial=serial)
             serials[serial] = n
         answers: list[Any] = [Gone("no reply in time")] * len(calls)
-        deadline = time.monotonic() + CALL_TIMEOUT
         while serials:
             try:
                 message = self._conn.receive(timeout=max(deadline - time.monotonic(), 0.0))

@@ -30,7 +30,9 @@ from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, windows
 from samples.person import Person
 from storage import open_store
+from matching.objects import ObjectAnswer
 from storage.widgets import widget_from_json, widget_to_json
+from xsession.display import connect
 from xsession.images import decode_image, encode_webp
 
 __all__ = ["build_app", "elements_of"]
@@ -234,6 +236,7 @@ def shoot(
         start(app, scenario, desktop)
         grabber = desktop.grabber()
         tree = desktop.accessibility()
+        display = connect(desktop.display.display)
         person = Person(desktop.display.display, aim_delay=0.2, step_delay=0.4)
         by_index = {r.index: (n, r) for n, r in enumerate(recorded)}
         try:
@@ -254,7 +257,7 @@ def shoot(
                     "screen": _save(out / f"{number:02d}-before.png", before, folder),
                     "truth": today.to_json() if today is not None else None,
                     "after": None,
-                    "objects": _objects(tree, steps[number].get("widget")),
+                    "objects": _objects(tree, display, steps[number].get("widget")),
                 }
                 cases.append(case)
                 if today is None:
@@ -266,28 +269,32 @@ def shoot(
             grabber.close()
             if tree is not None:
                 tree.close()
+            display.close()
     for case in cases:
         case["scenario"] = scenario.name
     return cases
 
 
-def _objects(tree: Any, recorded: str | None) -> dict[str, Any] | None:
-    """What a replay's object stage (replayer/objects.py) reads of today's accessibility
-    tree for the recorded object: the object at its recorded place, and every one of its
-    role and name; with what reading them cost. None where nothing was recorded to ask."""
+def _objects(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | None:
+    """What a replay's object stage answers on this screen (replayer/objects.py's ask_tree,
+    live), and what asking cost. None where nothing was recorded to ask."""
+    from replayer.objects import QUESTION_BUDGET, ask_tree
+
     widget = widget_from_json(recorded)
     if tree is None or widget is None:
         return None
     started = time.perf_counter()
-    x, y, _, _ = widget.box
-    here = tree.at_point(x + widget.point[0], y + widget.point[1], whole_path=False)
-    here_ms = (time.perf_counter() - started) * 1000
-    named = tree.named(widget.role, widget.name, app=widget.app, whole_path=False)
+    try:
+        with tree.bus.budget(QUESTION_BUDGET):
+            answer = ask_tree(tree, display, widget)
+    except Exception as err:  # as ObjectFinder.find: the pixels decide
+        answer = ObjectAnswer(None, None, f"the accessibility tree failed: {err}")
+    refusal = answer.refusal
     return {
-        "here": widget_to_json(here),
-        "named": None if named is None else [widget_to_json(w) for w in named],
-        "here_ms": round(here_ms, 2),
-        "named_ms": round((time.perf_counter() - started) * 1000 - here_ms, 2),
+        "widget": widget_to_json(answer.widget),
+        "refusal": None if refusal is None else [refusal.rule, refusal.measured, refusal.needed],
+        "reason": answer.reason,
+        "ms": round((time.perf_counter() - started) * 1000, 2),
     }
 
 

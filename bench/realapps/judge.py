@@ -21,13 +21,8 @@ import numpy as np
 from matching import DISTINCT_MARGIN, hints_after
 from matching.looks import locate_looks, looks_of
 from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
-from matching.objects import (
-    ObjectAnswer,
-    acts_on_whole,
-    at_recorded_place,
-    by_object,
-    object_located,
-)
+from matching.objects import ObjectAnswer, object_located
+from matching.refusal import Refusal
 from replayer.verify import VerifyOptions, checks_for
 from storage.widgets import Widget, widget_from_json
 from xsession.images import decode_image
@@ -154,20 +149,18 @@ def _one(
 def _object_stage(
     widget: Widget | None, objects: dict[str, Any] | None
 ) -> tuple[ObjectAnswer | None, float]:
-    """The object stage's answer from what the corpus read of the scenario's accessibility
-    tree (corpus._objects), as replayer/objects.py decides it live; and what reading the
-    tree cost there (ms). None where the step has no object or the screen no reading."""
-    if widget is None or objects is None or not acts_on_whole(widget):
+    """The object stage's answer on the scenario's screen, as the corpus asked it live
+    (corpus._objects: replayer/objects.py's ask_tree), and what asking cost (ms). None where
+    the step has no object."""
+    if widget is None or objects is None:
         return None, 0.0
-    here = widget_from_json(objects["here"])
-    answer = at_recorded_place(widget, here)
-    ms = objects["here_ms"]
-    if answer is None:
-        named = objects["named"]
-        today = None if named is None else [w for w in map(widget_from_json, named) if w]
-        answer = by_object(widget, today)
-        ms += objects["named_ms"]
-    return answer, ms
+    refusal = objects["refusal"]
+    answer = ObjectAnswer(
+        widget_from_json(objects["widget"]),
+        None if refusal is None else Refusal(refusal[0], refusal[1], refusal[2]),
+        objects["reason"],
+    )
+    return answer, float(objects["ms"])
 
 
 def _score(point: tuple[int, int] | None, truth: dict[str, Any] | None) -> str:

@@ -1,0 +1,56 @@
+"""The top-level window at a point of the screen, as the X server stacks them: its
+process (_NET_WM_PID), class and title. What tells which application's accessibility tree
+answers for a point, and whether the window there is a private one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["TopLevel", "toplevel_at", "toplevel_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class TopLevel:
+    pid: int | None  # None: the window does not say
+    window_class: str | None
+    title: str | None
+
+
+def toplevel_at(conn: Any, x: int, y: int) -> TopLevel | None:
+    """The topmost top-level window holding (x, y) on `conn`'s screen; None over the bare
+    root window."""
+    root = conn.screen().root
+    return toplevel_of(conn, root.translate_coords(root, x, y).child)
+
+
+def toplevel_of(conn: Any, window: Any) -> TopLevel | None:
+    """What `window`, a child of the root, says of itself, or its client's inside a window
+    manager's frame (the first one down that has WM_CLASS)."""
+    from Xlib import error
+
+    if not window:
+        return None
+    try:
+        level = [window]
+        for _ in range(3):  # frame -> (decoration ->) client
+            for candidate in level:
+                wm_class = candidate.get_wm_class()
+                if wm_class:
+                    return TopLevel(_pid(conn, candidate), wm_class[1], _title(candidate))
+            level = [child for w in level for child in w.query_tree().children]
+        return TopLevel(_pid(conn, window), None, None)
+    except error.XError:
+        return None  # it went away while we looked
+
+
+def _pid(conn: Any, window: Any) -> int | None:
+    prop = window.get_full_property(conn.intern_atom("_NET_WM_PID"), 0)
+    return int(prop.value[0]) if prop is not None and len(prop.value) else None
+
+
+def _title(window: Any) -> str | None:
+    title = window.get_wm_name()
+    if isinstance(title, bytes):
+        title = title.decode("utf-8", "replace")
+    return title or None
