@@ -6,8 +6,8 @@ press the answer that held for it (`answer_for_press`).
 Off the input path: it has its own X connection and its own D-Bus connection, and the
 events never wait for it. A person glides onto a target, stops, and presses: the answer was
 asked before the press, at its very point, and the screen did not change from the moment
-it was asked to the press. A press without such an answer gets no object, and its target is
-found by its pixels when replayed.
+it was asked to the press where the object is. A press without such an answer gets no
+object, and its target is found by its pixels when replayed.
 """
 
 from __future__ import annotations
@@ -20,33 +20,45 @@ from typing import Any
 
 from matching.objects import acts_on_whole, place_of
 from storage import Widget
+from storage.widgets import Box
 
 from .screen import WINDOW_POLL, FrameTimeline, WidgetSeen
 
-__all__ = ["COUNT_BUDGET", "AimWatch", "answer_for_press"]
+__all__ = ["COUNT_BUDGET", "AimWatch", "answer_for_press", "box_changed"]
 
 COUNT_BUDGET = 1.0  # s for counting an object's twins in its application; past it: unknown
 
 
 def answer_for_press(
-    seen: WidgetSeen | None,
-    press: float,
-    point: tuple[int, int],
-    screen_since: float | None,
-    presses: Sequence[float],
+    seen: WidgetSeen | None, press: float, point: tuple[int, int], presses: Sequence[float]
 ) -> Widget | None:
     """The object a press at `point` at time `press` was on: `seen`, the last answer before
-    it, when that was asked at this very point, after the screen last changed before the
-    press (`screen_since`, the time the frame then shown first was; None: no frames, not
-    checked), with no other press from its asking to this one (`presses`)."""
+    it, when that was asked at this very point with no other press from its asking to this
+    one (`presses`); box_changed then tells whether the screen changed there meanwhile."""
     if seen is None or seen.widget is None or seen.point != point:
         return None
-    if screen_since is not None and screen_since > seen.asked:
-        return None  # the screen changed after the question: the answer may be old
     if any(seen.asked <= t < press for t in presses):
         return None  # an earlier press may have changed what is there
     x, y, _, _ = seen.widget.box
     return replace(seen.widget, point=(point[0] - x, point[1] - y))
+
+
+def box_changed(timeline: FrameTimeline, box: Box, start: float, end: float) -> bool:
+    """Whether the screen inside `box` changed from `start` to `end` (or cannot be known:
+    the frame shown at `start` is no longer held). An animation elsewhere on the screen
+    does not count; a hover effect still running on the object does."""
+    frames = timeline.shown_between(start, end)
+    if not frames or frames[0].t_first > start:
+        return True
+    x, y, w, h = box
+    first = None
+    for frame in frames:
+        region = frame.pixels()[max(y, 0) : y + h, max(x, 0) : x + w]
+        if first is None:
+            first = region
+        elif region.shape != first.shape or (region != first).any():
+            return True
+    return False
 
 
 class AimWatch:
@@ -129,12 +141,25 @@ class AimWatch:
 
     def _ask(self, tree: Any, point: tuple[int, int], asked: float, pid: int | None) -> None:
         widget = tree.at_point(*point, pid=pid) if pid is not None else None
-        if widget is not None and acts_on_whole(widget):
+        last = self.timeline.widget_seen(asked)
+        if widget is not None and last is not None and _same(last.widget, widget):
+            widget = replace(widget, alike=last.widget.alike, placed=last.widget.placed)  # type: ignore[union-attr]
+        elif widget is not None and acts_on_whole(widget):
             widget = _counted(tree, widget, pid)
         done = self._clock()
         self.asked += 1
         self.seconds += done - asked
         self.timeline.note_widget(WidgetSeen(asked, done, point, widget))
+
+
+def _same(before: Widget | None, now: Widget) -> bool:
+    """The same object answered again (the screen changed elsewhere): its twins were
+    counted already."""
+    return before is not None and (before.label, before.box, place_of(before)) == (
+        now.label,
+        now.box,
+        place_of(now),
+    )
 
 
 def _counted(tree: Any, widget: Widget, pid: int | None) -> Widget:

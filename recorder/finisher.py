@@ -19,7 +19,7 @@ from storage.vocabulary import Action
 from .pieces import Job
 from .privacy import TypingRedaction
 from .reduce import Reduced
-from .aiming import answer_for_press
+from .aiming import answer_for_press, box_changed
 from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
 from .screen import Frame
 from .writing import StoreWrites
@@ -109,10 +109,13 @@ class Finisher:
         if not r.action.is_pointer or target is None or r.action.action == "mouse_move":
             return None
         press = job.t0 + r.t_start
-        shown = job.timeline.before(press) if self.frames else None
         presses = [job.t0 + e.t for e in job.events if e.kind == "button_down"]
         seen = job.timeline.widget_seen(press)
-        found = answer_for_press(seen, press, target, shown.t_first if shown else None, presses)
+        found = answer_for_press(seen, press, target, presses)
+        if found is None or seen is None:
+            return None
+        if self.frames and box_changed(job.timeline, found.box, seen.asked, press):
+            return None  # the screen changed there after the question: the answer may be old
         return self.redaction.widget(found)
 
     def _frames(

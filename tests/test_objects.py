@@ -4,14 +4,16 @@ case names the rule that answers it, so removing a rule fails its case."""
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from matching.objects import acts_on_whole, at_recorded_place, by_object, object_located, point_in
-from recorder.aiming import answer_for_press
+from recorder.aiming import answer_for_press, box_changed
 from recorder.privacy import TypingRedaction
-from recorder.screen import WidgetSeen
+from recorder.screen import FrameTimeline, WidgetSeen
 from storage.widgets import Widget, reading_order
 
 APPLY = Widget(
@@ -179,23 +181,40 @@ SEEN = WidgetSeen(asked=10.0, t=10.03, point=(320, 115), widget=APPLY)
 
 
 def test_a_press_gets_the_answer_asked_at_its_point_before_it() -> None:
-    found = answer_for_press(SEEN, 10.5, (320, 115), screen_since=9.0, presses=[10.5])
+    found = answer_for_press(SEEN, 10.5, (320, 115), presses=[10.5])
     assert found is not None and found.point == (20, 15) and found.label == APPLY.label
 
 
 @pytest.mark.parametrize(
-    ("seen", "point", "screen_since", "presses", "why"),
+    ("seen", "point", "presses", "why"),
     [
-        (SEEN, (321, 115), 9.0, [], "asked at another point"),
-        (SEEN, (320, 115), 10.2, [], "the screen changed after the question"),
-        (SEEN, (320, 115), 9.0, [10.1], "another press after the question"),
-        (replace(SEEN, widget=None), (320, 115), 9.0, [], "nothing there, or private"),
-        (None, (320, 115), 9.0, [], "never asked"),
+        (SEEN, (321, 115), [], "asked at another point"),
+        (SEEN, (320, 115), [10.1], "another press after the question"),
+        (replace(SEEN, widget=None), (320, 115), [], "nothing there, or private"),
+        (None, (320, 115), [], "never asked"),
     ],
 )
-def test_a_press_gets_no_answer_that_may_be_old(seen, point, screen_since, presses, why) -> None:
-    assert answer_for_press(seen, 10.5, point, screen_since, presses) is None, why
+def test_a_press_gets_no_answer_that_may_be_old(seen, point, presses, why) -> None:
+    assert answer_for_press(seen, 10.5, point, presses) is None, why
 
 
-def test_without_frames_the_screen_is_not_checked() -> None:
-    assert answer_for_press(SEEN, 10.5, (320, 115), None, []) is not None
+def screens(*shades: tuple[float, int, int]) -> FrameTimeline:
+    """A timeline of 64x48 screens: at each time, the left half at one grey, the right at
+    another."""
+    timeline = FrameTimeline()
+    for t, left, right in shades:
+        bgra = np.zeros((48, 64, 4), np.uint8)
+        bgra[:, :32, :3], bgra[:, 32:, :3] = left, right
+        raw = bgra.tobytes()
+        timeline.add(t, zlib.crc32(raw), 64, 48, raw)
+    return timeline
+
+
+def test_the_screen_changing_inside_the_object_after_the_question_voids_it() -> None:
+    timeline = screens((1.0, 10, 10), (2.0, 10, 99), (3.0, 50, 99))
+    left, right = (0, 0, 32, 48), (32, 0, 32, 48)
+    assert not box_changed(timeline, left, 1.5, 2.9)  # only the right half changed
+    assert box_changed(timeline, right, 1.5, 2.9)
+    assert box_changed(timeline, left, 2.5, 3.5)
+    assert not box_changed(timeline, right, 2.5, 3.5)
+    assert box_changed(timeline, left, 0.5, 1.5)  # from before the first frame held: unknown
