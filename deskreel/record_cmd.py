@@ -20,7 +20,6 @@ from .table import format_bytes, format_duration
 
 from storage import Step
 from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
-from xsession.sources import NO_ACCESSIBILITY
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -119,9 +118,6 @@ def record(
                 f"Ctrl-C, pause and resume with {pause_key}",
                 err=True,
             )
-            recorder.aim.ready.wait(2.0)
-            if recorder.aim.available is False:
-                click.echo(f"deskreel: {NO_ACCESSIBILITY}", err=True)
 
         summary, heard = _run_until_stopped(recorder, on_start=started)
     ended_by = heard[0] if summary.ended_by == "interrupt" and heard else summary.ended_by

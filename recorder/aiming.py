@@ -74,8 +74,10 @@ class AimWatch:
         *,
         allowed: Callable[[Any], bool] = lambda top: True,
         clock: Callable[[], float] = time.monotonic,
+        say: Callable[[str], None] = lambda message: None,
     ):
         self.timeline, self._name, self._allowed = timeline, display_name, allowed
+        self._say = say
         self._clock = clock
         self._stop = threading.Event()
         self.available: bool | None = None  # None until the thread has looked
@@ -95,6 +97,7 @@ class AimWatch:
     def _run(self) -> None:
         from xsession.atspi import Accessibility
         from xsession.display import connect
+        from xsession.sources import NO_ACCESSIBILITY
 
         conn = tree = None
         try:
@@ -102,6 +105,8 @@ class AimWatch:
             tree = Accessibility.open(conn)
             self.available = tree is not None
             self.ready.set()
+            if tree is None:
+                self._say(NO_ACCESSIBILITY)
             if tree is not None:
                 self._watch(conn, tree)
         except Exception:  # a dead bus or display: the objects stop, the recording does not

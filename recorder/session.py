@@ -116,7 +116,9 @@ class Recorder:
             clock=clock,
             on_window=self.private.hides,
         )
-        self.aim = AimWatch(self._display, self.timeline, allowed=self._may_ask, clock=clock)
+        self.aim = AimWatch(
+            self._display, self.timeline, allowed=self._may_ask, clock=clock, say=say
+        )
         self.chords = ChordFilter({"stop": options.stop_key, "pause": options.pause_key})
         self.writes = StoreWrites(store)
 

@@ -35,7 +35,10 @@ class AccessibilityBus:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         bus = self._start(["dbus-daemon", "--session", "--nofork", "--print-address"], pipe=True)
         assert bus.stdout is not None
-        address = bus.stdout.readline().decode().strip()
+        address = bus.stdout.readline().decode().strip()  # it prints it at once, or dies
+        if not address:
+            self.__exit__()
+            raise RuntimeError("dbus-daemon printed no address")
         self.env = {
             **os.environ,
             "DISPLAY": self.display,
@@ -49,8 +52,12 @@ class AccessibilityBus:
             "XDG_CONFIG_HOME": str(self.home / ".config"),
             "XDG_RUNTIME_DIR": str(self.home / "run"),
         }
-        self._start([BUS_LAUNCHER, "--launch-immediately"])
-        self._wake_registry()
+        try:
+            self._start([BUS_LAUNCHER, "--launch-immediately"])
+            self._wake_registry()
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -24,7 +24,7 @@ def accessibility_line(display: Any) -> tuple[bool, str]:
         return False, NO_ACCESSIBILITY
     try:
         count = len(tree.applications())
-    except Gone:
+    except (Gone, OSError):  # the bus went away since it answered
         count = 0
     finally:
         tree.close()

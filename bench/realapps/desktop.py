@@ -35,8 +35,13 @@ class Desktop:
     def __enter__(self) -> Self:
         self.display.start()
         self.logs.mkdir(parents=True, exist_ok=True)
-        self._buses = AccessibilityBus(self.display.display, home=self.logs / "home")
-        self.env = self._buses.__enter__().env
+        buses = AccessibilityBus(self.display.display, home=self.logs / "home")
+        try:
+            self.env = buses.__enter__().env
+        except BaseException:
+            self.display.stop()
+            raise
+        self._buses = buses
         return self
 
     def __exit__(
