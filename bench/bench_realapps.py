@@ -85,7 +85,8 @@ def report(verdicts: Sequence[Verdict], manifests: Sequence[dict[str, Any]]) -> 
     )
     header = (
         f"{'application':<22}{'scenario':<19}{'cases':>6}{'right':>7}{'refused':>9}"
-        f"{'wrong':>7}{'p50 ms':>8}{'p95 ms':>8}  {'baseline r/ref/w':>16}  verify ok"
+        f"{'wrong':>7}{'object':>8}{'p50 ms':>8}{'p95 ms':>8}  {'baseline r/ref/w':>16}"
+        f"  verify ok"
     )
     print(header)
     groups: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
@@ -94,6 +95,15 @@ def report(verdicts: Sequence[Verdict], manifests: Sequence[dict[str, Any]]) -> 
     for (app, scenario), group in groups.items():
         print(_row(f"{app} ({toolkits[app]})"[:21], scenario, group))
     print(_row("all", "", list(verdicts)))
+    print("object: cases its object decided (found or refused) before any pixel was compared")
+    for app in toolkits:
+        asked = sorted(v.object_ms for v in verdicts if v.app == app and v.object_ms is not None)
+        if asked:
+            p95 = asked[max(0, round(0.95 * len(asked)) - 1)]
+            print(
+                f"object stage, {app}: the accessibility tree asked {len(asked)} times, "
+                f"median {statistics.median(asked):.1f} ms, p95 {p95:.1f} ms"
+            )
     for manifest in manifests:
         whole = manifest.get("end_to_end")
         if whole is not None:
@@ -113,7 +123,8 @@ def _row(app: str, scenario: str, group: Sequence[Verdict]) -> str:
     verified = sum(v.verify == "right" for v in judged)
     return (
         f"{app:<22}{scenario:<19}{len(group):>6}{count['right']:>7}{count['refused']:>9}"
-        f"{count['wrong']:>7}{statistics.median(ms):>8.1f}{p95:>8.1f}  "
+        f"{count['wrong']:>7}{sum(v.by_object for v in group):>8}"
+        f"{statistics.median(ms):>8.1f}{p95:>8.1f}  "
         f"{base['right']:>6}/{base['refused']}/{base['wrong']:<5}  "
         f"{verified}/{len(judged)}"
     )

@@ -82,6 +82,7 @@ class AimWatch:
         self._stop = threading.Event()
         self.available: bool | None = None  # None until the thread has looked
         self.ready = threading.Event()
+        self.started = threading.Event()  # the recorder said it records: say ours after it
         self.asked = 0
         self.seconds = 0.0
         self._thread = threading.Thread(target=self._run, name="deskreel-aim", daemon=True)
@@ -105,7 +106,7 @@ class AimWatch:
             tree = Accessibility.open(conn)
             self.available = tree is not None
             self.ready.set()
-            if tree is None:
+            if tree is None and self.started.wait(5) and not self._stop.is_set():
                 self._say(NO_ACCESSIBILITY)
             if tree is not None:
                 self._watch(conn, tree)

@@ -179,6 +179,7 @@ class Recorder:
             try:
                 with self.screen, self.aim, self.capture:
                     on_start(name)
+                    self.aim.started.set()
                     ended_by = loop.run(should_stop)
             finally:
                 loop.finish()  # what the capture still held, and the last pieces

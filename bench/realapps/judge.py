@@ -44,6 +44,8 @@ class Verdict:
     baseline: str
     verify: str | None  # right, wrong; None without an after-screen to compare
     detail: str
+    by_object: bool = False  # the object stage decided it (found or refused)
+    object_ms: float | None = None  # what asking the accessibility tree cost, where asked
 
 
 def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -141,8 +143,18 @@ def _one(
     )
     verify = _verify(step, case, image, truth)
     detail = f"{found.searched} x{found.scale:g} score {found.score:.3f}: {found.reason}"
+    asked = case.get("objects") is not None and widget is not None
     return Verdict(
-        app, scenario, case["step"], ours, statistics.median(times), base, verify, detail
+        app,
+        scenario,
+        case["step"],
+        ours,
+        statistics.median(times),
+        base,
+        verify,
+        detail,
+        by_object=found.searched == "object",
+        object_ms=object_ms if asked else None,
     ), hint
 
 
