@@ -27,7 +27,7 @@ from typing import Any
 
 from realapps.catalog import App, Scenario, Step
 from realapps.desktop import SCREEN, Desktop, settled
-from realapps.truth import Element, accessibles, find_same, target_at, windows
+from realapps.truth import Element, accessibles, find_same, target_at, topmost_box, windows
 from samples.person import Person
 from storage import open_store
 from matching.objects import ObjectAnswer
@@ -205,7 +205,7 @@ def do_step(app: App, desktop: Desktop, person: Person, index: int, step: Step) 
     if widget is None:
         raise RuntimeError(f"{app.name}: step {index} ({step.label}): no such widget")
     point = _point_in(widget, step.at)
-    hit = target_at(elements, point) or widget
+    hit = target_at(elements, point, topmost_box(desktop.display.display, point)) or widget
     if step.action == "left_click_drag":
         assert step.to is not None
         end = step.to(elements)

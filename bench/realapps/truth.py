@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Element", "accessibles", "find_same", "target_at", "windows"]
+__all__ = ["Element", "accessibles", "find_same", "target_at", "topmost_box", "windows"]
 
 ATSPI_DUMP = Path(__file__).with_name("atspi_dump.py")
 SYSTEM_PYTHON = "/usr/bin/python3"  # has python3-gi; the venv cannot
@@ -98,13 +98,48 @@ def _walk(conn: Any, window: Any, path: tuple[int, ...], out: list[Element]) -> 
         _walk(conn, child, (*path, index), out)
 
 
-def target_at(elements: Sequence[Element], point: Sequence[float]) -> Element | None:
+def topmost_box(display: str, point: Sequence[float]) -> tuple[int, int, int, int] | None:
+    """The box of the topmost top-level X window holding `point`, as the X server stacks
+    them: a popup menu over the window it opened from."""
+    from Xlib.display import Display
+
+    conn = Display(display)
+    try:
+        root = conn.screen().root
+        child = root.translate_coords(root, int(point[0]), int(point[1])).child
+        if not child:
+            return None
+        geometry = child.get_geometry()
+        origin = child.translate_coords(root, 0, 0)
+        return (-origin.x, -origin.y, geometry.width, geometry.height)
+    finally:
+        conn.close()
+
+
+def target_at(
+    elements: Sequence[Element],
+    point: Sequence[float],
+    top: tuple[int, int, int, int] | None = None,
+) -> Element | None:
     """The widget a point hits: the smallest element containing it that is not a container
-    (the smallest of all when only containers do)."""
+    (the smallest of all when only containers do), in the top-level window whose box is
+    `top` (topmost_box) where given: the trees know nothing of which window is on top."""
     hit = [e for e in elements if e.contains(point)]
+    if top is not None:
+        hit = _in_window(hit, top)
     widgets = [e for e in hit if e.role not in CONTAINERS]
     pool = widgets or hit
     return min(pool, key=lambda e: (e.box[2] * e.box[3], -len(e.path)), default=None)
+
+
+def _in_window(hit: list[Element], top: tuple[int, int, int, int]) -> list[Element]:
+    """Those of `hit` inside the top-level element whose box is `top` (the shortest path of
+    that box); all of them when no element has it."""
+    tops = [e for e in hit if e.box == top]
+    if not tops:
+        return hit
+    window = min(tops, key=lambda e: len(e.path))
+    return [e for e in hit if e.path[: len(window.path)] == window.path]
 
 
 def find_same(elements: Sequence[Element], target: Element) -> Element | None:
