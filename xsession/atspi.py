@@ -17,29 +17,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from storage.widgets import Box, Widget, reading_order
+from storage.widgets import Box, Widget
 
-from .atspi_names import role_name, state_names
+from .atspi_describe import describe_all
+from .atspi_protocol import (
+    ACCESSIBLE,
+    COMPONENT,
+    MAX_DEPTH,
+    MAX_FANOUT,
+    MAX_OBJECTS,
+    NULL,
+    REGISTRY,
+    ROOT,
+    SCREEN,
+    SHOWING,
+    VISIBLE,
+)
+from .atspi_names import role_name
 from .dbus_calls import CALL_TIMEOUT, Bus, Call, Gone, Ref
 
-__all__ = ["Accessibility", "MAX_SIBLINGS", "bus_address"]
-
-MAX_SIBLINGS = 64  # a parent with more children (a long list) is no context for one of them
-MAX_DEPTH = 40  # an accessible deeper than this under its application is not followed
-MAX_OBJECTS = 5000  # accessibles walked per application when searching it whole
-MAX_FANOUT = 256  # children looked through by hand where a toolkit's hit test stops short
-
-_ROOT = "/org/a11y/atspi/accessible/root"
-_NULL = "/org/a11y/atspi/null"
-_REGISTRY = "org.a11y.atspi.Registry"
-_ACCESSIBLE = "org.a11y.atspi.Accessible"
-_COMPONENT = "org.a11y.atspi.Component"
-_SCREEN = 0  # ATSPI_COORD_TYPE_SCREEN
-_SHOWING, _VISIBLE = 25, 30  # ATSPI_STATE_SHOWING, ATSPI_STATE_VISIBLE
+__all__ = ["Accessibility", "Node", "bus_address"]
 
 
 @dataclass(frozen=True, slots=True)
-class _Node:
+class Node:
     ref: Ref
     role: str
     name: str
@@ -49,7 +50,7 @@ class _Node:
     @property
     def showing(self) -> bool:
         low = self.bits[0] if self.bits else 0
-        return bool(low >> _SHOWING & 1 and low >> _VISIBLE & 1)
+        return bool(low >> SHOWING & 1 and low >> VISIBLE & 1)
 
     @property
     def label(self) -> str:
@@ -115,19 +116,19 @@ class Accessibility:
     # -- reading the tree, a level per round trip -------------------------------------------
 
     def applications(self) -> list[Ref]:
-        return _refs(self.bus.call((_REGISTRY, _ROOT), _ACCESSIBLE, "GetChildren")[0])
+        return _refs(self.bus.call((REGISTRY, ROOT), ACCESSIBLE, "GetChildren")[0])
 
-    def _nodes(self, refs: Sequence[Ref], tops: Sequence[Ref | None] = ()) -> list[_Node | None]:
+    def nodes(self, refs: Sequence[Ref], tops: Sequence[Ref | None] = ()) -> list[Node | None]:
         """Role, name and states of each of `refs` (None: it did not answer)."""
         calls: list[Call] = []
         for ref in refs:
             calls += [
-                (ref, _ACCESSIBLE, "GetRole", None, ()),
-                Bus.prop_call(ref, _ACCESSIBLE, "Name"),
-                (ref, _ACCESSIBLE, "GetState", None, ()),
+                (ref, ACCESSIBLE, "GetRole", None, ()),
+                Bus.prop_call(ref, ACCESSIBLE, "Name"),
+                (ref, ACCESSIBLE, "GetState", None, ()),
             ]
         answers = self.bus.batch(calls)
-        out: list[_Node | None] = []
+        out: list[Node | None] = []
         for n, ref in enumerate(refs):
             role, name, bits = answers[3 * n : 3 * n + 3]
             top = tops[n] if n < len(tops) else None
@@ -135,26 +136,26 @@ class Accessibility:
                 out.append(None)
             else:
                 out.append(
-                    _Node(
+                    Node(
                         ref, role_name(int(role[0])), str(name[0][1]), tuple(map(int, bits[0])), top
                     )
                 )
         return out
 
-    def _children(self, refs: Sequence[Ref]) -> list[list[Ref] | None]:
+    def children(self, refs: Sequence[Ref]) -> list[list[Ref] | None]:
         """Each of `refs`' children (None: it did not answer)."""
-        answers = self.bus.batch([(ref, _ACCESSIBLE, "GetChildren", None, ()) for ref in refs])
+        answers = self.bus.batch([(ref, ACCESSIBLE, "GetChildren", None, ()) for ref in refs])
         return [None if isinstance(a, Gone) else _refs(a[0]) for a in answers]
 
-    def _boxes(self, refs: Sequence[Ref]) -> list[Box | None]:
-        answers = self.bus.batch([(ref, _COMPONENT, "GetExtents", "u", (_SCREEN,)) for ref in refs])
+    def boxes(self, refs: Sequence[Ref]) -> list[Box | None]:
+        answers = self.bus.batch([(ref, COMPONENT, "GetExtents", "u", (SCREEN,)) for ref in refs])
         return [None if isinstance(a, Gone) else _box(a[0]) for a in answers]
 
-    def _tops(self, apps: Sequence[Ref]) -> tuple[list[_Node], bool]:
+    def _tops(self, apps: Sequence[Ref]) -> tuple[list[Node], bool]:
         """The applications' showing top-level windows, and whether every one answered."""
-        lists = self._children(apps)
+        lists = self.children(apps)
         refs = [ref for kids in lists if kids is not None for ref in kids]
-        nodes = self._nodes(refs, refs)
+        nodes = self.nodes(refs, refs)
         complete = None not in lists and None not in nodes
         return [n for n in nodes if n is not None and n.showing], complete
 
@@ -178,33 +179,33 @@ class Accessibility:
             )
             return [a for a, p in zip(apps, pids) if not isinstance(p, Gone) and p[0] == pid]
         if name:
-            names = self.bus.batch([Bus.prop_call(a, _ACCESSIBLE, "Name") for a in apps])
+            names = self.bus.batch([Bus.prop_call(a, ACCESSIBLE, "Name") for a in apps])
             return [a for a, n in zip(apps, names) if not isinstance(n, Gone) and n[0][1] == name]
         return apps
 
-    def walk(self, apps: Sequence[Ref]) -> tuple[list[_Node], bool]:
+    def walk(self, apps: Sequence[Ref]) -> tuple[list[Node], bool]:
         """The applications' showing accessibles, a level at a time; and whether the reading
         is complete (every object answered, no limit reached): a count or an absence is a
         fact only then."""
         tops, complete = self._tops(apps)
-        out: list[_Node] = []
+        out: list[Node] = []
         level = tops
         for _ in range(MAX_DEPTH):
             shown = [n for n in level if n.showing]
             out += shown
             if len(out) >= MAX_OBJECTS:
                 return out[:MAX_OBJECTS], False
-            lists = self._children([n.ref for n in shown])
+            lists = self.children([n.ref for n in shown])
             complete = complete and None not in lists
             refs, tops_of = [], []
             for node, kids in zip(shown, lists):
                 for kid in kids or ():
-                    if kid[1] != _NULL:
+                    if kid[1] != NULL:
                         refs.append(kid)
                         tops_of.append(node.top)
             if not refs:
                 return out, complete
-            nodes = self._nodes(refs, tops_of)
+            nodes = self.nodes(refs, tops_of)
             complete = complete and None not in nodes
             level = [n for n in nodes if n is not None]
         return out, False
@@ -222,7 +223,7 @@ class Accessibility:
             tops, _ = self._tops(self.apps_of(pid, app))
             held = [
                 (box[2] * box[3], n.ref)
-                for n, box in zip(tops, self._boxes([n.ref for n in tops]))
+                for n, box in zip(tops, self.boxes([n.ref for n in tops]))
                 if box is not None and _holds(box, (x, y))
             ]
             if not held:
@@ -239,11 +240,11 @@ class Accessibility:
         here = top
         for _ in range(MAX_DEPTH):
             try:
-                hit = self.bus.call(here, _COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, _SCREEN)
+                hit = self.bus.call(here, COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, SCREEN)
                 found: Ref = (str(hit[0][0]), str(hit[0][1]))
             except Gone:
-                found = ("", _NULL)
-            if found[1] == _NULL or found == here:
+                found = ("", NULL)
+            if found[1] == NULL or found == here:
                 found = self._child_at(here, x, y) or here
             if found == here:
                 return here
@@ -251,9 +252,9 @@ class Accessibility:
         return here
 
     def _child_at(self, ref: Ref, x: int, y: int) -> Ref | None:
-        kids = (self._children([ref])[0] or [])[:MAX_FANOUT]
-        nodes = self._nodes(kids)
-        boxes = self._boxes(kids)
+        kids = (self.children([ref])[0] or [])[:MAX_FANOUT]
+        nodes = self.nodes(kids)
+        boxes = self.boxes(kids)
         held = [
             (box[2] * box[3], node.ref)
             for node, box in zip(nodes, boxes)
@@ -269,87 +270,11 @@ class Accessibility:
         top: Ref | None = None,
         whole_path: bool = True,
     ) -> Widget:
-        """What `ref` is: role, name, box, its top-level window `top`, path from its
-        application (its last step only unless `whole_path`: a replay's question needs no
-        more) and its parent's children in reading order. `point` (on the screen) is kept
-        inside its box."""
-        path, parent = self._path(ref, MAX_DEPTH if whole_path else 1)
-        node, box = self._nodes([ref])[0], self._boxes([ref])[0]
-        if node is None or box is None:
+        """What `ref` is (atspi_describe.py); Gone when it went away."""
+        found = describe_all(self, [ref], [top], [point], whole_path=whole_path)[0]
+        if found is None:
             raise Gone(f"{ref} went away")
-        siblings: tuple[tuple[str, str], ...] = ()
-        rank, parent_name = -1, ""
-        if parent is not None:
-            parent_node = self._nodes([parent])[0]
-            parent_name = parent_node.name if parent_node is not None else ""
-            siblings, rank = self._siblings(parent, path[-1][1])
-        window = self._nodes([top])[0] if top is not None else None
-        extra = self.bus.batch(
-            [
-                Bus.prop_call((ref[0], _ROOT), _ACCESSIBLE, "Name"),
-                Bus.prop_call(ref, _ACCESSIBLE, "Description"),
-            ]
-        )
-        app, description = ("" if isinstance(a, Gone) else str(a[0][1]) for a in extra)
-        px, py = point or (box[0] + box[2] // 2, box[1] + box[3] // 2)
-        return Widget(
-            source="atspi",
-            app=app,
-            role=node.role,
-            name=node.name,
-            box=box,
-            point=(px - box[0], py - box[1]),
-            path=tuple(path),
-            parent=parent_name,
-            siblings=siblings,
-            rank=rank,
-            states=state_names(node.bits),
-            description=description,
-            window=window.label if window is not None else "",
-        )
-
-    def _path(self, ref: Ref, levels: int) -> tuple[list[tuple[str, int]], Ref | None]:
-        """(role, index in its parent) from the application (or `levels` up) down to
-        `ref`, and its parent (None at the top)."""
-        path: list[tuple[str, int]] = []
-        here, first_parent = ref, None
-        for depth in range(levels):
-            role, index, parent = self.bus.batch(
-                [
-                    (here, _ACCESSIBLE, "GetRole", None, ()),
-                    (here, _ACCESSIBLE, "GetIndexInParent", None, ()),
-                    Bus.prop_call(here, _ACCESSIBLE, "Parent"),
-                ]
-            )
-            for answer in (role, index, parent):
-                if isinstance(answer, Gone):
-                    raise answer
-            path.append((role_name(int(role[0])), int(index[0])))
-            up: Ref = (str(parent[0][1][0]), str(parent[0][1][1]))
-            if depth == 0 and up[1] not in (_NULL, _ROOT):
-                first_parent = up
-            if up[1] in (_NULL, _ROOT) or up == here:
-                break
-            here = up
-        return list(reversed(path)), first_parent
-
-    def _siblings(self, parent: Ref, index: int) -> tuple[tuple[tuple[str, str], ...], int]:
-        """The parent's showing children (role, name) in reading order, and the place of
-        its child `index` among them; nothing when it has more than MAX_SIBLINGS."""
-        kids = self._children([parent])[0] or []
-        if len(kids) > MAX_SIBLINGS or not 0 <= index < len(kids):
-            return (), -1
-        nodes, boxes = self._nodes(kids), self._boxes(kids)
-        shown = [
-            (n, node, box)
-            for n, (node, box) in enumerate(zip(nodes, boxes))
-            if node is not None and box is not None and (n == index or node.showing)
-        ]
-        if not any(n == index for n, _, _ in shown):
-            return (), -1
-        ranked = [shown[i] for i in reading_order([box for _, _, box in shown])]
-        rank = next(i for i, (n, _, _) in enumerate(ranked) if n == index)
-        return tuple((node.role, node.name) for _, node, _ in ranked), rank
+        return found
 
     def named(
         self,
@@ -370,11 +295,17 @@ class Accessibility:
             nodes, complete = self.walk(apps)
             if not complete:
                 return None
-            return [
-                self.describe(n.ref, top=n.top, whole_path=whole_path)
-                for n in nodes
-                if (n.role, n.name) == (role, name)
-            ]
+            same = [n for n in nodes if (n.role, n.name) == (role, name)]
+            found = describe_all(
+                self,
+                [n.ref for n in same],
+                [n.top for n in same],
+                [None] * len(same),
+                whole_path=whole_path,
+            )
+            if None in found:
+                return None  # one went away meanwhile: not the whole tree
+            return [w for w in found if w is not None]
         except Gone:
             return None
 
