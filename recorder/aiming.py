@@ -146,7 +146,12 @@ class AimWatch:
             self._ask(tree, here, now, top.pid if top is not None else None)
 
     def _ask(self, tree: Any, point: tuple[int, int], asked: float, pid: int | None) -> None:
-        widget = tree.at_point(*point, pid=pid) if pid is not None else None
+        from xsession.atspi import Gone
+
+        try:
+            widget = tree.at_point(*point, pid=pid) if pid is not None else None
+        except Gone:  # no answer in time: nothing known, nothing kept
+            widget = None
         last = self.timeline.widget_seen(asked)
         if widget is not None and last is not None and _same(last.widget, widget):
             widget = replace(widget, alike=last.widget.alike, placed=last.widget.placed)  # type: ignore[union-attr]

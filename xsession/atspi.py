@@ -218,20 +218,21 @@ class Accessibility:
         """The innermost showing accessible at (x, y) on the screen: in the smallest
         top-level holding the point (a popup before the window it opened from) of the
         application of process `pid`, or named `app`, where given. None where there is
-        none."""
-        try:
-            tops, _ = self._tops(self.apps_of(pid, app))
-            held = [
-                (box[2] * box[3], n.ref)
-                for n, box in zip(tops, self.boxes([n.ref for n in tops]))
-                if box is not None and _holds(box, (x, y))
-            ]
-            if not held:
-                return None
-            top = min(held)[1]
-            return self.describe(self._leaf(top, x, y), (x, y), top=top, whole_path=whole_path)
-        except Gone:
+        none; Gone where the tree did not answer whole (nothing is known then, not even
+        that nothing is there)."""
+        tops, complete = self._tops(self.apps_of(pid, app))
+        boxes = self.boxes([n.ref for n in tops])
+        if not complete or None in boxes:
+            raise Gone("a top-level window did not answer")
+        held = [
+            (box[2] * box[3], n.ref)
+            for n, box in zip(tops, boxes)
+            if box is not None and _holds(box, (x, y))
+        ]
+        if not held:
             return None
+        top = min(held)[1]
+        return self.describe(self._leaf(top, x, y), (x, y), top=top, whole_path=whole_path)
 
     def _leaf(self, top: Ref, x: int, y: int) -> Ref:
         """The innermost accessible at (x, y) under `top`: the toolkit's own hit test, and
@@ -239,11 +240,8 @@ class Accessibility:
         child holding the point."""
         here = top
         for _ in range(MAX_DEPTH):
-            try:
-                hit = self.bus.call(here, COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, SCREEN)
-                found: Ref = (str(hit[0][0]), str(hit[0][1]))
-            except Gone:
-                found = ("", NULL)
+            hit = self.bus.call(here, COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, SCREEN)
+            found: Ref = (str(hit[0][0]), str(hit[0][1]))
             if found[1] == NULL or found == here:
                 found = self._child_at(here, x, y) or here
             if found == here:
@@ -252,9 +250,14 @@ class Accessibility:
         return here
 
     def _child_at(self, ref: Ref, x: int, y: int) -> Ref | None:
-        kids = (self.children([ref])[0] or [])[:MAX_FANOUT]
+        kids = self.children([ref])[0]
+        if kids is None:
+            raise Gone(f"{ref}: its children did not answer")
+        kids = kids[:MAX_FANOUT]
         nodes = self.nodes(kids)
         boxes = self.boxes(kids)
+        if None in nodes or None in boxes:
+            raise Gone(f"{ref}: a child did not answer")
         held = [
             (box[2] * box[3], node.ref)
             for node, box in zip(nodes, boxes)
