@@ -37,29 +37,37 @@ def ask_tree(tree: Any, conn: Any, recorded: Widget) -> ObjectAnswer:
     answer = by_object(recorded, today)
     if answer.widget is None:
         return answer
-    found = answer.widget
-    point = point_in(found, recorded)
-    shown = _shown_at(tree, conn, recorded, (0, 0), point)
-    if shown is None or (shown.role, shown.name, shown.box) != (found.role, found.name, found.box):
+    point = point_in(answer.widget, recorded)
+    if not _shows(tree, conn, recorded, answer.widget, point):
         return ObjectAnswer(None, Refusal("object-covered", 0, 1, point), "covered or hidden")
     return answer
+
+
+def _on_top(conn: Any, recorded: Widget, point: tuple[int, int]) -> dict[str, Any] | None:
+    """Which application's tree answers for `point`: the one whose window the X server
+    shows there (by its process where the window tells it, else by the recorded
+    application's name); None over the bare root window."""
+    from xsession.toplevel import toplevel_at
+
+    top = toplevel_at(conn, *point)
+    if top is None:
+        return None
+    return {"pid": top.pid} if top.pid is not None else {"app": recorded.app}
 
 
 def _shown_at(
     tree: Any, conn: Any, recorded: Widget, offset: tuple[int, int], origin: tuple[int, int]
 ) -> Widget | None:
-    """The object the screen shows at `origin` + `offset`: in the application whose window
-    is on top there (by its process where the window tells it, else by the recorded
-    application's name)."""
-    from xsession.toplevel import toplevel_at
+    """The object the screen shows at `origin` + `offset`."""
+    point = (origin[0] + offset[0], origin[1] + offset[1])
+    which = _on_top(conn, recorded, point)
+    return None if which is None else tree.at_point(*point, whole_path=False, **which)
 
-    x, y = origin[0] + offset[0], origin[1] + offset[1]
-    top = toplevel_at(conn, x, y)
-    if top is None:
-        return None
-    if top.pid is not None:
-        return tree.at_point(x, y, pid=top.pid, whole_path=False)
-    return tree.at_point(x, y, app=recorded.app, whole_path=False)
+
+def _shows(tree: Any, conn: Any, recorded: Widget, found: Widget, point: tuple[int, int]) -> bool:
+    """Whether the screen shows `found` (or something inside it) at `point`."""
+    which = _on_top(conn, recorded, point)
+    return which is not None and bool(tree.shows(found, *point, **which))
 
 
 class ObjectFinder:

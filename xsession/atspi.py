@@ -220,6 +220,37 @@ class Accessibility:
         application of process `pid`, or named `app`, where given. None where there is
         none; Gone where the tree did not answer whole (nothing is known then, not even
         that nothing is there)."""
+        top = self._top_at(x, y, pid, app)
+        if top is None:
+            return None
+        return self.describe(self._leaf(top, x, y), (x, y), top=top, whole_path=whole_path)
+
+    def shows(
+        self, widget: Widget, x: int, y: int, *, pid: int | None = None, app: str = ""
+    ) -> bool:
+        """Whether the accessible at (x, y) (as at_point finds it) is `widget` (the same
+        role, name and box) or inside it: a toolkit may answer a button's label for a point
+        on the button. Gone where the tree did not answer whole."""
+        top = self._top_at(x, y, pid, app)
+        if top is None:
+            return False
+        here = self._leaf(top, x, y)
+        for _ in range(MAX_DEPTH):
+            node, box = self.nodes([here])[0], self.boxes([here])[0]
+            if node is None or box is None:
+                raise Gone(f"{here} went away")
+            if (node.role, node.name, box) == (widget.role, widget.name, widget.box):
+                return True
+            up = self.bus.prop(here, ACCESSIBLE, "Parent")
+            parent: Ref = (str(up[0]), str(up[1]))
+            if parent[1] in (NULL, ROOT) or parent == here:
+                return False
+            here = parent
+        return False
+
+    def _top_at(self, x: int, y: int, pid: int | None, app: str) -> Ref | None:
+        """The smallest showing top-level window holding (x, y) of the application (a popup
+        before the window it opened from)."""
         tops, complete = self._tops(self.apps_of(pid, app))
         boxes = self.boxes([n.ref for n in tops])
         if not complete or None in boxes:
@@ -229,10 +260,7 @@ class Accessibility:
             for n, box in zip(tops, boxes)
             if box is not None and _holds(box, (x, y))
         ]
-        if not held:
-            return None
-        top = min(held)[1]
-        return self.describe(self._leaf(top, x, y), (x, y), top=top, whole_path=whole_path)
+        return min(held)[1] if held else None
 
     def _leaf(self, top: Ref, x: int, y: int) -> Ref:
         """The innermost accessible at (x, y) under `top`: the toolkit's own hit test, and
