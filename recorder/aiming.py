@@ -143,13 +143,14 @@ class AimWatch:
             if asked is not None and asked[0] == here and (changed is None or changed < asked[1]):
                 continue  # asked here already, and the screen is the same since
             asked = (here, now)
-            self._ask(tree, here, now, top.pid if top is not None else None)
+            self._ask(tree, here, now, top)
 
-    def _ask(self, tree: Any, point: tuple[int, int], asked: float, pid: int | None) -> None:
+    def _ask(self, tree: Any, point: tuple[int, int], asked: float, top: Any) -> None:
         from xsession.atspi import Gone
 
+        pid = top.pid if top is not None else None
         try:
-            widget = tree.at_point(*point, pid=pid) if pid is not None else None
+            widget = tree.at_point(*point, pid=pid, window=top.box) if pid is not None else None
         except Gone:  # no answer in time: nothing known, nothing kept
             widget = None
         last = self.timeline.widget_seen(asked)

@@ -52,7 +52,8 @@ def _on_top(conn: Any, recorded: Widget, point: tuple[int, int]) -> dict[str, An
     top = toplevel_at(conn, *point)
     if top is None:
         return None
-    return {"pid": top.pid} if top.pid is not None else {"app": recorded.app}
+    which: dict[str, Any] = {"window": top.box}
+    return {**which, "pid": top.pid} if top.pid is not None else {**which, "app": recorded.app}
 
 
 def _shown_at(

@@ -188,6 +188,12 @@ class Accessibility:
         is complete (every object answered, no limit reached): a count or an absence is a
         fact only then."""
         tops, complete = self._tops(apps)
+        nodes, whole = self.walk_from(tops)
+        return nodes, complete and whole
+
+    def walk_from(self, tops: list[Node]) -> tuple[list[Node], bool]:
+        """The showing accessibles under these top-level windows, theirs included."""
+        complete = True
         out: list[Node] = []
         level = tops
         for _ in range(MAX_DEPTH):
@@ -213,28 +219,42 @@ class Accessibility:
     # -- what a recorder and a replay ask ---------------------------------------------------
 
     def at_point(
-        self, x: int, y: int, *, pid: int | None = None, app: str = "", whole_path: bool = True
+        self,
+        x: int,
+        y: int,
+        *,
+        pid: int | None = None,
+        app: str = "",
+        window: Box | None = None,
+        whole_path: bool = True,
     ) -> Widget | None:
-        """The innermost showing accessible at (x, y) on the screen: in the smallest
-        top-level holding the point (a popup before the window it opened from) of the
-        application of process `pid`, or named `app`, where given. None where there is
-        none; Gone where the tree did not answer whole (nothing is known then, not even
-        that nothing is there)."""
-        top = self._top_at(x, y, pid, app)
-        if top is None:
+        """The innermost showing accessible at (x, y) on the screen, in the application of
+        process `pid`, or named `app`, where given; `window` is the box of the X window on
+        top there (_start_at). None where there is none; Gone where the tree did not answer
+        whole (nothing is known then, not even that nothing is there)."""
+        start = self._start_at(x, y, pid, app, window)
+        if start is None:
             return None
-        return self.describe(self._leaf(top, x, y), (x, y), top=top, whole_path=whole_path)
+        top, below = start
+        return self.describe(self._leaf(below, x, y), (x, y), top=top, whole_path=whole_path)
 
     def shows(
-        self, widget: Widget, x: int, y: int, *, pid: int | None = None, app: str = ""
+        self,
+        widget: Widget,
+        x: int,
+        y: int,
+        *,
+        pid: int | None = None,
+        app: str = "",
+        window: Box | None = None,
     ) -> bool:
         """Whether the accessible at (x, y) (as at_point finds it) is `widget` (the same
         role, name and box) or inside it: a toolkit may answer a button's label for a point
         on the button. Gone where the tree did not answer whole."""
-        top = self._top_at(x, y, pid, app)
-        if top is None:
+        start = self._start_at(x, y, pid, app, window)
+        if start is None:
             return False
-        here = self._leaf(top, x, y)
+        here = self._leaf(start[1], x, y)
         for _ in range(MAX_DEPTH):
             node, box = self.nodes([here])[0], self.boxes([here])[0]
             if node is None or box is None:
@@ -248,8 +268,15 @@ class Accessibility:
             here = parent
         return False
 
-    def _top_at(self, x: int, y: int, pid: int | None, app: str) -> Ref | None:
-        """The smallest showing top-level window holding (x, y) of the application (a popup
+    def _start_at(
+        self, x: int, y: int, pid: int | None, app: str, window: Box | None
+    ) -> tuple[Ref, Ref] | None:
+        """Where to look for (x, y): (its top-level window, the object to descend from).
+        The accessible whose box is `window` (the X window on top at the point): a
+        top-level window, or an object inside one. None when no accessible has that box:
+        the window on top is one the tree does not show as such (GTK's menu popups are
+        items under the menu bar, out of any hit test), and what the tree has at the point
+        is behind it. Without `window`, the smallest top-level holding the point (a popup
         before the window it opened from)."""
         tops, complete = self._tops(self.apps_of(pid, app))
         boxes = self.boxes([n.ref for n in tops])
@@ -260,7 +287,21 @@ class Accessibility:
             for n, box in zip(tops, boxes)
             if box is not None and _holds(box, (x, y))
         ]
-        return min(held)[1] if held else None
+        exact = [n.ref for n, box in zip(tops, boxes) if window is not None and box == window]
+        if exact:
+            return exact[0], exact[0]
+        if window is not None:
+            return self._boxed(tops, window) if held else None
+        return (min(held)[1], min(held)[1]) if held else None
+
+    def _boxed(self, tops: list[Node], window: Box) -> tuple[Ref, Ref] | None:
+        """The first showing object (by levels) whose box is `window`, with its top-level."""
+        nodes, _ = self.walk_from(tops)
+        boxes = self.boxes([n.ref for n in nodes])
+        for node, box in zip(nodes, boxes):
+            if box == window and node.top is not None:
+                return node.top, node.ref
+        return None
 
     def _leaf(self, top: Ref, x: int, y: int) -> Ref:
         """The innermost accessible at (x, y) under `top`: the toolkit's own hit test, and

@@ -15,6 +15,7 @@ class TopLevel:
     pid: int | None  # None: the window does not say
     window_class: str | None
     title: str | None
+    box: tuple[int, int, int, int] | None = None  # x, y, w, h on the screen
 
 
 def toplevel_at(conn: Any, x: int, y: int) -> TopLevel | None:
@@ -37,11 +38,26 @@ def toplevel_of(conn: Any, window: Any) -> TopLevel | None:
             for candidate in level:
                 wm_class = candidate.get_wm_class()
                 if wm_class:
-                    return TopLevel(_pid(conn, candidate), wm_class[1], _title(candidate))
+                    return TopLevel(
+                        _pid(conn, candidate), wm_class[1], _title(candidate), _box(conn, candidate)
+                    )
             level = [child for w in level for child in w.query_tree().children]
-        return TopLevel(_pid(conn, window), None, None)
+        return TopLevel(_pid(conn, window), None, None, _box(conn, window))
     except error.XError:
         return None  # it went away while we looked
+
+
+def _box(conn: Any, window: Any) -> tuple[int, int, int, int]:
+    """The window's box on the screen, less the invisible margins a client-side decorated
+    window keeps for its shadows (_GTK_FRAME_EXTENTS: left, right, top, bottom)."""
+    geometry = window.get_geometry()
+    origin = window.translate_coords(conn.screen().root, 0, 0)
+    x, y, w, h = -origin.x, -origin.y, geometry.width, geometry.height
+    prop = window.get_full_property(conn.intern_atom("_GTK_FRAME_EXTENTS"), 0)
+    if prop is not None and len(prop.value) == 4:
+        left, right, top, bottom = (int(v) for v in prop.value)
+        x, y, w, h = x + left, y + top, w - left - right, h - top - bottom
+    return x, y, w, h
 
 
 def _pid(conn: Any, window: Any) -> int | None:
