@@ -25,6 +25,7 @@ from .search import Point
 __all__ = [
     "ObjectAnswer",
     "place_of",
+    "placed_alone",
     "same_place",
     "usable",
     "acts_on_whole",
@@ -100,11 +101,17 @@ def usable(today: Widget, recorded: Widget, reason: str) -> ObjectAnswer:
     return ObjectAnswer(today, None, reason)
 
 
+def placed_alone(recorded: Widget) -> bool:
+    """Whether the object at the recorded point alone may decide (at_recorded_place): a
+    named control that had no twin; else the whole application must be searched."""
+    return recorded.alike == 1 and bool(recorded.name) and acts_on_whole(recorded)
+
+
 def at_recorded_place(recorded: Widget, here: Widget | None) -> ObjectAnswer | None:
     """The object at the recorded point today, when it is the recorded one beyond doubt:
     its role, name and place among its siblings, and no twin then; None when the whole
     application must be searched (by_object)."""
-    if here is None or recorded.alike != 1 or not recorded.name or not acts_on_whole(recorded):
+    if here is None or not placed_alone(recorded):
         return None
     if (here.role, here.name) != (recorded.role, recorded.name) or not same_place(here, recorded):
         return None

@@ -136,7 +136,8 @@ class AimWatch:
             top = toplevel_of(conn, pointer.child)
             now = self._clock()
             if not self._allowed(top):
-                self.timeline.note_widget(WidgetSeen(now, now, here, None))
+                if asked is not None:  # forget the last answer, once
+                    self.timeline.note_widget(WidgetSeen(now, now, here, None))
                 asked = None
                 continue
             changed = self.timeline.last_change()
@@ -153,9 +154,10 @@ class AimWatch:
             widget = tree.at_point(*point, pid=pid, window=top.box) if pid is not None else None
         except Gone:  # no answer in time: nothing known, nothing kept
             widget = None
-        last = self.timeline.widget_seen(asked)
-        if widget is not None and last is not None and _same(last.widget, widget):
-            widget = replace(widget, alike=last.widget.alike, placed=last.widget.placed)  # type: ignore[union-attr]
+        seen = self.timeline.widget_seen(asked)
+        last = seen.widget if seen is not None else None
+        if widget is not None and last is not None and _same(last, widget):
+            widget = replace(widget, alike=last.alike, placed=last.placed)
         elif widget is not None and acts_on_whole(widget):
             widget = _counted(tree, widget, pid)
         done = self._clock()
@@ -164,14 +166,10 @@ class AimWatch:
         self.timeline.note_widget(WidgetSeen(asked, done, point, widget))
 
 
-def _same(before: Widget | None, now: Widget) -> bool:
+def _same(before: Widget, now: Widget) -> bool:
     """The same object answered again (the screen changed elsewhere): its twins were
     counted already."""
-    return before is not None and (before.label, before.box, place_of(before)) == (
-        now.label,
-        now.box,
-        place_of(now),
-    )
+    return (before.label, before.box, place_of(before)) == (now.label, now.box, place_of(now))
 
 
 def _counted(tree: Any, widget: Widget, pid: int | None) -> Widget:

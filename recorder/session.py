@@ -126,6 +126,8 @@ class Recorder:
         """Whether the accessibility tree may be asked about the window `top` under the
         pointer: not paused, and neither it nor the active window private (what it would
         name is not to be kept)."""
+        if self.options.redact_typing:  # no object would be kept (TypingRedaction.widget)
+            return False
         now = self._clock()
         active = self.timeline.window_at(now)
         under = WindowInfo(now, top.window_class, top.title) if top is not None else None

@@ -14,7 +14,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from matching.objects import ObjectAnswer, acts_on_whole, at_recorded_place, by_object, point_in
+from matching.objects import (
+    ObjectAnswer,
+    acts_on_whole,
+    at_recorded_place,
+    by_object,
+    placed_alone,
+    point_in,
+)
 from matching.refusal import Refusal
 from storage import Widget
 
@@ -29,10 +36,12 @@ def ask_tree(tree: Any, conn: Any, recorded: Widget) -> ObjectAnswer:
     role and name, then checked to be what the screen shows where it would be pressed."""
     if not acts_on_whole(recorded):
         return ObjectAnswer(None, None, f"a point in a {recorded.role}: its content decides")
-    x, y, _, _ = recorded.box
-    answer = at_recorded_place(recorded, _shown_at(tree, conn, recorded, recorded.point, (x, y)))
-    if answer is not None:
-        return answer
+    if placed_alone(recorded):  # else the hit test could not decide: spare it
+        x, y, _, _ = recorded.box
+        here = _shown_at(tree, conn, recorded, (x + recorded.point[0], y + recorded.point[1]))
+        answer = at_recorded_place(recorded, here)
+        if answer is not None:
+            return answer
     today = tree.named(recorded.role, recorded.name, app=recorded.app, whole_path=False)
     answer = by_object(recorded, today)
     if answer.widget is None:
@@ -56,11 +65,8 @@ def _on_top(conn: Any, recorded: Widget, point: tuple[int, int]) -> dict[str, An
     return {**which, "pid": top.pid} if top.pid is not None else {**which, "app": recorded.app}
 
 
-def _shown_at(
-    tree: Any, conn: Any, recorded: Widget, offset: tuple[int, int], origin: tuple[int, int]
-) -> Widget | None:
-    """The object the screen shows at `origin` + `offset`."""
-    point = (origin[0] + offset[0], origin[1] + offset[1])
+def _shown_at(tree: Any, conn: Any, recorded: Widget, point: tuple[int, int]) -> Widget | None:
+    """The object the screen shows at `point`."""
     which = _on_top(conn, recorded, point)
     return None if which is None else tree.at_point(*point, whole_path=False, **which)
 

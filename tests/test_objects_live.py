@@ -96,11 +96,13 @@ class Form:
         return [line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("applied")]
 
 
-def record_press(desktop: AccessibilityBus, db: Path, *form_args: str) -> Any:
+def record_press(
+    desktop: AccessibilityBus, db: Path, *form_args: str, record_args: tuple[str, ...] = ()
+) -> Any:
     """`deskreel record` while a person presses the Mail server row's Apply; the step."""
     form = Form(desktop, *form_args)
     recorder = subprocess.Popen(
-        [sys.executable, "-m", "deskreel", "record", str(db)],
+        [sys.executable, "-m", "deskreel", "record", str(db), *record_args],
         env=desktop.env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -244,3 +246,8 @@ def test_record_says_when_a_display_has_no_accessibility(run_deskreel, tmp_path)
     recorder.wait_for_output("no accessibility bus on this display")
     recorder.proc.send_signal(signal.SIGINT)
     assert recorder.finish() == 0, recorder.stderr
+
+
+def test_redacted_typing_keeps_no_object(desktop, tmp_path):
+    step = record_press(desktop, tmp_path / "secret.db", record_args=("--redact-typing",))
+    assert step.widget is None
