@@ -10,7 +10,7 @@ from .fitting import PIN_REACH, PIN_SPREAD
 from .parts import Verdict
 from .refusal import Refusal
 from .scaling import scaled_offset
-from .search import Hit, Point, add, sub
+from .search import Box, Hit, Point, add, sub
 
 __all__ = ["Located", "by_parts", "located", "ms_since", "refused"]
 
@@ -33,6 +33,7 @@ class Located:
     elapsed_ms: float
     reason: str = ""  # why found is False, in words for the replay report
     refusal: Refusal | None = None  # the rule that refused it, as a value, where one did
+    box: Box | None = None  # the object's box on this screen, where its toolkit told it
 
 
 def located(

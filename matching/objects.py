@@ -157,6 +157,7 @@ def object_located(answer: ObjectAnswer, recorded: Widget, elapsed_ms: float) ->
         elapsed_ms=round(elapsed_ms, 3),
         reason="" if found is not None else _refused_because(answer, recorded),
         refusal=answer.refusal,
+        box=found.box if found is not None else None,
     )
 
 

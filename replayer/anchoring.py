@@ -25,11 +25,20 @@ from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
 from matching.objects import object_located
 from xsession.files import write_private
 
+from .checks import Aimed
 from .defaults import DEFAULT_TIMEOUT
 from .objects import ObjectFinder
-from storage import StorageError, Step
+from matching.search import Box
+from storage import StorageError, Step, Widget
 
-__all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_THRESHOLD", "DEFAULT_TIMEOUT"]
+__all__ = [
+    "AnchorOptions",
+    "Finding",
+    "Locator",
+    "DEFAULT_THRESHOLD",
+    "DEFAULT_TIMEOUT",
+    "aimed_at",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +85,24 @@ class Finding:
             f"searched {loc.searched or 'nothing'} around {list(self.recorded)} for "
             f"{self.waited:.1f}s ({self.attempts} grabs): {loc.reason}"
         )
+
+
+def aimed_at(located: Located, widget: Widget | None, anchor: Box | None) -> Aimed | None:
+    """What --verify's object check says of a step looked for: the object its toolkit named
+    (with its box today, where the object stage found it), or else the anchor's pixels
+    (their box at the scale found); None when neither was recorded."""
+    today: Box | None = None
+    if located.found and located.box is not None:
+        today = located.box
+    elif located.found and located.top_left is not None and anchor is not None:
+        s = located.scale
+        today = (*located.top_left, round(anchor[2] * s), round(anchor[3] * s))
+    if widget is not None:
+        by = "" if located.searched == "object" or not located.found else " (by its pixels)"
+        return Aimed(widget.label + by, widget.box, today, located.score)
+    if anchor is not None:
+        return Aimed("its anchor's pixels", anchor, today, located.score)
+    return None
 
 
 class Locator:

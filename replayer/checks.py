@@ -10,7 +10,18 @@ import numpy.typing as npt
 
 from matching.search import Box, Point
 
-__all__ = ["NEAR", "Check", "Mapper", "Mask", "VerifyOptions", "clamp", "measured", "passes"]
+__all__ = [
+    "NEAR",
+    "Aimed",
+    "Check",
+    "Mapper",
+    "Mask",
+    "VerifyOptions",
+    "clamp",
+    "measured",
+    "object_check",
+    "passes",
+]
 
 NEAR = 48  # px around the expected place searched before the whole screen
 Mask = npt.NDArray[np.bool_]  # which pixels count (or differ)
@@ -39,11 +50,17 @@ class Check:
     passed: bool
     expected: Box | None = None  # its recorded place, mapped onto today's screen
     # near: found near its expected place; far: found elsewhere, where it appeared during
-    # the step; none: not found, compared at the best match near its expected place
+    # the step; ink: found by its ink, in other colours (replayer/ink.py); none: not found,
+    # compared at the best match near its expected place
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
+    label: str = ""  # an object check's object: `push button 'Apply'`, or "its pixels"
 
     def describe(self) -> str:
+        if self.kind == "object":
+            if not self.passed:
+                return f"object {self.label}: not found today"
+            return f"object {self.label}: found at {list(self.found_at or ())}"
         differ = f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)"
         if self.scale != 1.0:
             differ += f", compared at {self.scale:g}x"
@@ -54,12 +71,69 @@ class Check:
                 f"{self.score:.3f} within {NEAR} px), {differ} there"
             )
         where = f"at {list(self.found_at)}" if self.found_at else "nowhere"
+        if self.match == "ink":
+            return f"{self.kind} {list(self.box)}: its ink in other colours {where}, {differ}"
         if self.match == "far":
             where += " (appeared there during the step)"
         return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Check | None:
+        """A check as `to_json` wrote it, by this or another deskreel; None when it cannot
+        be read as one."""
+        try:
+            return cls(
+                kind=str(data["kind"]),
+                box=_box(data["box"]),
+                found_at=_box(data["found_at"]) if data.get("found_at") else None,
+                score=float(data["score"]),
+                changed=float(data["changed"]),
+                patch=int(data.get("patch", 0)),
+                passed=bool(data["passed"]),
+                expected=_box(data["expected"]) if data.get("expected") else None,
+                match=str(data.get("match", "near")),
+                scale=float(data.get("scale", 1.0)),
+                label=str(data.get("label", "")),
+            )
+        except (KeyError, TypeError, ValueError, OverflowError):
+            return None
+
+
+def _box(value: object) -> Box:
+    x, y, w, h = (int(v) for v in value)  # type: ignore[attr-defined]
+    return (x, y, w, h)
+
+
+@dataclass(frozen=True, slots=True)
+class Aimed:
+    """What a pointer step acted on, as the replay found it before acting: its object (the
+    toolkit's, or the anchor's pixels), its box on the recorded screen and today's."""
+
+    label: str  # `push button 'Apply'`, or "its pixels"
+    recorded: Box
+    today: Box | None  # None: not found today
+    score: float = 1.0  # how sure the finding was (1 for an object its toolkit named)
+
+
+def object_check(aimed: Aimed) -> Check:
+    """A pointer step's first check: its object was found today (verify v2 then looks for
+    the step's effect, not for the pixels of a fixed box around the press)."""
+    found = aimed.today is not None
+    return Check(
+        "object",
+        aimed.recorded,
+        aimed.today,
+        round(aimed.score, 4) if found else 0.0,
+        0.0 if found else 1.0,
+        0,
+        found,
+        aimed.today,
+        "near" if found else "none",
+        label=aimed.label,
+    )
 
 
 class Mapper:

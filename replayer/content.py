@@ -10,6 +10,7 @@ from typing import cast
 from matching.search import Box, Image, Scores, grayscale
 
 from .checks import NEAR, Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
+from .ink import InkEffect
 from .scaled import BLUR, parts_changed
 
 __all__ = ["Content", "Views", "checkpoint", "find"]
@@ -107,19 +108,46 @@ def find(
     options: VerifyOptions,
     *,
     far: bool = True,
+    before: Image | None = None,
 ) -> Check:
     """Is the recorded content of `box` on the screen: near its mapped place or, failing
-    that (when `far`), where it appeared during the step?"""
-    x, y, w, h = box
+    that (when `far`), where it appeared during the step? Failing both, at 1x, an effect
+    whose ink the step changed in the recording (`before`, the recorded frame before it) is
+    looked for by its ink (replayer/ink.py): the same text and marks in other colours."""
     content = Content(after, box, keep, mapper.scale, options)
-    ch, cw = content.height, content.width
     mx, my, _, _ = mapper.box(box)
     sh, sw = seen.screen.shape
-    expected = clamp((mx, my, cw, ch), sw, sh)
-    near = clamp((mx - NEAR, my - NEAR, cw + 2 * NEAR, ch + 2 * NEAR), sw, sh)
+    expected = clamp((mx, my, content.width, content.height), sw, sh)
+    near = clamp(
+        (mx - NEAR, my - NEAR, content.width + 2 * NEAR, content.height + 2 * NEAR), sw, sh
+    )
+    check = _by_pixels(kind, content, seen, box, expected, near, far)
+    if check.passed or before is None or mapper.scale != 1.0 or kind != "effect":
+        return check
+    x, y, w, h = box
+    inked = InkEffect.of(
+        grayscale(crop(before, box)),
+        grayscale(crop(after, box)),
+        keep[y : y + h, x : x + w],
+        options,
+    )
+    tried = [check.found_at[:2]] if check.found_at is not None else []
+    found = inked.best(seen.screen, seen.earlier, [*tried, expected[:2]], near) if inked else None
+    if found is None:
+        return check
+    (fx, fy), (changed, patch) = found
+    return Check(kind, box, (fx, fy, w, h), 1.0, round(changed, 4), patch, True, expected, "ink")
+
+
+def _by_pixels(
+    kind: str, content: Content, seen: Views, box: Box, expected: Box, near: Box, far: bool
+) -> Check:
+    """`find` by the pixels, at the mapped scale."""
+    x, y, w, h = box
+    ch, cw, scale = content.height, content.width, content.scale
     score, fx, fy = _best_match(seen.screen, content, near)
     match = "near"
-    if score < options.match_threshold:
+    if score < content.options.match_threshold:
         appeared = _appeared(seen, content) if far else None
         if appeared is not None:
             (score, fx, fy), match = appeared, "far"
@@ -129,11 +157,11 @@ def find(
     if match == "none" and expected[2:] == (cw, ch):
         places.append(expected[:2])  # the best match near it may be anywhere in a blank
     if not places:
-        return Check(kind, box, None, 0.0, 1.0, w * h, False, expected, "none", mapper.scale)
+        return Check(kind, box, None, 0.0, 1.0, w * h, False, expected, "none", scale)
     (changed, patch), (fx, fy) = min(
         (content.changed(seen.screen, px, py), (px, py)) for px, py in places
     )
-    passed = passes(changed, patch, options)
+    passed = passes(changed, patch, content.options)
     return Check(
         kind,
         box,
@@ -144,7 +172,7 @@ def find(
         passed,
         expected,
         "near" if passed and match == "none" else match,
-        mapper.scale,
+        scale,
     )
 
 

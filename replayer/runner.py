@@ -8,7 +8,7 @@ from typing import Any
 
 from storage import Evidence, StorageError, Step, StepResult
 
-from .anchoring import Finding, Locator
+from .anchoring import Finding, Locator, aimed_at
 from .ask import ask
 from .errors import Interrupted
 from .execute import execute
@@ -18,6 +18,7 @@ from .progress import Progress
 from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
+from .checks import Aimed
 from .verify import Check, VerifyOptions, checks_for, diff_image, settled_screen
 from .xinput import Injector
 
@@ -198,6 +199,7 @@ class Runner:
             masks=masks,
             options=verify,
             earlier=before,
+            aimed=None if finding is None else _aimed(step, finding),
         )
 
     def _recorded_screen(self, step: Step) -> Any:
@@ -303,3 +305,8 @@ class Runner:
             shift=finding.shift if finding else None,
             details=extra,
         )
+
+
+def _aimed(step: Step, finding: Finding) -> Aimed | None:
+    anchor = step.anchor.box if step.anchor is not None else None
+    return aimed_at(finding.located, step.widget, anchor)

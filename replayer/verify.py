@@ -1,12 +1,14 @@
 """Verification: after a step settles, does the screen show what the recording showed?
 
 Three kinds of check, all in recorded coordinates mapped through the step's shift and scale:
-- target: the recorded after-frame around the target is found near the re-anchored target;
+- object: a pointer step's object (what its toolkit named, or its anchor's pixels) was found
+  today, with its box then and now;
 - effect: each region that the action changed in the recording (before vs after) shows its
   recorded content on today's screen, near where it was or, failing that, somewhere else
   where the step made it appear (a reordered layout): content that today's screen showed
   there before the step too (a duplicate, a look-alike) is no effect of the step and never
-  passes it;
+  passes it. Under another theme an effect whose text or marks the step changed passes by
+  its ink in other colours (replayer/ink.py);
 - checkpoint: a `screenshot` step's region (or the whole screen) matches, pixel by pixel.
 A check whose content is not found is compared where it differs least, at its expected
 place or at the best match within 48 px of it, and says so.
@@ -30,7 +32,7 @@ import numpy as np
 from matching.search import Box, Image, Point, grayscale
 from storage import POINTER_ACTIONS
 
-from .checks import Check, Mapper, Mask, VerifyOptions, clamp
+from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
 from .content import Views, checkpoint, find
 
 __all__ = ["Check", "VerifyOptions", "checks_for", "diff_image", "settled_screen"]
@@ -54,6 +56,7 @@ def checks_for(
     masks: Sequence[Box],
     options: VerifyOptions,
     earlier: Image | None = None,
+    aimed: Aimed | None = None,
 ) -> list[Check]:
     """Every check of one step; empty when the recording has no frames to compare with.
 
@@ -63,7 +66,8 @@ def checks_for(
 
     `target` (the step's recorded target, None for a step without one), `located` (the same
     place today, None when it was not looked for) and `scale` (the scale it was found at)
-    map recorded places to today's, and a pointer step's target gets a check of its own.
+    map recorded places to today's. `aimed` is what a pointer step's target was found as,
+    where it was looked for: it gets a check of its own.
     `shift` is where the recorded screen's origin is today (a recorded place p is at
     shift + p * scale): it maps places when `located` is unknown.
     """
@@ -76,23 +80,11 @@ def checks_for(
         box = region or (0, 0, after.shape[1], after.shape[0])
         return [checkpoint(after, seen, box, mapper, keep, options)]
     checks = []
-    if target is not None and action in POINTER_ACTIONS:
-        # where the step acted: found near the re-anchored target, never elsewhere
-        checks.append(
-            find(
-                "target",
-                after,
-                seen,
-                _around(target, after.shape),
-                mapper,
-                keep,
-                options,
-                far=False,
-            )
-        )
+    if aimed is not None and action in POINTER_ACTIONS:
+        checks.append(object_check(aimed))
     if before is not None and before.shape == after.shape:
         for box in _effects(before, after, keep, options):
-            checks.append(find("effect", after, seen, box, mapper, keep, options))
+            checks.append(find("effect", after, seen, box, mapper, keep, options, before=before))
     return checks
 
 
@@ -161,9 +153,3 @@ def _effects(before: Image, after: Image, keep: Mask, options: VerifyOptions) ->
         clamp((x - _PAD, y - _PAD, w + 2 * _PAD, h + 2 * _PAD), width, height)
         for x, y, w, h in boxes[:_MAX_EFFECTS]
     ]
-
-
-def _around(
-    target: tuple[int, int], shape: tuple[int, ...], size: tuple[int, int] = (96, 48)
-) -> Box:
-    return clamp((target[0] - size[0] // 2, target[1] - size[1] // 2, *size), shape[1], shape[0])

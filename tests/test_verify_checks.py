@@ -4,20 +4,36 @@ import cv2
 import numpy as np
 import pytest
 
+from replayer.checks import Aimed
+from replayer.ink import InkEffect
 from replayer.verify import VerifyOptions, checks_for, settled_screen
 
+LIGHT = {"ground": (235,) * 3, "ink": (0,) * 3, "button": (90, 90, 200), "label": (255,) * 3}
+# another theme: every colour other, text light on dark
+DARK = {"ground": (38, 40, 44), "ink": (225, 222, 210), "button": (40, 90, 60), "label": (20,) * 3}
+OK_BOX = (40, 40, 101, 41)
 
-def screen(status="", shift=(0, 0), clock="12:00:00", status_at=(40, 300), note=""):
+
+def screen(status="", shift=(0, 0), clock="12:00:00", status_at=(40, 300), note="", theme=LIGHT):
     """An OK button, a status line (at `status_at`), a clock and a `note` at (300, 150)."""
-    img = np.full((400, 600, 3), 235, np.uint8)
+    img = np.full((400, 600, 3), theme["ground"], np.uint8)
     dx, dy = shift
-    cv2.rectangle(img, (40 + dx, 40 + dy), (140 + dx, 80 + dy), (90, 90, 200), -1)
-    cv2.putText(img, "OK", (70 + dx, 68 + dy), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255,) * 3, 2)
+    cv2.rectangle(img, (40 + dx, 40 + dy), (140 + dx, 80 + dy), theme["button"], -1)
+    cv2.putText(img, "OK", (70 + dx, 68 + dy), cv2.FONT_HERSHEY_SIMPLEX, 0.8, theme["label"], 2)
     sx, sy = status_at
-    cv2.putText(img, status, (sx + dx, sy + dy), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0,) * 3, 2)
-    cv2.putText(img, note, (300, 150), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0,) * 3, 2)
-    cv2.putText(img, clock, (450, 380), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0,) * 3, 1)
+    text = cv2.FONT_HERSHEY_SIMPLEX, 0.7, theme["ink"], 2
+    cv2.putText(img, status, (sx + dx, sy + dy), *text)
+    cv2.putText(img, note, (300, 150), *text)
+    cv2.putText(img, clock, (450, 380), cv2.FONT_HERSHEY_SIMPLEX, 0.6, theme["ink"], 1)
     return img
+
+
+def found_at(located, box=OK_BOX, target=(90, 60)):
+    """The OK button, found today with the press at `located`."""
+    x, y, w, h = box
+    return Aimed(
+        "push button 'OK'", box, (x + located[0] - target[0], y + located[1] - target[1], w, h)
+    )
 
 
 def run(
@@ -32,6 +48,7 @@ def run(
     target=(90, 60),
     earlier=None,
     scale=1.0,
+    aimed="found",
 ):
     return checks_for(
         action=action,
@@ -45,14 +62,79 @@ def run(
         masks=masks,
         options=VerifyOptions(),
         earlier=earlier,
+        aimed=found_at(located, target=target) if aimed == "found" else aimed,
     )
 
 
 def test_same_effect_passes():
     checks = run(screen(), screen("OK clicked"), screen("OK clicked"))
     kinds = [c.kind for c in checks]
-    assert kinds[0] == "target" and "effect" in kinds
+    assert kinds[0] == "object" and "effect" in kinds
     assert all(c.passed for c in checks)
+    assert checks[0].describe() == "object push button 'OK': found at [40, 40, 101, 41]"
+
+
+def test_an_object_not_found_today_fails_naming_it():
+    gone = Aimed("push button 'OK'", OK_BOX, None)
+    checks = run(screen(), screen("OK clicked"), screen("OK clicked"), aimed=gone)
+    assert [c.kind for c in checks if not c.passed] == ["object"], checks
+    assert checks[0].describe() == "object push button 'OK': not found today"
+
+
+def test_the_fixed_box_around_the_press_is_not_compared():
+    # the button looks otherwise after the click (hovered, pressed): no effect of the step
+    # but its own look, which the object check does not compare pixel by pixel
+    after = screen("OK clicked")
+    today = screen("OK clicked")
+    cv2.rectangle(today, (40, 40), (140, 80), (200, 200, 90), -1)
+    cv2.putText(today, "OK", (70, 68), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255,) * 3, 2)
+    checks = run(screen(), after, today)
+    assert [c.kind for c in checks] == ["object", "effect"] and all(c.passed for c in checks)
+
+
+def test_an_effect_in_another_theme_passes_by_its_ink():
+    checks = run(
+        screen(), screen("OK clicked"), screen("OK clicked", theme=DARK), earlier=screen(theme=DARK)
+    )
+    effects = [c for c in checks if c.kind == "effect"]
+    assert effects and all(c.passed and c.match == "ink" for c in effects), checks
+    assert "its ink in other colours" in effects[0].describe()
+
+
+@pytest.mark.parametrize("seen", ["OK clicker", "Something else", ""])
+def test_other_text_in_another_theme_fails(seen):
+    checks = run(
+        screen(), screen("OK clicked"), screen(seen, theme=DARK), earlier=screen(theme=DARK)
+    )
+    assert [c.kind for c in checks if not c.passed] == ["effect"], checks
+
+
+def test_ink_shown_before_the_step_is_no_effect_of_it():
+    # today the status line showed "OK clicked" before the click already
+    checks = run(
+        screen(),
+        screen("OK clicked"),
+        screen("OK clicked", theme=DARK),
+        earlier=screen("OK clicked", theme=DARK),
+    )
+    assert [c.kind for c in checks if not c.passed] == ["effect"], checks
+    # and without today's screen before the step nothing tells what the step changed
+    blind = run(screen(), screen("OK clicked"), screen("OK clicked", theme=DARK))
+    assert not all(c.passed for c in blind)
+
+
+def test_a_change_of_colour_alone_has_no_ink_to_compare():
+    options = VerifyOptions()
+    before, after = screen(), screen()
+    cv2.rectangle(after, (40, 40), (140, 80), (200, 90, 90), -1)  # the button turns red
+    cv2.putText(after, "OK", (70, 68), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255,) * 3, 2)
+    gray = [cv2.cvtColor(i[30:90, 30:150], cv2.COLOR_RGB2GRAY) for i in (before, after)]
+    keep = np.ones(gray[0].shape, bool)
+    assert InkEffect.of(*gray, keep, options) is None
+    status = [
+        cv2.cvtColor(i[270:320, 30:200], cv2.COLOR_RGB2GRAY) for i in (screen(), screen("OK"))
+    ]
+    assert InkEffect.of(*status, np.ones(status[0].shape, bool), options) is not None
 
 
 def test_changed_effect_fails():
@@ -66,8 +148,9 @@ def test_shifted_layout_passes():
         screen(), screen("OK clicked"), screen("OK clicked", shift=(37, 21)), located=(127, 81)
     )
     assert all(c.passed for c in checks)
-    target = checks[0]
-    assert target.found_at[:2] == (target.box[0] + 37, target.box[1] + 21)
+    assert checks[0].found_at == (77, 61, 101, 41)
+    effect = checks[1]
+    assert effect.found_at[:2] == (effect.box[0] + 37, effect.box[1] + 21)
 
 
 def test_changed_effect_is_reported_at_its_expected_place():
@@ -163,10 +246,10 @@ def test_nothing_to_compare_without_frames():
     assert run(None, None, screen()) == []
 
 
-def test_pointer_step_not_located_is_checked_around_its_recorded_target():
+def test_pointer_step_not_located_gets_no_object_check_and_maps_through_the_shift():
     # --no-anchor, or a pointer step without an anchor: no located target, only the last
-    # known shift. The target check must look around the recorded target (90, 60) moved by
-    # that shift, not around the screen's top-left corner.
+    # known shift. Its effects are looked for around their recorded places moved by that
+    # shift, not around the screen's top-left corner.
     today = screen("OK clicked", shift=(37, 21))
     checks = checks_for(
         action="left_click",
@@ -181,11 +264,8 @@ def test_pointer_step_not_located_is_checked_around_its_recorded_target():
         masks=(),
         options=VerifyOptions(),
     )
-    target = checks[0]
-    assert target.kind == "target" and target.passed
-    x, y, w, h = target.box
-    assert x < 90 < x + w and y < 60 < y + h, target.box
-    assert target.found_at[:2] == (x + 37, y + 21)
+    assert checks and all(c.kind == "effect" and c.passed for c in checks), checks
+    assert all(c.found_at[:2] == (c.box[0] + 37, c.box[1] + 21) for c in checks)
 
 
 def test_step_without_target_gets_no_target_check_and_maps_through_the_shift():
@@ -284,6 +364,7 @@ def run_scaled(
         masks=masks,
         options=VerifyOptions(),
         earlier=None,
+        aimed=found_at(located, target=target) if action != "screenshot" else None,
     )
 
 
@@ -294,8 +375,8 @@ def test_a_scaled_screen_showing_the_same_passes(scale, text_scale):
     today = screen_at(scale, "OK clicked", text_scale=text_scale)
     located = (round(90 * scale), round(60 * scale))
     checks = run_scaled(today, scale=scale, located=located)
-    assert [c.kind for c in checks] == ["target", "effect"], checks
-    assert all(c.passed and c.scale == scale for c in checks), checks
+    assert [c.kind for c in checks] == ["object", "effect"], checks
+    assert all(c.passed for c in checks) and checks[1].scale == scale, checks
     effect = checks[1]
     assert abs(effect.found_at[1] - effect.box[1] * scale) <= 4, effect
 

@@ -32,8 +32,9 @@ def test_same_effects_at_another_scale_pass(launch_app, run_deskreel, xvfb, tmp_
         assert abs(result.scale - scale) < 0.02, result
         checks = result.details["checks"]
         # the status line's new text was compared at the scale, where it is today
-        assert {c["kind"] for c in checks} == {"target", "effect"}, checks
-        assert all(c["match"] == "near" and c["scale"] == result.scale for c in checks)
+        assert {c["kind"] for c in checks} == {"object", "effect"}, checks
+        effects = [c for c in checks if c["kind"] == "effect"]
+        assert all(c["match"] == "near" and c["scale"] == result.scale for c in effects)
         status = app.widgets["label:status"]
         assert any(
             c["kind"] == "effect" and abs(c["found_at"][1] - status[1]) < status[3] for c in checks

@@ -11,7 +11,7 @@ import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,9 @@ from matching.looks import locate_looks, looks_of
 from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
 from matching.objects import ObjectAnswer, object_located
 from matching.refusal import Refusal
+from matching import Located
+from replayer.anchoring import aimed_at
+from replayer.checks import Aimed
 from replayer.verify import VerifyOptions, checks_for
 from storage.widgets import Widget, widget_from_json
 from xsession.images import decode_image
@@ -141,7 +144,7 @@ def _one(
         if baseline
         else "not run"
     )
-    verify = _verify(step, case, image, truth)
+    verify = _verify(step, case, image, truth, found, widget)
     detail = f"{found.searched} x{found.scale:g} score {found.score:.3f}: {found.reason}"
     asked = case.get("objects") is not None and widget is not None
     return Verdict(
@@ -195,29 +198,52 @@ def _verify(
     case: dict[str, Any],
     image: Callable[[str | None], Any],
     truth: dict[str, Any] | None,
+    found: Located,
+    widget: Widget | None,
 ) -> str | None:
     """Whether `replay --verify` judges the step right: passed where the target was there
-    (the step was done right), failed where it was gone."""
+        (the step was done right), failed where it was gone. The step is judged where the
+        scenario's person pressed (the recorded press moved into the target's box today), at
+        the scale ours found it at (1 where ours refused it). Its object check is what ours found
+    (replayer/anchoring.py's aimed_at), taken as found where ours refused it: the person
+    pressed it anyway."""
     if truth is None:
         return "right"  # not found: the replay's verdict is a failure, as it should be
     after = image(case["after"])
     if after is None or step["after"] is None:
         return None
-    x, y, w, h = truth["box"]
     checks = checks_for(
         action=step["action"]["action"],
         before=image(step["before"]),
         after=image(step["after"]),
         screen=after,
         target=tuple(step["point"]),
-        located=(x + w // 2, y + h // 2),
-        scale=1.0,
+        located=_pressed(step, truth),
+        scale=found.scale if found.found else 1.0,
         region=None,
         masks=(),
         options=VerifyOptions(),
         earlier=image(case["screen"]),
+        aimed=_aimed(step, truth, found, widget),
     )
     return "right" if all(c.passed for c in checks) else "wrong"
+
+
+def _aimed(
+    step: dict[str, Any], truth: dict[str, Any], found: Located, widget: Widget | None
+) -> Aimed | None:
+    anchor = tuple(step["anchor_box"]) if step.get("anchor_box") else None
+    if not found.found:  # the person pressed the target where ours refused it
+        found = replace(found, found=True, box=tuple(truth["box"]))
+    return aimed_at(found, widget, anchor)
+
+
+def _pressed(step: dict[str, Any], truth: dict[str, Any]) -> tuple[int, int]:
+    """Where the scenario's person pressed: the recorded press at the same fraction of its
+    target's box today (corpus._point_in)."""
+    (px, py), (rx, ry, rw, rh) = step["point"], step["truth"]["box"]
+    x, y, w, h = truth["box"]
+    return (x + round((px - rx) / max(rw, 1) * w), y + round((py - ry) / max(rh, 1) * h))
 
 
 def _images(folder: Path) -> Callable[[str | None], Any]:

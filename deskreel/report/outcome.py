@@ -136,19 +136,12 @@ def checks_of(result: StepResult | None) -> list[dict[str, Any]]:
 
 def check_line(check: dict[str, Any]) -> str:
     """One verification check in words, as `Check.describe` says it, with its verdict."""
-    found, expected = check.get("found_at"), check.get("expected")
-    where = f"at {list(found)}" if found else "nowhere"
-    if check.get("match") == "none" and isinstance(expected, list):
-        where = f"not found near {expected}" + (f", compared at {list(found)}" if found else "")
-    elif check.get("match") == "far":
-        where += " (appeared there during the step)"
-    changed = check.get("changed")
-    differ = f"{_num(changed * 100, '.1f')}%" if isinstance(changed, int | float) else "?"
-    verdict = "passed" if check.get("passed") else "FAILED"
-    return (
-        f"{verdict} {check.get('kind', '?')} {list(check.get('box') or [])}: best match "
-        f"{_num(check.get('score'), '.3f')} {where}, {differ} of pixels differ"
-    )
+    from replayer.checks import Check
+
+    read = Check.from_json(check)
+    if read is None:  # written by another deskreel, in a shape this one cannot read
+        return f"{'passed' if check.get('passed') else 'FAILED'} {check.get('kind', '?')}"
+    return f"{'passed' if read.passed else 'FAILED'} {read.describe()}"
 
 
 def _num(value: object, spec: str) -> str:

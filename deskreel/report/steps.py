@@ -168,7 +168,8 @@ def match_box(step: Step, result: StepResult | None) -> list[Box]:
         if anchor is not None:
             boxes.append(Box(*anchor.box, kind="expected", label="recorded place"))
         return boxes
-    targets = [c for c in checks_of(result) if c.get("kind") == "target"]
+    # the object check (verify v2), or the target check of a run by an older deskreel
+    targets = [c for c in checks_of(result) if c.get("kind") in ("object", "target")]
     found = _rect(targets[0].get("found_at")) if targets else None
     return [Box(*found, kind="match", label=label)] if found else []
 
