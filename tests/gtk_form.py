@@ -5,7 +5,9 @@ centre on the screen) once shown, then "applied NAME" for each press of one.
 
 --swap puts the rows in the other order; --rename names the buttons "Save";
 --grid lays both rows out in one grid (the buttons then share a parent); --at X Y places
-the window; --font SCALE scales the text, as a desktop's font setting does.
+the window; --font SCALE scales the text, as a desktop's font setting does; --menu adds a
+menu bar whose "Tools" menu (its title's centre printed as "ready Tools X Y") opens a
+popup of two items, printed as "item NAME X Y" each time it opens.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
     window.move(*args.at)
     outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8, margin=12)
     window.add(outer)
+    if args.menu:
+        outer.pack_start(menu_bar(), False, False, 0)
     outer.pack_start(Gtk.Label(label="Servers", xalign=0), False, False, 0)
     grid = Gtk.Grid(column_spacing=12, row_spacing=8) if args.grid else None
     if grid is not None:
@@ -53,12 +57,41 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
     return window, buttons
 
 
+def menu_bar() -> Gtk.MenuBar:
+    bar = Gtk.MenuBar()
+    title = Gtk.MenuItem(label="Tools")
+    menu = Gtk.Menu()
+    for name in ("Clear", "Select All"):
+        menu.append(Gtk.MenuItem(label=name))
+    menu.connect("map", lambda shown: GLib.timeout_add(300, report_items, shown))
+    title.set_submenu(menu)
+    bar.append(title)
+    bar.title = title  # type: ignore[attr-defined]
+    return bar
+
+
+def centre(widget: Gtk.Widget) -> tuple[int, int]:
+    box = widget.get_allocation()
+    origin = widget.get_toplevel().get_window().get_origin()
+    x, y = widget.translate_coordinates(widget.get_toplevel(), box.width // 2, box.height // 2)
+    return origin.x + x, origin.y + y
+
+
+def report_items(menu: Gtk.Menu) -> bool:
+    for item in menu.get_children():
+        x, y = centre(item)
+        print("item", item.get_label().replace(" ", "_"), x, y, flush=True)
+    return False
+
+
 def report_ready(window: Gtk.Window, buttons: dict[str, Gtk.Button]) -> bool:
     origin = window.get_window().get_origin()
     for name, button in buttons.items():
         box = button.get_allocation()
         x, y = button.translate_coordinates(window, box.width // 2, box.height // 2)
         print("ready", name.replace(" ", "_"), origin.x + x, origin.y + y, flush=True)
+    for bar in window.menu_bars:
+        print("ready", "Tools", *centre(bar.title), flush=True)
     return False
 
 
@@ -69,10 +102,14 @@ def main() -> None:
     parser.add_argument("--grid", action="store_true")
     parser.add_argument("--at", type=int, nargs=2, default=(40, 40))
     parser.add_argument("--font", type=float, default=1.0)
+    parser.add_argument("--menu", action="store_true")
     args = parser.parse_args()
     if args.font != 1.0:
         Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))
     window, buttons = build(args)
+    window.menu_bars = [  # type: ignore[attr-defined]
+        w for w in window.get_child().get_children() if isinstance(w, Gtk.MenuBar)
+    ]
     window.connect("destroy", Gtk.main_quit)
     window.show_all()
     GLib.timeout_add(500, report_ready, window, buttons)

@@ -56,7 +56,8 @@ def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AccessibilityB
 
 
 class Form:
-    """The GTK form, started with `args`; `places` are its buttons' centres."""
+    """The GTK form, started with `args`; `places` are its buttons' centres (and its menu's
+    title, with --menu)."""
 
     def __init__(self, desktop: AccessibilityBus, *args: str):
         self.proc = subprocess.Popen(
@@ -68,32 +69,42 @@ class Form:
             start_new_session=True,
         )
         assert self.proc.stdout is not None
-        self.places: dict[str, tuple[int, int]] = {}
-        lines: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self.lines: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self.said: list[str] = []
         stdout = self.proc.stdout
 
-        def read_two() -> None:
-            for _ in range(2):
-                lines.put(stdout.readline())
+        def read() -> None:
+            for line in stdout:
+                self.said.append(line)
+                self.lines.put(line)
+            self.lines.put("")
 
-        threading.Thread(target=read_two, daemon=True).start()
-        while len(self.places) < 2:
+        self._reader = threading.Thread(target=read, daemon=True)
+        self._reader.start()
+        self.places = self.wait_for("ready", 3 if "--menu" in args else 2)
+        time.sleep(0.3)
+
+    def wait_for(self, kind: str, count: int) -> dict[str, tuple[int, int]]:
+        """The next `count` lines of `kind` (NAME X Y each), by name."""
+        places: dict[str, tuple[int, int]] = {}
+        while len(places) < count:
             try:
-                line = lines.get(timeout=30)
+                line = self.lines.get(timeout=30)
             except queue.Empty:
                 line = ""
             if not line:
                 stop_group(self.proc)  # type: ignore[arg-type]
-                pytest.fail("the GTK form never became ready")
-            _, name, x, y = line.split()
-            self.places[name] = (int(x), int(y))
-        time.sleep(0.3)
+                pytest.fail(f"the GTK form never said {kind}")
+            said, name, x, y = line.split()
+            if said == kind:
+                places[name] = (int(x), int(y))
+        return places
 
     def pressed(self) -> list[str]:
         """Stop the form; the rows whose button was pressed."""
         stop_group(self.proc)  # type: ignore[arg-type]
-        out = self.proc.stdout.read() if self.proc.stdout else ""
-        return [line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("applied")]
+        self._reader.join(timeout=10)
+        return [line.split(" ", 1)[1].strip() for line in self.said if line.startswith("applied")]
 
 
 def record_press(
@@ -219,6 +230,35 @@ def test_the_tree_answers_the_point_and_the_name(desktop):
             named = tree.named("push button", "Apply", pid=form.proc.pid)
             assert named is not None and len(named) == 2
             assert tree.named("push button", "Apply", app="no such application") is None
+    finally:
+        form.pressed()
+
+
+def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
+    # GTK draws an open menu's items in a popup window of their own, while its tree keeps
+    # them under the menu, whose box is its title in the menu bar
+    from xsession.display import connect
+    from xsession.toplevel import toplevel_at
+
+    form = Form(desktop, "--menu")
+    try:
+        conn = connect(desktop.display)
+        tree = Accessibility.open(conn)
+        assert tree is not None
+        with closing(conn), tree, closing(Person(desktop.display, aim_delay=0.2)) as person:
+            person.click(*form.places["Tools"])
+            items = form.wait_for("item", 2)
+            x, y = items["Select_All"]
+            top = toplevel_at(conn, x, y)
+            assert top is not None and top.pid == form.proc.pid
+            here = tree.at_point(x, y, pid=top.pid, window=top.box)
+            assert here is not None and here.label == "menu item 'Select All'", here
+            assert tree.shows(here, x, y, pid=top.pid, window=top.box)
+            # the menu's title is not in the popup: the popup's items are not asked for it
+            tx, ty = form.places["Tools"]
+            title = toplevel_at(conn, tx, ty)
+            assert title is not None
+            assert tree.at_point(tx, ty, pid=top.pid, window=title.box).label == "menu 'Tools'"
     finally:
         form.pressed()
 

@@ -38,6 +38,9 @@ from .dbus_calls import CALL_TIMEOUT, Bus, Call, Gone, Ref
 
 __all__ = ["Accessibility", "Node", "bus_address"]
 
+# Roles whose items a toolkit shows in a popup window of their own when open.
+POPUP_OWNERS = frozenset({"menu", "combo box"})
+
 
 @dataclass(frozen=True, slots=True)
 class Node:
@@ -295,12 +298,32 @@ class Accessibility:
         return (min(held)[1], min(held)[1]) if held else None
 
     def _boxed(self, tops: list[Node], window: Box) -> tuple[Ref, Ref] | None:
-        """The first showing object (by levels) whose box is `window`, with its top-level."""
+        """The first showing object (by levels) whose box is `window`, with its top-level;
+        else the menu whose items that window shows (_popup_of)."""
         nodes, _ = self.walk_from(tops)
         boxes = self.boxes([n.ref for n in nodes])
         for node, box in zip(nodes, boxes):
             if box == window and node.top is not None:
                 return node.top, node.ref
+        return self._popup_of(nodes, window)
+
+    def _popup_of(self, nodes: list[Node], window: Box) -> tuple[Ref, Ref] | None:
+        """The open menu (or combo box) whose showing items all lie in `window`, with its
+        top-level: a toolkit draws an open menu's items in a popup window of their own,
+        while its tree keeps them under the menu, whose box is its title in the menu bar
+        (GTK's menus). Items of a closed menu are not showing; a submenu's items lie in
+        its own popup, not in the one it opened from."""
+        owners = [n for n in nodes if n.role in POPUP_OWNERS and n.top is not None][:MAX_FANOUT]
+        lists = self.children([n.ref for n in owners])
+        kids = [[k for k in (refs or ()) if k[1] != NULL][:MAX_FANOUT] for refs in lists]
+        flat = [k for ks in kids for k in ks]
+        found = dict(zip(flat, zip(self.nodes(flat), self.boxes(flat))))
+        for owner, refs in zip(owners, kids):
+            pairs = [found[r] for r in refs]
+            shown = [box for node, box in pairs if node is not None and node.showing]
+            if shown and all(b is not None and _within(b, window) for b in shown):
+                assert owner.top is not None
+                return owner.top, owner.ref
         return None
 
     def _leaf(self, top: Ref, x: int, y: int) -> Ref:
@@ -389,6 +412,12 @@ def _refs(items: Any) -> list[Ref]:
 def _box(extents: Any) -> Box:
     x, y, w, h = (int(v) for v in extents)
     return x, y, w, h
+
+
+def _within(inner: Box, outer: Box) -> bool:
+    x, y, w, h = inner
+    ox, oy, ow, oh = outer
+    return w > 0 and h > 0 and ox <= x and oy <= y and x + w <= ox + ow and y + h <= oy + oh
 
 
 def _holds(box: Box, point: tuple[int, int]) -> bool:

@@ -1,6 +1,7 @@
 """The top-level window at a point of the screen, as the X server stacks them: its
-process (_NET_WM_PID), class and title. What tells which application's accessibility tree
-answers for a point, and whether the window there is a private one."""
+process (_NET_WM_PID, else the X server's own record of its client), class and title.
+What tells which application's accessibility tree answers for a point, and whether the
+window there is a private one."""
 
 from __future__ import annotations
 
@@ -61,8 +62,23 @@ def _box(conn: Any, window: Any) -> tuple[int, int, int, int]:
 
 
 def _pid(conn: Any, window: Any) -> int | None:
+    """The process that shows `window`: as the window says (_NET_WM_PID), else as the X
+    server knows its client (the X-Resource extension: a popup menu or a tooltip says
+    nothing of itself); None for a client on another machine."""
     prop = window.get_full_property(conn.intern_atom("_NET_WM_PID"), 0)
-    return int(prop.value[0]) if prop is not None and len(prop.value) else None
+    if prop is not None and len(prop.value):
+        return int(prop.value[0])
+    return _client_pid(conn, window)
+
+
+def _client_pid(conn: Any, window: Any) -> int | None:
+    from Xlib.ext import res
+
+    if not conn.has_extension(res.extname):
+        return None
+    reply = conn.res_query_client_ids([{"client": window.id, "mask": res.LocalClientPIDMask}])
+    pids = [int(i.value[0]) for i in reply.ids if i.spec.mask == res.LocalClientPIDMask and i.value]
+    return pids[0] if pids else None
 
 
 def _title(window: Any) -> str | None:
