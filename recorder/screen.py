@@ -144,7 +144,10 @@ class FrameTimeline:
     def settled_after(self, t: float, *, settle: float, limit: float, now: float) -> Frame | None:
         """The first frame after t that stayed unchanged for `settle` s, or the one on screen
         at `limit`; None while that cannot be known yet, or when the frames from t on are no
-        longer all held."""
+        longer all held. Unchanged means seen again by a grab `settle` s later: a frame
+        grabbed once before a grab that came late (a busy machine) was on screen for an
+        unknown part of that gap, and a menu closing or a dialog going away may have
+        replaced it at once."""
         with self._lock:
             frames = list(self._frames)
             if frames and t < frames[0].t_first and self._trimmed:
@@ -155,8 +158,7 @@ class FrameTimeline:
             shown_from = max(frame.t_first, t)
             if shown_from > limit:
                 return frames[i - 1] if i > start else frame
-            until = frames[i + 1].t_first if i + 1 < len(frames) else frame.t_last
-            if until - shown_from >= settle:
+            if frame.t_last - shown_from >= settle:
                 return frame
         if now >= limit and frames:
             return frames[-1]

@@ -63,6 +63,15 @@ def test_settled_after_waits_for_the_screen_to_stay_still():
     assert timeline.settled_after(1.0, settle=0.8, limit=3.0, now=3.0).t_first == 1.3
 
 
+def test_a_frame_seen_once_before_a_late_grab_is_not_settled():
+    # the step at 1.0 closes a menu: the grab at 1.05 still shows it, and the next grab
+    # comes late, at 1.6 (a busy machine), showing it closed; seen again at 2.0
+    timeline = FrameTimeline()
+    for t, crc in ((0.0, 0), (1.05, 1), (1.6, 2), (2.0, 2)):
+        timeline.add(t, crc, 2, 2, bytes(16))
+    assert timeline.settled_after(1.0, settle=0.3, limit=3.0, now=2.0).t_first == 1.6
+
+
 def test_between_keeps_a_chunks_frames_while_the_ring_moves_on():
     timeline = grabbed([0.0, 1.0, 2.0, 3.0])
     piece = timeline.between(1.5, 2.5)
