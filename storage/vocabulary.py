@@ -73,7 +73,9 @@ class ActionError(ValueError):
         super().__init__(message)
 
     def at_step(self, step: int, action: str | None) -> ActionError:
-        where = f"step {step} ({action})" if action else f"step {step}"
+        # a name outside the vocabulary is the input's own (a newline, an escape sequence):
+        # the reason names it quoted where it matters, the place does not repeat it raw
+        where = f"step {step} ({action})" if action in ACTIONS else f"step {step}"
         return ActionError(f"{where}: {self.reason}", step=step, field=self.field)
 
 

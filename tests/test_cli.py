@@ -80,10 +80,7 @@ def test_list_and_show(tmp_path, capsys):
             '[{"action": "left_click", "coordinate": [12]}]',
             "step 1 (left_click): coordinate must be two integers, got [12]",
         ),
-        (
-            '{"action": "key", "text": "a"}\n{"action": "fly"}\n',
-            "step 2 (fly): unknown action 'fly'",
-        ),
+        ('{"action": "key", "text": "a"}\n{"action": "fly"}\n', "step 2: unknown action 'fly'"),
         ('[{"action": "key", "text": "ctrl+Retrun"}]', "'Retrun' is not an X key name"),
         ('[{"action": "key", "text": "a"', "not valid JSON"),
         ('{"action": "key"\n', "line 1 is not valid JSON"),

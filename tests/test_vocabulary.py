@@ -152,3 +152,15 @@ def test_actions_are_frozen_values():
     drag = Action(action="left_click_drag", start_coordinate=(1, 2), coordinate=(5, 6))
     assert drag.target == (1, 2)
     assert not Action(action="type", text="x").is_pointer
+
+
+@pytest.mark.parametrize(
+    "step", [{"action": "\n"}, {"action": "\x1b]52;c;aGk=\x07", "x": 1}, {"action": "\n", "x": 1}]
+)
+def test_an_unknown_actions_name_never_breaks_the_message_line(step):
+    from storage.script import ScriptError, parse_script
+
+    with pytest.raises(ScriptError) as err:
+        parse_script(json.dumps([step]))
+    message = str(err.value)
+    assert message.startswith("step 1: ") and message.isprintable(), message
