@@ -66,7 +66,7 @@ def menu_bar() -> Gtk.MenuBar:
     menu.connect("map", lambda shown: GLib.timeout_add(300, report_items, shown))
     title.set_submenu(menu)
     bar.append(title)
-    bar.title = title  # type: ignore[attr-defined]
+    bar.title = title
     return bar
 
 
@@ -107,7 +107,7 @@ def main() -> None:
     if args.font != 1.0:
         Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))
     window, buttons = build(args)
-    window.menu_bars = [  # type: ignore[attr-defined]
+    window.menu_bars = [
         w for w in window.get_child().get_children() if isinstance(w, Gtk.MenuBar)
     ]
     window.connect("destroy", Gtk.main_quit)
