@@ -107,9 +107,7 @@ def main() -> None:
     if args.font != 1.0:
         Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))
     window, buttons = build(args)
-    window.menu_bars = [
-        w for w in window.get_child().get_children() if isinstance(w, Gtk.MenuBar)
-    ]
+    window.menu_bars = [w for w in window.get_child().get_children() if isinstance(w, Gtk.MenuBar)]
     window.connect("destroy", Gtk.main_quit)
     window.show_all()
     GLib.timeout_add(500, report_ready, window, buttons)
