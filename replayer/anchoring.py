@@ -101,7 +101,7 @@ def aimed_at(located: Located, widget: Widget | None, anchor: Box | None) -> Aim
         by = "" if located.searched == "object" or not located.found else " (by its pixels)"
         return Aimed(widget.label + by, widget.box, today, located.score)
     if anchor is not None:
-        return Aimed("its anchor's pixels", anchor, today, located.score)
+        return Aimed("", anchor, today, located.score)
     return None
 
 

@@ -54,13 +54,14 @@ class Check:
     # compared at the best match near its expected place
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
-    label: str = ""  # an object check's object: `push button 'Apply'`, or "its pixels"
+    label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels
 
     def describe(self) -> str:
         if self.kind == "object":
+            what = f"object {self.label}" if self.label else "object (its anchor's pixels)"
             if not self.passed:
-                return f"object {self.label}: not found today"
-            return f"object {self.label}: found at {list(self.found_at or ())}"
+                return f"{what}: not found today"
+            return f"{what}: found at {list(self.found_at or ())}"
         differ = f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)"
         if self.scale != 1.0:
             differ += f", compared at {self.scale:g}x"
@@ -112,7 +113,7 @@ class Aimed:
     """What a pointer step acted on, as the replay found it before acting: its object (the
     toolkit's, or the anchor's pixels), its box on the recorded screen and today's."""
 
-    label: str  # `push button 'Apply'`, or "its pixels"
+    label: str  # `push button 'Apply'`; "" for an anchor's pixels
     recorded: Box
     today: Box | None  # None: not found today
     score: float = 1.0  # how sure the finding was (1 for an object its toolkit named)

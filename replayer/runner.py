@@ -169,8 +169,10 @@ class Runner:
             )
             return self._result(step, "passed", note, began, finding, details)
         details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
+        aimed = next((c.label for c in checks if c.kind == "object" and c.passed), "")
+        on = f" on {aimed}" if aimed else ""
         message = (
-            f"step {step.step} ({action.action}): the screen differs from the "
+            f"step {step.step} ({action.action}){on}: the screen differs from the "
             f"recording: " + "; ".join(c.describe() for c in failed)
         )
         return self._result(step, "failed", message, began, finding, details)

@@ -7,7 +7,8 @@ centre on the screen) once shown, then "applied NAME" for each press of one.
 --grid lays both rows out in one grid (the buttons then share a parent); --at X Y places
 the window; --font SCALE scales the text, as a desktop's font setting does; --menu adds a
 menu bar whose "Tools" menu (its title's centre printed as "ready Tools X Y") opens a
-popup of two items, printed as "item NAME X Y" each time it opens.
+popup of two items, printed as "item NAME X Y" each time it opens. A press shows "NAME
+applied" in the status line below the rows; with --wrong-effect, "nothing applied".
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from gi.repository import GLib, Gtk  # noqa: E402
 ROWS = ("Proxy server", "Mail server")
 
 
-def pressed(name: str, _button: Gtk.Button) -> None:
+def pressed(name: str, status: Gtk.Label, wrong: bool, _button: Gtk.Button) -> None:
+    status.set_text("nothing applied" if wrong else f"{name} applied")
     print("applied", name, flush=True)
 
 
@@ -39,11 +41,12 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
     if grid is not None:
         outer.pack_start(grid, False, False, 0)
     buttons = {}
+    status = Gtk.Label(label="", xalign=0)
     rows = tuple(reversed(ROWS)) if args.swap else ROWS
     for n, name in enumerate(rows):
         text = "Save" if args.rename else "Apply"
         button = Gtk.Button(label=text)
-        button.connect("clicked", functools.partial(pressed, name))
+        button.connect("clicked", functools.partial(pressed, name, status, args.wrong_effect))
         label = Gtk.Label(label=name, xalign=0, width_chars=16)
         if grid is not None:
             grid.attach(label, 0, n, 1, 1)
@@ -54,6 +57,7 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
             row.pack_start(button, False, False, 0)
             outer.pack_start(row, False, False, 0)
         buttons[name] = button
+    outer.pack_start(status, False, False, 0)
     return window, buttons
 
 
@@ -103,6 +107,7 @@ def main() -> None:
     parser.add_argument("--at", type=int, nargs=2, default=(40, 40))
     parser.add_argument("--font", type=float, default=1.0)
     parser.add_argument("--menu", action="store_true")
+    parser.add_argument("--wrong-effect", action="store_true")
     args = parser.parse_args()
     if args.font != 1.0:
         Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))

@@ -59,10 +59,10 @@ class Form:
     """The GTK form, started with `args`; `places` are its buttons' centres (and its menu's
     title, with --menu)."""
 
-    def __init__(self, desktop: AccessibilityBus, *args: str):
+    def __init__(self, desktop: AccessibilityBus, *args: str, env: dict[str, str] | None = None):
         self.proc = subprocess.Popen(
             [SYSTEM_PYTHON, str(FORM), *args],
-            env=desktop.env,
+            env={**desktop.env, **(env or {})},
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -137,9 +137,13 @@ def record_press(
 
 
 def replay(
-    desktop: AccessibilityBus, db: Path, *form_args: str, extra: tuple[str, ...] = ()
+    desktop: AccessibilityBus,
+    db: Path,
+    *form_args: str,
+    extra: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
 ) -> tuple[Any, list[str]]:
-    form = Form(desktop, *form_args)
+    form = Form(desktop, *form_args, env=env)
     done = deskreel("replay", db, "--timeout", "2", *extra, env=desktop.env)
     return done, form.pressed()
 
@@ -232,6 +236,33 @@ def test_the_tree_answers_the_point_and_the_name(desktop):
             assert tree.named("push button", "Apply", app="no such application") is None
     finally:
         form.pressed()
+
+
+def test_verify_passes_the_press_in_a_dark_theme_by_its_object_and_ink(desktop, recorded, tmp_path):
+    db = tmp_path / "dark.db"
+    shutil.copyfile(recorded, db)
+    done, pressed = replay(desktop, db, extra=("--verify",), env={"GTK_THEME": "Adwaita:dark"})
+    assert done.returncode == 0, done.stderr
+    assert pressed == ["Mail server"]
+    with open_store(db, create=False) as store:
+        results = store.step_results(store.runs()[-1].id)
+    checks = [c for r in results for c in r.details.get("checks", [])]
+    [found] = [c for c in checks if c["kind"] == "object"]
+    assert found["label"] == "push button 'Apply'" and found["passed"], found
+    effects = [c for c in checks if c["kind"] == "effect"]
+    assert effects and all(c["passed"] for c in effects), effects
+    assert any(c["match"] == "ink" for c in effects), effects  # the status line, light on dark
+
+
+def test_verify_names_the_object_of_a_step_whose_effect_differs(desktop, recorded, tmp_path):
+    db = tmp_path / "wrong.db"
+    shutil.copyfile(recorded, db)
+    done, pressed = replay(desktop, db, "--wrong-effect", extra=("--verify",))
+    assert done.returncode == 1 and pressed == ["Mail server"], done.stderr
+    assert (
+        "(left_click) on push button 'Apply': the screen differs from the recording: effect"
+        in done.stderr
+    ), done.stderr
 
 
 def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
