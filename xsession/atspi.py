@@ -34,12 +34,10 @@ from .atspi_protocol import (
     VISIBLE,
 )
 from .atspi_names import role_name
+from .atspi_popups import popup_of
 from .dbus_calls import CALL_TIMEOUT, Bus, Call, Gone, Ref
 
 __all__ = ["Accessibility", "Node", "bus_address"]
-
-# Roles whose items a toolkit shows in a popup window of their own when open.
-POPUP_OWNERS = frozenset({"menu", "combo box"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,26 +303,7 @@ class Accessibility:
         for node, box in zip(nodes, boxes):
             if box == window and node.top is not None:
                 return node.top, node.ref
-        return self._popup_of(nodes, window)
-
-    def _popup_of(self, nodes: list[Node], window: Box) -> tuple[Ref, Ref] | None:
-        """The open menu (or combo box) whose showing items all lie in `window`, with its
-        top-level: a toolkit draws an open menu's items in a popup window of their own,
-        while its tree keeps them under the menu, whose box is its title in the menu bar
-        (GTK's menus). Items of a closed menu are not showing; a submenu's items lie in
-        its own popup, not in the one it opened from."""
-        owners = [n for n in nodes if n.role in POPUP_OWNERS and n.top is not None][:MAX_FANOUT]
-        lists = self.children([n.ref for n in owners])
-        kids = [[k for k in (refs or ()) if k[1] != NULL][:MAX_FANOUT] for refs in lists]
-        flat = [k for ks in kids for k in ks]
-        found = dict(zip(flat, zip(self.nodes(flat), self.boxes(flat))))
-        for owner, refs in zip(owners, kids):
-            pairs = [found[r] for r in refs]
-            shown = [box for node, box in pairs if node is not None and node.showing]
-            if shown and all(b is not None and _within(b, window) for b in shown):
-                assert owner.top is not None
-                return owner.top, owner.ref
-        return None
+        return popup_of(self, nodes, window)
 
     def _leaf(self, top: Ref, x: int, y: int) -> Ref:
         """The innermost accessible at (x, y) under `top`: the toolkit's own hit test, and
@@ -412,12 +391,6 @@ def _refs(items: Any) -> list[Ref]:
 def _box(extents: Any) -> Box:
     x, y, w, h = (int(v) for v in extents)
     return x, y, w, h
-
-
-def _within(inner: Box, outer: Box) -> bool:
-    x, y, w, h = inner
-    ox, oy, ow, oh = outer
-    return w > 0 and h > 0 and ox <= x and oy <= y and x + w <= ox + ow and y + h <= oy + oh
 
 
 def _holds(box: Box, point: tuple[int, int]) -> bool:
