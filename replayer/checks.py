@@ -41,7 +41,9 @@ class VerifyOptions:
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    kind: str  # target, effect, checkpoint
+    # object (what a pointer step acted on, found today), target (around the press of a
+    # pointer step not looked for), effect, checkpoint
+    kind: str
     box: Box  # recorded coordinates
     found_at: Box | None  # where its content is on today's screen
     score: float
@@ -50,7 +52,8 @@ class Check:
     passed: bool
     expected: Box | None = None  # its recorded place, mapped onto today's screen
     # near: found near its expected place; far: found elsewhere, where it appeared during
-    # the step; ink: found by its ink, in other colours (replayer/ink.py); none: not found,
+    # the step; recoloured: found in other colours (replayer/recolour.py); before: found
+    # only where the screen showed it before the step too; none: not found,
     # compared at the best match near its expected place
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
@@ -72,8 +75,13 @@ class Check:
                 f"{self.score:.3f} within {NEAR} px), {differ} there"
             )
         where = f"at {list(self.found_at)}" if self.found_at else "nowhere"
-        if self.match == "ink":
-            return f"{self.kind} {list(self.box)}: its ink in other colours {where}, {differ}"
+        if self.match == "before":
+            return (
+                f"{self.kind} {list(self.box)}: at {list(self.found_at or ())}, but shown "
+                f"there before the step too: no effect of it"
+            )
+        if self.match == "recoloured":
+            return f"{self.kind} {list(self.box)}: in other colours {where}, {differ}"
         if self.match == "far":
             where += " (appeared there during the step)"
         return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
@@ -90,8 +98,8 @@ class Check:
                 kind=str(data["kind"]),
                 box=_box(data["box"]),
                 found_at=_box(data["found_at"]) if data.get("found_at") else None,
-                score=float(data["score"]),
-                changed=float(data["changed"]),
+                score=float(data.get("score") or 0.0),
+                changed=float(data.get("changed") or 0.0),
                 patch=int(data.get("patch", 0)),
                 passed=bool(data["passed"]),
                 expected=_box(data["expected"]) if data.get("expected") else None,

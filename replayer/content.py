@@ -10,7 +10,7 @@ from typing import cast
 from matching.search import Box, Image, Scores, grayscale
 
 from .checks import NEAR, Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
-from .ink import InkEffect
+from .recolour import recoloured
 from .scaled import BLUR, parts_changed
 
 __all__ = ["Content", "Views", "checkpoint", "find"]
@@ -108,7 +108,6 @@ def find(
     options: VerifyOptions,
     *,
     far: bool = True,
-    before: Image | None = None,
 ) -> Check:
     """Is the recorded content of `box` on the screen: near its mapped place or, failing
     that (when `far`), where it appeared during the step? Failing both, at 1x, an effect
@@ -122,35 +121,58 @@ def find(
         (mx - NEAR, my - NEAR, content.width + 2 * NEAR, content.height + 2 * NEAR), sw, sh
     )
     check = _by_pixels(kind, content, seen, box, expected, near, far)
-    if check.passed or before is None or mapper.scale != 1.0 or kind != "effect":
+    if check.passed or mapper.scale != 1.0 or kind != "effect":
         return check
     x, y, w, h = box
-    inked = InkEffect.of(
-        grayscale(crop(before, box)),
-        grayscale(crop(after, box)),
-        keep[y : y + h, x : x + w],
-        options,
-    )
+    region = recoloured(grayscale(crop(after, box)), keep[y : y + h, x : x + w], options)
     tried = [check.found_at[:2]] if check.found_at is not None else []
-    found = inked.best(seen.screen, seen.earlier, [*tried, expected[:2]], near) if inked else None
+    found = region.best(seen.screen, seen.earlier, [*tried, expected[:2]], near) if region else None
     if found is None:
         return check
     (fx, fy), (changed, patch) = found
-    return Check(kind, box, (fx, fy, w, h), 1.0, round(changed, 4), patch, True, expected, "ink")
+    return Check(
+        kind, box, (fx, fy, w, h), 1.0, round(changed, 4), patch, True, expected, "recoloured"
+    )
 
 
 def _by_pixels(
     kind: str, content: Content, seen: Views, box: Box, expected: Box, near: Box, far: bool
 ) -> Check:
-    """`find` by the pixels, at the mapped scale."""
+    """`find` by the pixels, at the mapped scale. Flat content (a field the step emptied)
+    is compared at its expected place only: it would match any blank nearby. An effect
+    found at another place (one that does not hold the expected place's centre) whose
+    content today's screen showed there before the step too is a duplicate, no effect of
+    the step: it is looked for where it appeared instead. (At its own place, content shown
+    before and after is the state the recording shows after the step.)"""
     x, y, w, h = box
     ch, cw, scale = content.height, content.width, content.scale
-    score, fx, fy = _best_match(seen.screen, content, near)
+    flat = float(content.gray.std()) < 1.0
+    score, fx, fy = (0.0, -1, -1) if flat else _best_match(seen.screen, content, near)
     match = "near"
-    if score < content.options.match_threshold:
-        appeared = _appeared(seen, content) if far else None
+    shown_before = (
+        kind == "effect"
+        and score >= content.options.match_threshold
+        and not _holds_centre((fx, fy, cw, ch), expected)
+        and seen.earlier is not None
+        and content.passes(seen.earlier, fx, fy)
+    )
+    if score < content.options.match_threshold or shown_before:
+        appeared = _appeared(seen, content) if far and not flat else None
         if appeared is not None:
             (score, fx, fy), match = appeared, "far"
+        elif shown_before:
+            return Check(
+                kind,
+                box,
+                (fx, fy, cw, ch),
+                round(score, 4),
+                0.0,
+                0,
+                False,
+                expected,
+                "before",
+                scale,
+            )
         else:
             match = "none"
     places = [(fx, fy)] if fx >= 0 else []
@@ -174,6 +196,13 @@ def _by_pixels(
         "near" if passed and match == "none" else match,
         scale,
     )
+
+
+def _holds_centre(box: Box, expected: Box) -> bool:
+    x, y, w, h = box
+    ex, ey, ew, eh = expected
+    cx, cy = ex + ew // 2, ey + eh // 2
+    return x <= cx < x + w and y <= cy < y + h
 
 
 def _appeared(seen: Views, content: Content) -> tuple[float, int, int] | None:

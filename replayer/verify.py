@@ -2,13 +2,14 @@
 
 Three kinds of check, all in recorded coordinates mapped through the step's shift and scale:
 - object: a pointer step's object (what its toolkit named, or its anchor's pixels) was found
-  today, with its box then and now;
+  today, with its box then and now; a pointer step not looked for (no anchor, --no-anchor)
+  gets a target check instead: the recorded pixels around its press, found near it;
 - effect: each region that the action changed in the recording (before vs after) shows its
   recorded content on today's screen, near where it was or, failing that, somewhere else
   where the step made it appear (a reordered layout): content that today's screen showed
   there before the step too (a duplicate, a look-alike) is no effect of the step and never
-  passes it. Under another theme an effect whose text or marks the step changed passes by
-  its ink in other colours (replayer/ink.py);
+  passes it. Under another theme an effect passes in other colours: the recorded pixels
+  under one straight-line change of grey levels (replayer/recolour.py);
 - checkpoint: a `screenshot` step's region (or the whole screen) matches, pixel by pixel.
 A check whose content is not found is compared where it differs least, at its expected
 place or at the best match within 48 px of it, and says so.
@@ -40,6 +41,7 @@ __all__ = ["Check", "VerifyOptions", "checks_for", "diff_image", "settled_screen
 _PAD = 6  # px of context around a changed region
 _MIN_EFFECT = 30  # px: smaller changes (a caret blink) are not effects
 _MAX_EFFECTS = 6
+_AROUND = (96, 48)  # px around a press not looked for, compared after the step
 
 
 def checks_for(
@@ -82,9 +84,14 @@ def checks_for(
     checks = []
     if aimed is not None and action in POINTER_ACTIONS:
         checks.append(object_check(aimed))
+    elif target is not None and action in POINTER_ACTIONS:
+        # not looked for (no anchor, --no-anchor): nothing but the pixels around the press
+        # tells that it landed on what the recording pressed (a renamed button)
+        box = _around(target, after.shape)
+        checks.append(find("target", after, seen, box, mapper, keep, options, far=False))
     if before is not None and before.shape == after.shape:
         for box in _effects(before, after, keep, options):
-            checks.append(find("effect", after, seen, box, mapper, keep, options, before=before))
+            checks.append(find("effect", after, seen, box, mapper, keep, options))
     return checks
 
 
@@ -153,3 +160,9 @@ def _effects(before: Image, after: Image, keep: Mask, options: VerifyOptions) ->
         clamp((x - _PAD, y - _PAD, w + 2 * _PAD, h + 2 * _PAD), width, height)
         for x, y, w, h in boxes[:_MAX_EFFECTS]
     ]
+
+
+def _around(target: Point, shape: tuple[int, ...]) -> Box:
+    """The recorded pixels around a press that was not looked for."""
+    w, h = _AROUND
+    return clamp((target[0] - w // 2, target[1] - h // 2, w, h), shape[1], shape[0])

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from replayer.checks import Aimed
-from replayer.ink import InkEffect
 from replayer.verify import VerifyOptions, checks_for, settled_screen
 
 LIGHT = {"ground": (235,) * 3, "ink": (0,) * 3, "button": (90, 90, 200), "label": (255,) * 3}
@@ -92,13 +91,13 @@ def test_the_fixed_box_around_the_press_is_not_compared():
     assert [c.kind for c in checks] == ["object", "effect"] and all(c.passed for c in checks)
 
 
-def test_an_effect_in_another_theme_passes_by_its_ink():
+def test_an_effect_in_another_theme_passes_in_other_colours():
     checks = run(
         screen(), screen("OK clicked"), screen("OK clicked", theme=DARK), earlier=screen(theme=DARK)
     )
     effects = [c for c in checks if c.kind == "effect"]
-    assert effects and all(c.passed and c.match == "ink" for c in effects), checks
-    assert "its ink in other colours" in effects[0].describe()
+    assert effects and all(c.passed and c.match == "recoloured" for c in effects), checks
+    assert "in other colours" in effects[0].describe()
 
 
 @pytest.mark.parametrize("seen", ["OK clicker", "Something else", ""])
@@ -109,32 +108,69 @@ def test_other_text_in_another_theme_fails(seen):
     assert [c.kind for c in checks if not c.passed] == ["effect"], checks
 
 
-def test_ink_shown_before_the_step_is_no_effect_of_it():
-    # today the status line showed "OK clicked" before the click already
-    checks = run(
-        screen(),
-        screen("OK clicked"),
-        screen("OK clicked", theme=DARK),
-        earlier=screen("OK clicked", theme=DARK),
-    )
+def test_a_duplicate_shown_before_the_step_near_its_place_is_no_effect_of_it():
+    # the status line stays empty today; "OK clicked" was shown 30 px above it before the
+    # click already (another line of the form): a duplicate, not the click's effect
+    earlier = screen(note="OK clicked")
+    cv2.putText(earlier, "OK clicked", (40, 270), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0,) * 3, 2)
+    checks = run(screen(), screen("OK clicked"), earlier.copy(), earlier=earlier)
+    failed = [c for c in checks if not c.passed]
+    assert [c.kind for c in failed] == ["effect"], checks
+    assert failed[0].match == "before" and "before the step too" in failed[0].describe()
+
+
+def test_content_shown_before_the_step_in_other_colours_is_no_effect_of_it():
+    dark = screen("OK clicked", theme=DARK)
+    checks = run(screen(), screen("OK clicked"), dark, earlier=dark)
     assert [c.kind for c in checks if not c.passed] == ["effect"], checks
     # and without today's screen before the step nothing tells what the step changed
     blind = run(screen(), screen("OK clicked"), screen("OK clicked", theme=DARK))
     assert not all(c.passed for c in blind)
 
 
-def test_a_change_of_colour_alone_has_no_ink_to_compare():
-    options = VerifyOptions()
-    before, after = screen(), screen()
-    cv2.rectangle(after, (40, 40), (140, 80), (200, 90, 90), -1)  # the button turns red
-    cv2.putText(after, "OK", (70, 68), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255,) * 3, 2)
-    gray = [cv2.cvtColor(i[30:90, 30:150], cv2.COLOR_RGB2GRAY) for i in (before, after)]
-    keep = np.ones(gray[0].shape, bool)
-    assert InkEffect.of(*gray, keep, options) is None
-    status = [
-        cv2.cvtColor(i[270:320, 30:200], cv2.COLOR_RGB2GRAY) for i in (screen(), screen("OK"))
-    ]
-    assert InkEffect.of(*status, np.ones(status[0].shape, bool), options) is not None
+def _small(text, theme=LIGHT):
+    """A status line in a small, thin font (anti-aliased, strokes 1 px wide)."""
+    img = screen(theme=theme)
+    cv2.putText(img, text, (40, 305), cv2.FONT_HERSHEY_PLAIN, 0.9, theme["ink"], 1, cv2.LINE_AA)
+    return img
+
+
+@pytest.mark.parametrize(
+    "recorded, seen",
+    [("1 file", "7 file"), ("Page 6", "Page 8"), ("Saved", "Saves"), ("v1.2", "v1.3")],
+)
+def test_one_other_glyph_in_a_thin_font_fails_in_any_colours(recorded, seen):
+    for theme in (LIGHT, DARK):
+        blank = _small("", theme)
+        checks = run(_small(""), _small(recorded), _small(seen, theme), earlier=blank)
+        assert [c.kind for c in checks if not c.passed] == ["effect"], (theme, checks)
+        same = run(_small(""), _small(recorded), _small(recorded, theme), earlier=blank)
+        assert all(c.passed for c in same), (theme, same)
+
+
+def test_a_region_gone_blank_is_no_recolouring():
+    # today the step showed nothing: a flat region fits a flat line, which is no theme
+    checks = run(screen(), screen("OK clicked"), screen(theme=DARK), earlier=screen(theme=DARK))
+    assert [c.kind for c in checks if not c.passed] == ["effect"], checks
+
+
+def test_a_step_that_emptied_a_region_is_compared_where_it_was():
+    # the step erased the status line; today it did nothing: the blank recorded region
+    # must not be taken as shown by some other blank place nearby
+    shown = screen("OK clicked")
+    checks = run(shown, screen(), shown, earlier=shown)
+    assert [c.kind for c in checks if not c.passed] == ["effect"], checks
+    assert all(c.passed for c in run(shown, screen(), screen(), earlier=shown))
+
+
+def test_a_pointer_step_not_looked_for_is_checked_around_its_press():
+    # --no-anchor: no object was looked for; the pixels around the press tell a renamed
+    # button, whose effect may be the recorded one
+    today = screen("OK clicked")
+    cv2.rectangle(today, (40, 40), (140, 80), (90, 90, 200), -1)
+    cv2.putText(today, "Del", (62, 68), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255,) * 3, 2)
+    checks = run(screen(), screen("OK clicked"), today, earlier=screen(), aimed=None)
+    assert [c.kind for c in checks if not c.passed] == ["target"], checks
 
 
 def test_changed_effect_fails():
@@ -246,10 +282,10 @@ def test_nothing_to_compare_without_frames():
     assert run(None, None, screen()) == []
 
 
-def test_pointer_step_not_located_gets_no_object_check_and_maps_through_the_shift():
+def test_pointer_step_not_located_is_checked_around_its_press_moved_by_the_shift():
     # --no-anchor, or a pointer step without an anchor: no located target, only the last
-    # known shift. Its effects are looked for around their recorded places moved by that
-    # shift, not around the screen's top-left corner.
+    # known shift. Its press and effects are looked for around their recorded places moved
+    # by that shift, not around the screen's top-left corner.
     today = screen("OK clicked", shift=(37, 21))
     checks = checks_for(
         action="left_click",
@@ -264,7 +300,10 @@ def test_pointer_step_not_located_gets_no_object_check_and_maps_through_the_shif
         masks=(),
         options=VerifyOptions(),
     )
-    assert checks and all(c.kind == "effect" and c.passed for c in checks), checks
+    assert checks[0].kind == "target" and {c.kind for c in checks[1:]} == {"effect"}, checks
+    assert all(c.passed for c in checks), checks
+    x, y, w, h = checks[0].box
+    assert x < 90 < x + w and y < 60 < y + h, checks[0].box
     assert all(c.found_at[:2] == (c.box[0] + 37, c.box[1] + 21) for c in checks)
 
 

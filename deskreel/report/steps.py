@@ -288,9 +288,16 @@ def _box_text(value: object, none: str = "nowhere") -> str:
 def _found_text(check: dict[str, Any]) -> str:
     found = _box_text(check.get("found_at"))
     match = check.get("match")
+    if check.get("kind") == "object":
+        label = check.get("label") or "its anchor's pixels"
+        return f"{label} at {found}" if check.get("found_at") else f"{label}: not found"
     if match == "none" and check.get("found_at") is not None:
         return f"not found; compared at {found}"
-    return f"{found} (appeared there)" if match == "far" else found
+    return {
+        "far": f"{found} (appeared there)",
+        "recoloured": f"{found} (in other colours)",
+        "before": f"{found} (shown there before the step too)",
+    }.get(str(match), found)
 
 
 def _css(status: str) -> str:
