@@ -238,7 +238,9 @@ def test_the_tree_answers_the_point_and_the_name(desktop):
         form.pressed()
 
 
-def test_verify_passes_the_press_in_a_dark_theme_by_its_object_and_ink(desktop, recorded, tmp_path):
+def test_verify_passes_the_press_in_a_dark_theme_by_its_object_and_colours(
+    desktop, recorded, tmp_path
+):
     db = tmp_path / "dark.db"
     shutil.copyfile(recorded, db)
     done, pressed = replay(desktop, db, extra=("--verify",), env={"GTK_THEME": "Adwaita:dark"})
@@ -251,18 +253,21 @@ def test_verify_passes_the_press_in_a_dark_theme_by_its_object_and_ink(desktop, 
     assert found["label"] == "push button 'Apply'" and found["passed"], found
     effects = [c for c in checks if c["kind"] == "effect"]
     assert effects and all(c["passed"] for c in effects), effects
-    assert any(c["match"] == "ink" for c in effects), effects  # the status line, light on dark
+    assert any(c["match"] == "recoloured" for c in effects), effects  # light on dark
 
 
 def test_verify_names_the_object_of_a_step_whose_effect_differs(desktop, recorded, tmp_path):
-    db = tmp_path / "wrong.db"
-    shutil.copyfile(recorded, db)
-    done, pressed = replay(desktop, db, "--wrong-effect", extra=("--verify",))
-    assert done.returncode == 1 and pressed == ["Mail server"], done.stderr
-    assert (
-        "(left_click) on push button 'Apply': the screen differs from the recording: effect"
-        in done.stderr
-    ), done.stderr
+    for theme in ("Adwaita", "Adwaita:dark"):
+        db = tmp_path / f"wrong-{theme}.db"
+        shutil.copyfile(recorded, db)
+        done, pressed = replay(
+            desktop, db, "--wrong-effect", extra=("--verify",), env={"GTK_THEME": theme}
+        )
+        assert done.returncode == 1 and pressed == ["Mail server"], (theme, done.stderr)
+        assert (
+            "(left_click) on push button 'Apply': the screen differs from the recording: effect"
+            in done.stderr
+        ), (theme, done.stderr)
 
 
 def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
