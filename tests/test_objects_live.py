@@ -299,6 +299,39 @@ def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
         form.pressed()
 
 
+def test_a_press_on_an_item_of_an_open_menu_keeps_the_item(desktop, tmp_path):
+    db = tmp_path / "menu.db"
+    form = Form(desktop, "--menu")
+    recorder = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "record", str(db)],
+        env=desktop.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(2.0)  # the recorder and its accessibility watch start
+        with closing(Person(desktop.display, aim_delay=0.4)) as person:
+            person.click(*form.places["Tools"])
+            items = form.wait_for("item", 2)
+            person.click(*items["Select_All"])
+        time.sleep(1.5)
+        recorder.send_signal(2)
+        _, err = recorder.communicate(timeout=60)
+    finally:
+        stop_group(recorder)  # type: ignore[arg-type]
+        form.pressed()
+    assert recorder.returncode == 0, err
+    with open_store(db, create=False) as store:
+        steps = store.steps(store.recording().id)
+    clicks = [s for s in steps if s.action.action == "left_click"]
+    assert [s.widget.label if s.widget else None for s in clicks] == [
+        "menu 'Tools'",
+        "menu item 'Select All'",
+    ], clicks
+
+
 def test_doctor_says_which_sources_a_display_offers(desktop, xvfb):
     form = Form(desktop)
     try:
