@@ -320,7 +320,7 @@ def test_a_press_on_an_item_of_an_open_menu_keeps_the_item(desktop, tmp_path):
         recorder.send_signal(2)
         _, err = recorder.communicate(timeout=60)
     finally:
-        stop_group(recorder)  # type: ignore[arg-type]
+        stop_group(recorder)
         form.pressed()
     assert recorder.returncode == 0, err
     with open_store(db, create=False) as store:
