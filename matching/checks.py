@@ -1,7 +1,7 @@
 """The checks against the recorded screen that a match that is not exact must pass: the
 wider crop around the recorded target must fit there too, and what was found, looked for
 back on the recording, must look more like the recorded target than like anything else on
-it (whole, or part by part). (The pixels right around the target are checked in locating.py.)
+it (whole, or part by part). (The pixels right around the target are checked in doubts.py.)
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from matching import Recorded, choose_anchor, locate, locating
-from matching.search import grayscale
+from matching import Recorded, choose_anchor, doubts, locate, other_scales
+from matching.search import Screen, grayscale, scan
 from tests.test_matching import FONT, NORMAL, SIZES, Image, anchor_for, centre, moved, near, paint
 
 
@@ -163,13 +163,13 @@ def test_a_true_scaled_match_passes_its_parts_and_both_checks(
     choice, crop = anchor_for(recorded, target)
     assert choice.distinctive and max(crop.shape[:2]) > 32
     inner: list[float | None] = []
-    check = locating._inner_score
+    check = doubts.inner_score
 
     def spied(*a: Any) -> float | None:
         inner.append(check(*a))
         return inner[-1]
 
-    monkeypatch.setattr(locating, "_inner_score", spied)
+    monkeypatch.setattr(doubts, "inner_score", spied)
 
     found = locate(scaled(recorded, scale), crop, choice.offset, expected=target, context=recorded)
 
@@ -255,7 +255,7 @@ def test_a_button_renamed_in_place_is_refused() -> None:
 
 def test_coarse_scans_cover_the_busy_part_of_the_screen_only() -> None:
     screen = paint(NORMAL)
-    x, y, w, h = locating._Screen.of(screen).busy
+    x, y, w, h = Screen.of(screen).busy
     boxes = [(px, py, *SIZES[name.partition(":")[0]]) for name, (px, py) in NORMAL.items()]
     # Every widget inside it (to the 4 px of the quarter-resolution level), the flat margin
     # to the right of the last widget outside it (but for the blur of two reductions).
@@ -268,7 +268,7 @@ def test_coarse_scans_cover_the_busy_part_of_the_screen_only() -> None:
     crop = screen[70:102, 40:140]
     lone = screen.copy()
     lone[600:632, 1150:1250] = crop
-    hits = sorted(locating._scan(locating._Screen.of(lone), grayscale(crop)), reverse=True)
+    hits = sorted(scan(Screen.of(lone), grayscale(crop)), reverse=True)
     assert {(hit.x, hit.y) for hit in hits if hit.score > 0.97} == {(40, 70), (1150, 600)}
 
 
@@ -316,10 +316,10 @@ def test_the_parts_judge_only_places_the_whole_crop_fits_nearly_as_well_as_its_b
         (0.89, (3, 2), 1.0),
     ]  # the last is the best's place again
 
-    kept = locating._distinct(candidates, within=locating._WORTH)
+    kept = other_scales.distinct(candidates, within=other_scales.WORTH)
 
     assert kept == [(0.9, (0, 0), 1.0), (0.72, (100, 0), 0.9)]
-    assert len(locating._distinct(candidates)) == 3 and locating._distinct([]) == []
+    assert len(other_scales.distinct(candidates)) == 3 and other_scales.distinct([]) == []
 
 
 def test_the_colour_score_is_match_template_s_at_one_place():

@@ -1,0 +1,78 @@
+"""Why a match of the whole crop is not to be trusted: refused by its score and margin, or,
+where it is not the recorded pixels, by the recording it was cut from (the wider context
+and the look back in checks.py, and the pixels right around the target here)."""
+
+from __future__ import annotations
+
+from .checks import CONTEXT_PAD, Match
+from .ranking import accepted, why_refused
+from .recording import Recording
+from .scaling import resized, scaled_offset
+from .search import Screen, add, probe
+
+__all__ = ["SURE", "doubt", "doubt_inner", "inner_score"]
+
+SURE = 0.97  # a match this good is the recorded pixels, not merely similar ones
+_INNER = 32  # px: the square around the target that must match on its own
+_INNER_FLOOR = 0.5  # least score of that square in a match that is not exact
+_FLAT_INNER = 4.0  # grayscale std below which that square has nothing to compare
+
+
+def doubt(
+    match: Match,
+    seen: Screen,
+    recording: Recording,
+    threshold: float,
+    margin: float,
+    stages: list[str],
+    *,
+    unique: bool,
+) -> str:
+    """Why `match` is not to be trusted, or "" when it is. The recorded pixels at 1x are
+    trusted as they are only for an anchor that was `unique` on its own screen: one that had
+    a look-alike there may have matched that look-alike exactly today (a tab's "Page 2"
+    beside the segment's), so it is checked against the recording like any other match."""
+    best, runner = match.best, match.runner
+    if not accepted(best, runner, threshold, margin):
+        shift = scaled_offset(recording.offset, recording.shape, match.scale)
+        return why_refused(best, runner, threshold, margin, shift)
+    if (best.score >= SURE and match.scale == 1.0 and unique) or recording.screen is None:
+        return ""
+    # Not the recorded pixels: something changed (a scale, a neighbour). Three checks
+    # against the recording, each of which a look-alike fails.
+    return (
+        match.doubt_context(seen, recording, margin, stages)
+        or doubt_inner(match, seen, recording)
+        or match.doubt_back(seen, recording, stages)
+    )
+
+
+def doubt_inner(match: Match, seen: Screen, recording: Recording) -> str:
+    """Why the pixels right around the target are not the recorded target's, or ""."""
+    # A big crop can match on its frame and borders alone: the pixels right around the
+    # target must fit too, where they have something to fit.
+    inner = inner_score(seen, recording, match)
+    if inner is not None and inner < _INNER_FLOOR:
+        return (
+            f"doubtful: the match scores {match.best.score:.3f} but the {_INNER} px "
+            f"around the target score {inner:.3f} there"
+        )
+    return ""
+
+
+def inner_score(seen: Screen, recording: Recording, match: Match) -> float | None:
+    """How well the recorded pixels right around the target fit where `match` puts them;
+    None when the anchor is no bigger than that or they are flat (nothing to compare)."""
+    th, tw = recording.shape
+    w, h = min(_INNER, tw), min(_INNER, th)
+    if (w, h) == (tw, th) or recording.screen is None or recording.guess is None:
+        return None
+    (ox, oy), (gx, gy) = recording.offset, recording.guess
+    x0 = min(max(0, ox - w // 2), tw - w)
+    y0 = min(max(0, oy - h // 2), th - h)
+    inner = recording.screen.gray[gy + y0 : gy + y0 + h, gx + x0 : gx + x0 + w]
+    if float(inner.std()) < _FLAT_INNER:
+        return None
+    at = add((match.best.x, match.best.y), scaled_offset((x0, y0), recording.shape, match.scale))
+    hit = probe(seen.gray, resized(inner, match.scale), at, pad=CONTEXT_PAD)
+    return 0.0 if hit is None else hit.score
