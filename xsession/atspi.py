@@ -233,11 +233,11 @@ class Accessibility:
         process `pid`, or named `app`, where given; `window` is the box of the X window on
         top there (_start_at). None where there is none; Gone where the tree did not answer
         whole (nothing is known then, not even that nothing is there)."""
-        start = self._start_at(x, y, pid, app, window)
-        if start is None:
+        hit = self._hit(x, y, pid, app, window)
+        if hit is None:
             return None
-        top, below = start
-        return self.describe(self._leaf(below, x, y), (x, y), top=top, whole_path=whole_path)
+        top, leaf = hit
+        return self.describe(leaf, (x, y), top=top, whole_path=whole_path)
 
     def shows(
         self,
@@ -252,10 +252,10 @@ class Accessibility:
         """Whether the accessible at (x, y) (as at_point finds it) is `widget` (the same
         role, name and box) or inside it: a toolkit may answer a button's label for a point
         on the button. Gone where the tree did not answer whole."""
-        start = self._start_at(x, y, pid, app, window)
-        if start is None:
+        hit = self._hit(x, y, pid, app, window)
+        if hit is None:
             return False
-        here = self._leaf(start[1], x, y)
+        here = hit[1]
         for _ in range(MAX_DEPTH):
             node, box = self.nodes([here])[0], self.boxes([here])[0]
             if node is None or box is None:
@@ -268,6 +268,28 @@ class Accessibility:
                 return False
             here = parent
         return False
+
+    def _hit(
+        self, x: int, y: int, pid: int | None, app: str, window: Box | None
+    ) -> tuple[Ref, Ref] | None:
+        """(The top-level window, the innermost showing accessible) at (x, y). A top-level
+        whose box is the X window on top but that holds nothing at the point is a popup
+        whose items the tree keeps under the menu or combo box that opened it (Chromium's
+        select): they are looked for there (atspi_popups.py)."""
+        start = self._start_at(x, y, pid, app, window)
+        if start is None:
+            return None
+        top, below = start
+        leaf = self._leaf(below, x, y)
+        if leaf != top or window is None:
+            return top, leaf
+        tops, _ = self._tops(self.apps_of(pid, app))
+        nodes, _ = self.walk_from(tops)
+        popup = popup_of(self, nodes, window)
+        if popup is None:
+            return top, leaf
+        item = self._leaf(popup[1], x, y)  # none holds the point: the window is no popup
+        return (top, leaf) if item == popup[1] else (popup[0], item)
 
     def _start_at(
         self, x: int, y: int, pid: int | None, app: str, window: Box | None
