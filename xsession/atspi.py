@@ -273,15 +273,17 @@ class Accessibility:
         self, x: int, y: int, pid: int | None, app: str, window: Box | None
     ) -> tuple[Ref, Ref] | None:
         """(The top-level window, the innermost showing accessible) at (x, y). A top-level
-        whose box is the X window on top but that holds nothing at the point is a popup
-        whose items the tree keeps under the menu or combo box that opened it (Chromium's
-        select): they are looked for there (atspi_popups.py)."""
+        whose box is the X window on top but that holds nothing at all is a popup whose
+        items the tree keeps under the menu or combo box that opened it (Chromium's select):
+        they are looked for there (atspi_popups.py). Never for a window that holds objects:
+        a tree may report a popup's items at a wrong place (Chromium's, at another device
+        scale), inside the window under them."""
         start = self._start_at(x, y, pid, app, window)
         if start is None:
             return None
         top, below = start
         leaf = self._leaf(below, x, y)
-        if leaf != top or window is None:
+        if leaf != top or window is None or self._holds_any(top):
             return top, leaf
         tops, _ = self._tops(self.apps_of(pid, app))
         nodes, _ = self.walk_from(tops)
@@ -290,6 +292,14 @@ class Accessibility:
             return top, leaf
         item = self._leaf(popup[1], x, y)  # none holds the point: the window is no popup
         return (top, leaf) if item == popup[1] else (popup[0], item)
+
+    def _holds_any(self, ref: Ref) -> bool:
+        """Whether `ref` has a showing child."""
+        kids = self.children([ref])[0]
+        if kids is None:
+            raise Gone(f"{ref}: its children did not answer")
+        nodes = self.nodes([k for k in kids[:MAX_FANOUT] if k[1] != NULL])
+        return any(n is not None and n.showing for n in nodes)
 
     def _start_at(
         self, x: int, y: int, pid: int | None, app: str, window: Box | None

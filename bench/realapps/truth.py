@@ -126,20 +126,40 @@ def target_at(
     `top` (topmost_box) where given: the trees know nothing of which window is on top."""
     hit = [e for e in elements if e.contains(point)]
     if top is not None:
-        hit = _in_window(hit, top)
+        hit = _in_window(hit, top, elements)
     widgets = [e for e in hit if e.role not in CONTAINERS]
     pool = widgets or hit
     return min(pool, key=lambda e: (e.box[2] * e.box[3], -len(e.path)), default=None)
 
 
-def _in_window(hit: list[Element], top: tuple[int, int, int, int]) -> list[Element]:
+def _in_window(
+    hit: list[Element], top: tuple[int, int, int, int], elements: Sequence[Element]
+) -> list[Element]:
     """Those of `hit` inside the top-level element whose box is `top` (the shortest path of
-    that box); all of them when no element has it."""
+    that box); else the items of an open menu drawn in that window; else all of them."""
     tops = [e for e in hit if e.box == top]
-    if not tops:
-        return hit
-    window = min(tops, key=lambda e: len(e.path))
-    return [e for e in hit if e.path[: len(window.path)] == window.path]
+    if tops:
+        window = min(tops, key=lambda e: len(e.path))
+        inside = [e for e in hit if e.path[: len(window.path)] == window.path]
+        if inside != [window]:
+            return inside
+    # No element is that window, or it holds nothing at the point: a popup whose items the
+    # tree keeps under the menu or combo box that opened it (GTK's menus, Chromium's select,
+    # whose popup frame Chromium places in unscaled pixels at another device scale), drawn
+    # inside the window's box.
+    owners = {e.path for e in elements if e.role in ("menu", "combo box")}
+    items = [
+        e
+        for e in hit
+        if _within(e.box, top) and any(e.path[: len(o)] == o for o in owners if o != e.path)
+    ]
+    return items or ([window] if tops else hit)
+
+
+def _within(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
+    x, y, w, h = inner
+    ox, oy, ow, oh = outer
+    return w > 0 and h > 0 and ox <= x and oy <= y and x + w <= ox + ow and y + h <= oy + oh
 
 
 def find_same(elements: Sequence[Element], target: Element) -> Element | None:
