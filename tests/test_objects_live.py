@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -107,11 +107,13 @@ class Form:
         return [line.split(" ", 1)[1].strip() for line in self.said if line.startswith("applied")]
 
 
-def record_press(
-    desktop: AccessibilityBus, db: Path, *form_args: str, record_args: tuple[str, ...] = ()
-) -> Any:
-    """`deskreel record` while a person presses the Mail server row's Apply; the step."""
-    form = Form(desktop, *form_args)
+def recorded_steps(
+    desktop: AccessibilityBus,
+    db: Path,
+    person_does: Callable[[Person], None],
+    record_args: tuple[str, ...] = (),
+) -> list[Any]:
+    """`deskreel record` into `db` while a person does `person_does`; the steps recorded."""
     recorder = subprocess.Popen(
         [sys.executable, "-m", "deskreel", "record", str(db), *record_args],
         env=desktop.env,
@@ -123,16 +125,29 @@ def record_press(
     try:
         time.sleep(2.0)  # the recorder and its accessibility watch start
         with closing(Person(desktop.display, aim_delay=0.4)) as person:
-            person.click(*form.places["Mail_server"])
+            person_does(person)
         time.sleep(1.5)
         recorder.send_signal(2)
         _, err = recorder.communicate(timeout=60)
     finally:
         stop_group(recorder)  # type: ignore[arg-type]
     assert recorder.returncode == 0, err
-    assert form.pressed() == ["Mail server"]
     with open_store(db, create=False) as store:
-        steps = store.steps(store.recording().id)
+        return list(store.steps(store.recording().id))
+
+
+def record_press(
+    desktop: AccessibilityBus, db: Path, *form_args: str, record_args: tuple[str, ...] = ()
+) -> Any:
+    """`deskreel record` while a person presses the Mail server row's Apply; the step."""
+    form = Form(desktop, *form_args)
+    try:
+        steps = recorded_steps(
+            desktop, db, lambda person: person.click(*form.places["Mail_server"]), record_args
+        )
+    finally:
+        pressed = form.pressed()
+    assert pressed == ["Mail server"]
     return next(s for s in steps if s.action.action == "left_click")
 
 
@@ -375,31 +390,16 @@ def test_an_option_of_chromiums_select_is_what_its_popup_shows(desktop, tmp_path
 
 
 def test_a_press_on_an_item_of_an_open_menu_keeps_the_item(desktop, tmp_path):
-    db = tmp_path / "menu.db"
     form = Form(desktop, "--menu")
-    recorder = subprocess.Popen(
-        [sys.executable, "-m", "deskreel", "record", str(db)],
-        env=desktop.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+
+    def choose(person: Person) -> None:
+        person.click(*form.places["Tools"])
+        person.click(*form.wait_for("item", 2)["Select_All"])
+
     try:
-        time.sleep(2.0)  # the recorder and its accessibility watch start
-        with closing(Person(desktop.display, aim_delay=0.4)) as person:
-            person.click(*form.places["Tools"])
-            items = form.wait_for("item", 2)
-            person.click(*items["Select_All"])
-        time.sleep(1.5)
-        recorder.send_signal(2)
-        _, err = recorder.communicate(timeout=60)
+        steps = recorded_steps(desktop, tmp_path / "menu.db", choose)
     finally:
-        stop_group(recorder)
         form.pressed()
-    assert recorder.returncode == 0, err
-    with open_store(db, create=False) as store:
-        steps = store.steps(store.recording().id)
     clicks = [s for s in steps if s.action.action == "left_click"]
     assert [s.widget.label if s.widget else None for s in clicks] == [
         "menu 'Tools'",
