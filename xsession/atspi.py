@@ -12,7 +12,6 @@ read a level per round trip.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +33,8 @@ from .atspi_protocol import (
     VISIBLE,
 )
 from .atspi_names import role_name
-from .atspi_popups import popup_of
+from .atspi_bus import bus_address
+from .atspi_popups import popup_item, popup_of
 from .dbus_calls import CALL_TIMEOUT, Bus, Call, Gone, Ref
 
 __all__ = ["Accessibility", "Node", "bus_address"]
@@ -56,30 +56,6 @@ class Node:
     @property
     def label(self) -> str:
         return f"{self.role} {self.name!r}" if self.name else self.role
-
-
-def bus_address(display: Any | None = None) -> str | None:
-    """The accessibility bus of `display` (a python-xlib connection), from its root window's
-    AT_SPI_BUS; else the session bus's answer; None when there is none."""
-    if display is not None:
-        try:
-            prop = display.screen().root.get_full_property(display.intern_atom("AT_SPI_BUS"), 0)
-        except Exception:  # (a display that went away answers nothing either)
-            prop = None
-        if prop is not None and prop.value:
-            value = prop.value
-            return value.decode() if isinstance(value, bytes) else str(value)
-    session = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
-    if not session:
-        return None
-    try:
-        bus = Bus(session)
-        try:
-            return str(bus.call(("org.a11y.Bus", "/org/a11y/bus"), "org.a11y.Bus", "GetAddress")[0])
-        finally:
-            bus.close()
-    except Exception:  # (no session bus, no launcher: no accessibility)
-        return None
 
 
 class Accessibility:
@@ -282,24 +258,10 @@ class Accessibility:
         if start is None:
             return None
         top, below = start
-        leaf = self._leaf(below, x, y)
-        if leaf != top or window is None or self._holds_any(top):
+        leaf = self.leaf(below, x, y)
+        if leaf != top or window is None:
             return top, leaf
-        tops, _ = self._tops(self.apps_of(pid, app))
-        nodes, _ = self.walk_from(tops)
-        popup = popup_of(self, nodes, window)
-        if popup is None:
-            return top, leaf
-        item = self._leaf(popup[1], x, y)  # none holds the point: the window is no popup
-        return (top, leaf) if item == popup[1] else (popup[0], item)
-
-    def _holds_any(self, ref: Ref) -> bool:
-        """Whether `ref` has a showing child."""
-        kids = self.children([ref])[0]
-        if kids is None:
-            raise Gone(f"{ref}: its children did not answer")
-        nodes = self.nodes([k for k in kids[:MAX_FANOUT] if k[1] != NULL])
-        return any(n is not None and n.showing for n in nodes)
+        return popup_item(self, top, x, y, pid, app, window) or (top, leaf)
 
     def _start_at(
         self, x: int, y: int, pid: int | None, app: str, window: Box | None
@@ -337,7 +299,7 @@ class Accessibility:
                 return node.top, node.ref
         return popup_of(self, nodes, window)
 
-    def _leaf(self, top: Ref, x: int, y: int) -> Ref:
+    def leaf(self, top: Ref, x: int, y: int) -> Ref:
         """The innermost accessible at (x, y) under `top`: the toolkit's own hit test, and
         where it stops short (GTK's containers answer nothing for some), the smallest showing
         child holding the point."""

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 from storage.widgets import Box
 
 from .atspi_protocol import MAX_FANOUT, NULL
-from .dbus_calls import Ref
+from .dbus_calls import Gone, Ref
 
 if TYPE_CHECKING:
     from .atspi import Accessibility, Node
 
-__all__ = ["POPUP_OWNERS", "popup_of"]
+__all__ = ["POPUP_OWNERS", "popup_item", "popup_of"]
 
 # Roles whose items a toolkit shows in a popup window of their own when open.
 POPUP_OWNERS = frozenset({"menu", "combo box"})
@@ -37,6 +37,34 @@ def popup_of(tree: Accessibility, nodes: list[Node], window: Box) -> tuple[Ref, 
             assert owner.top is not None
             return owner.top, owner.ref
     return None
+
+
+def popup_item(
+    tree: Accessibility, top: Ref, x: int, y: int, pid: int | None, app: str, window: Box
+) -> tuple[Ref, Ref] | None:
+    """(The top-level, the item) at (x, y) when `top`, the accessible whose box is the X
+    window on top there, holds nothing at all: a popup whose items the tree keeps under the
+    menu or combo box that opened it (Chromium's select); None otherwise, or when no item
+    holds the point. Never for a window that holds objects: a tree may report a popup's
+    items at a wrong place (Chromium's, at another device scale), inside the window under
+    them."""
+    if _holds_any(tree, top):
+        return None
+    nodes, _ = tree.walk(tree.apps_of(pid, app))
+    popup = popup_of(tree, nodes, window)
+    if popup is None:
+        return None
+    item = tree.leaf(popup[1], x, y)
+    return None if item == popup[1] else (popup[0], item)
+
+
+def _holds_any(tree: Accessibility, ref: Ref) -> bool:
+    """Whether `ref` has a showing child."""
+    kids = tree.children([ref])[0]
+    if kids is None:
+        raise Gone(f"{ref}: its children did not answer")
+    nodes = tree.nodes([k for k in kids[:MAX_FANOUT] if k[1] != NULL])
+    return any(n is not None and n.showing for n in nodes)
 
 
 def _within(inner: Box, outer: Box) -> bool:
