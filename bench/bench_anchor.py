@@ -47,9 +47,9 @@ from anchor_cases import BASELINE, IN_ORDER, NO_HINT, Case, Hint, Outcome, load_
 from anchor_report import report, save_failures
 
 from matching import hints_after, locate
-from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
+from matching.params import PARAMS
 
-THRESHOLD, MARGIN = DEFAULT_THRESHOLD, DEFAULT_MARGIN  # as the replayer calls locate()
+THRESHOLD, MARGIN = PARAMS.threshold, PARAMS.margin  # as the replayer calls locate()
 
 
 def main() -> int:

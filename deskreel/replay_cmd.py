@@ -9,7 +9,7 @@ from click.core import ParameterSource
 
 from .cli import DB_HELP, cli, open_db
 from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
-from matching.defaults import DEFAULT_THRESHOLD
+from matching.params import PARAMS
 from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
 
 
@@ -31,7 +31,7 @@ from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
 @click.option(
     "--threshold",
     type=click.FloatRange(0.5, 1.0),
-    default=DEFAULT_THRESHOLD,
+    default=PARAMS.threshold,
     show_default=True,
     help="least match score (normalized correlation) that counts as the target",
 )

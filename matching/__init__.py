@@ -8,9 +8,9 @@ only breaks ties between places that grayscale cannot tell apart.
 (locate); both search with the pieces in `search`. locate() climbs stages: `ranking` weighs
 the places a search found, `scaling` searches other scales, `checks` holds a match that is
 not exact to the recorded screen (`recording`), and `parts` (with `fitting`, `stretches` and
-`deciding`) judges places part by part; `located` is its answer. The names below are
-imported on first use, so that the command line can read `defaults` without importing numpy
-and OpenCV.
+`deciding`) judges places part by part; `located` is its answer. `params` holds every
+threshold, once. The names below are imported on first use, so that the command line can
+read `params` without importing numpy and OpenCV.
 """
 
 from __future__ import annotations
@@ -19,22 +19,20 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported)
-    from .choice import DISTINCT_MARGIN as DISTINCT_MARGIN
     from .choice import AnchorChoice as AnchorChoice
     from .choice import choose_anchor as choose_anchor
-    from .defaults import DEFAULT_MARGIN as DEFAULT_MARGIN
-    from .defaults import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
     from .located import Located as Located
     from .locating import hints_after as hints_after
+    from .params import PARAMS as PARAMS
+    from .params import Params as Params
     from .stages import locate as locate
     from .recording import Recorded as Recorded
 
 _WHERE = {
-    "DISTINCT_MARGIN": "choice",
     "AnchorChoice": "choice",
     "choose_anchor": "choice",
-    "DEFAULT_MARGIN": "defaults",
-    "DEFAULT_THRESHOLD": "defaults",
+    "PARAMS": "params",
+    "Params": "params",
     "Located": "located",
     "Recorded": "recording",
     "hints_after": "locating",

@@ -6,6 +6,8 @@ it (whole, or part by part). (The pixels right around the target are checked in 
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 from dataclasses import dataclass
 from itertools import islice
 from typing import cast
@@ -14,7 +16,7 @@ from .deciding import apart
 from .located import Located
 from .parts import Parts
 from .recording import Recording, wide_hood
-from .scaling import PER_SCALE, resized, scaled_offset
+from .scaling import resized, scaled_offset
 from .search import (
     NOWHERE,
     Box,
@@ -31,12 +33,7 @@ from .search import (
     sub,
 )
 
-__all__ = ["CONTEXT_PAD", "PARTS_SPREAD", "Match", "doubt_back_by_parts", "doubt_unscaled"]
-
-_CONTEXT = (128, 72)  # least size of the wider crop that checks a doubtful match
-_CONTEXT_FLOOR = 0.3  # least context score of a doubtful match
-CONTEXT_PAD = 3  # px the context may sit off where the anchor puts it (uneven scaling)
-PARTS_SPREAD = 0.02  # how far from 1 the parts of a 1x match may put the scale
+__all__ = ["Match", "doubt_back_by_parts", "doubt_unscaled"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +62,7 @@ class Match:
         here, there = (*around.scores(seen, places, self.scale), 0.0)[:2]
         stages.append("context")
         lead = here - max(there, 0.0)  # how much better the context fits here
-        if here < _CONTEXT_FLOOR or lead < 0 or best.score - runner.score + lead < 2 * margin:
+        if here < P.context_floor or lead < 0 or best.score - runner.score + lead < 2 * margin:
             return (
                 f"doubtful: the match scores {best.score:.3f} but the wider context of "
                 f"the recording scores {here:.3f} there and {there:.3f} at the "
@@ -129,11 +126,11 @@ def doubt_back_by_parts(
     likeliest = sorted(
         (
             hit
-            for hit in islice(scan(screen, patch, keep_out=zone), 2 * PER_SCALE)
+            for hit in islice(scan(screen, patch, keep_out=zone), 2 * P.per_scale)
             if not is_near(hit, *zone)
         ),
         reverse=True,
-    )[:PER_SCALE]
+    )[: P.per_scale]
     places = [add((hit.x, hit.y), recording.offset) for hit in likeliest]
     own, *others = each(
         lambda place: today.verify(screen.gray, place, back), [recorded_target, *places]
@@ -185,7 +182,7 @@ class _Context:
     def of(cls, gray: Image, box: Box, offset: Point) -> _Context:
         x, y, w, h = box
         height, width = gray.shape
-        cw, ch = max(2 * w, _CONTEXT[0]), max(2 * h, _CONTEXT[1])
+        cw, ch = max(2 * w, P.context_least[0]), max(2 * h, P.context_least[1])
         x0 = min(max(0, x + w // 2 - cw // 2), max(0, width - cw))
         y0 = min(max(0, y + h // 2 - ch // 2), max(0, height - ch))
         return cls(gray[y0 : y0 + ch, x0 : x0 + cw], (x + offset[0] - x0, y + offset[1] - y0))
@@ -198,7 +195,7 @@ class _Context:
         # Only the part that lands on the screen at every place, the same part for all so
         # that their scores compare: a target near an edge of a screen scaled up pushes the
         # rest of its context off it.
-        (h, w), (height, width), pad = sized.shape, screen.gray.shape, CONTEXT_PAD
+        (h, w), (height, width), pad = sized.shape, screen.gray.shape, P.context_pad
         left = max([0] + [pad - x for x, _ in corners])
         top = max([0] + [pad - y for _, y in corners])
         right = max([0] + [x + w + pad - width for x, _ in corners])
@@ -211,10 +208,10 @@ class _Context:
 
 
 def doubt_unscaled(found: Located, refused: str) -> str:
-    """Why a place found at about 1x (within PARTS_SPREAD of it) is not the target: `refused`,
+    """Why a place found at about 1x (within P.parts_spread of it) is not the target: `refused`,
     the reason the search at 1x gave. Nothing there is scaled, so the 1x verdict stands: a
     button renamed in place fits every part but its label's, and a crop that was ambiguous at
     1x does not become sure by fitting a hair better at 1.004x."""
-    if abs(found.scale - 1.0) > PARTS_SPREAD:
+    if abs(found.scale - 1.0) > P.parts_spread:
         return ""
     return f"found only at {found.scale:g}x, that is unscaled, where {refused}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import chain
@@ -27,20 +29,7 @@ from .search import (
     sub,
 )
 
-__all__ = ["DISTINCT_MARGIN", "AnchorChoice", "choose_anchor"]
-
-DISTINCT_MARGIN = 0.1  # how clearly a crop must beat its look-alikes to be distinctive
-_GROWTH = 1.5  # per round of choose_anchor()
-_NEAR = 48  # pixels around a crop that choose_anchor() checks exactly for look-alikes
-# A side of a one-row crop (at most _CUT_HIGH px high) cuts through something when the column
-# just outside it differs from an empty column of the crop by more than _CUT grey levels
-# somewhere; the crop grows past it, to _CUT_MORE times its width at most.
-_CUT, _CUT_HIGH, _CUT_MORE = 48, 36, 3.0
-_GAP = 5  # px of empty columns that end a label
-# A border: a column at most _FENCE px beyond the grown crop, three quarters of whose pixels
-# differ by more than _SHADE from the crop's face.
-_FENCE, _SHADE = 48, 24.0
-_STRIP_PAD = 4  # px above and below an object that the strips of its row hold
+__all__ = ["AnchorChoice", "choose_anchor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +55,11 @@ def choose_anchor(
     frame: Image,
     target: Point,
     *,
-    min_size: int = 24,
-    max_size: int = 240,
-    reach: int = 480,
-    min_contrast: float = 10.0,
-    min_margin: float = DISTINCT_MARGIN,
+    min_size: int = P.anchor_least,
+    max_size: int = P.anchor_most,
+    reach: int = P.anchor_reach,
+    min_contrast: float = P.anchor_contrast,
+    min_margin: float = P.distinct_margin,
 ) -> AnchorChoice:
     """Grow a box around `target` until its crop has texture and no look-alike in `frame`.
 
@@ -139,7 +128,7 @@ def _judge(
     if float(crop.std()) < min_contrast:
         return AnchorChoice(box, offset, score=0.0, margin=0.0, distinctive=False), rivals
     own = ((x, y), same_place_radius(w, h))  # what locate() would count as this very place
-    pad = min(max(w, h), _NEAR)
+    pad = min(max(w, h), P.exact_near)
     nearby = (
         (w + 2 * pad) * (h + 2 * pad),
         lambda: search_region(screen.gray, crop, (x, y), pad=pad, keep_out=own),
@@ -184,28 +173,28 @@ def _strips(
 ) -> Iterator[tuple[int, int, list[Point]]]:
     """Boxes one object high, from the object's width to `reach`, with the target in the
     middle and near either end: the object's row, where its label is."""
-    h = obj[3] + 2 * _STRIP_PAD
+    h = obj[3] + 2 * P.strip_pad
     # The box's centre sits on the target's row; shift it onto the object's.
     dy = obj[1] + obj[3] // 2 - target[1]
-    w = float(obj[2] + 2 * _STRIP_PAD)
+    w = float(obj[2] + 2 * P.strip_pad)
     while True:
         size = min(round(w), reach, width)
         yield size, h, [(0, dy), (-size * 5 // 12, dy), (size * 5 // 12, dy)]
         if size >= min(reach, width):
             return
-        w *= _GROWTH
+        w *= P.growth
 
 
 def _whole(gray: Image, box: Box) -> Box:
     """A one-row `box` widened until neither side cuts through something (a label), at most
-    _CUT_MORE times as wide, when borders close it in on both sides: a crop that holds part
+    P.cut_more times as wide, when borders close it in on both sides: a crop that holds part
     of a button's label (its corner and the "S" of "Save") holds all of it, so the button
     renamed in place ("Store") no longer matches. `box` itself otherwise."""
     x0, y0, w, h = box
-    if h > _CUT_HIGH:
+    if h > P.cut_high:
         return box
     width = gray.shape[1]
-    x1, most = x0 + w, round(w * _CUT_MORE)
+    x1, most = x0 + w, round(w * P.cut_more)
 
     # What an empty column of the crop looks like: its face, and the lines that run along
     # it (a button's top border).
@@ -217,15 +206,15 @@ def _whole(gray: Image, box: Box) -> Box:
             (
                 x
                 for x in columns
-                if 0 <= x < width and float(np.abs(gray[y0 : y0 + h, x] - empty).max()) > _CUT
+                if 0 <= x < width and float(np.abs(gray[y0 : y0 + h, x] - empty).max()) > P.cut
             ),
             None,
         )
 
-    # Past the gaps between letters: a side is clear when _GAP columns beyond it are empty.
-    while x1 - x0 < most and (left := cut(range(x0 - 1, x0 - 1 - _GAP, -1))) is not None:
+    # Past the gaps between letters: a side is clear when P.label_gap columns beyond it are empty.
+    while x1 - x0 < most and (left := cut(range(x0 - 1, x0 - 1 - P.label_gap, -1))) is not None:
         x0 = left
-    while x1 - x0 < most and (right := cut(range(x1, x1 + _GAP))) is not None:
+    while x1 - x0 < most and (right := cut(range(x1, x1 + P.label_gap))) is not None:
         x1 = right + 1
     x0 = max(x0, x1 - most)
     x1 = min(x1, x0 + most)
@@ -238,12 +227,12 @@ def _whole(gray: Image, box: Box) -> Box:
             if not 0 <= x < width:
                 return False
             line = gray[y0 : y0 + h, x].astype(np.float32)
-            if float((np.abs(line - face) > _SHADE).mean()) >= 0.75:
+            if float((np.abs(line - face) > P.fence_shade).mean()) >= 0.75:
                 return True
         return False
 
     if (x0, x1) != (box[0], box[0] + w) and not (
-        fenced(range(x0 - 1, x0 - 1 - _FENCE, -1)) and fenced(range(x1, x1 + _FENCE))
+        fenced(range(x0 - 1, x0 - 1 - P.fence, -1)) and fenced(range(x1, x1 + P.fence))
     ):
         return box
     return x0, y0, x1 - x0, h
@@ -261,7 +250,7 @@ def _placements(
         yield w, h, [(0, 0), (-w * 5 // 12, 0), (w * 5 // 12, 0)] if ends else [(0, 0)]
     size = max_size
     while size < reach:
-        size = min(reach, round(size * _GROWTH))
+        size = min(reach, round(size * P.growth))
         w, h = min(size, width), min(size, height)
         # The target a twelfth of the box in from a side, then from a corner.
         ax, ay = w * 5 // 12, h * 5 // 12
@@ -295,9 +284,9 @@ def _sizes(min_size: int, max_size: int, width: int, height: int) -> Iterator[tu
         yield size
         last = size
         if w < min(max_size, width):
-            w *= _GROWTH
+            w *= P.growth
         else:
-            h *= _GROWTH
+            h *= P.growth
 
 
 def _box_around(centre: Point, w: int, h: int, width: int, height: int) -> Box:

@@ -3,17 +3,16 @@ the recorded neighbourhood fit there (parts.py), and the best told from the othe
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 import math
 from dataclasses import replace
 
-from .fitting import FAR_OFF
+
 from .parts import Parts, Verdict
 from .search import Image, Point, each
 
 __all__ = ["apart", "decide"]
-
-_AGREE = 0.02  # how close the parts' own scale must be to the known one to be held to it
-_APART = 8  # px between two targets that count as two places
 
 
 def decide(
@@ -24,7 +23,7 @@ def decide(
     known: float | None = None,
 ) -> tuple[Verdict, Verdict]:
     """The best of `places` (whole-crop score, target, scale: the likeliest first) by how
-    well the parts fit there, and the best of the others further than _APART from it.
+    well the parts fit there, and the best of the others further than P.apart from it.
     `judged` keeps the verdicts on places across calls (a second search adds places). At the
     `known` scale (the one earlier targets were found at: one screen has one scale) the
     parts fit position only: a target far from every part is then placed without the
@@ -34,16 +33,20 @@ def decide(
     def judge(place: tuple[Point, float]) -> Verdict:
         point, scale = place
         verdict = parts.verify(gray, point, scale)
-        if scale == known and verdict.point is not None and abs(verdict.scale - known) <= _AGREE:
+        if (
+            scale == known
+            and verdict.point is not None
+            and abs(verdict.scale - known) <= P.scale_agree
+        ):
             # The parts agree with the known scale: let them place the target at it. Held
             # to it, they must still put the target where they put it freely, within
-            # FAR_OFF px and the free fit's own doubt (three sigmas); when holding the scale
+            # P.far_off px and the free fit's own doubt (three sigmas); when holding the scale
             # moves it further, the parts near the target disagree with the known scale (a
             # list's rows keep to the font while its box scales), and the place is not sure.
             held = parts.verify(gray, point, scale, fixed=True)
             if (
                 held.point is not None
-                and math.dist(held.point, verdict.point) > FAR_OFF + 3 * verdict.spread
+                and math.dist(held.point, verdict.point) > P.far_off + 3 * verdict.spread
             ):
                 held = replace(held, pinned=False)
             verdict = held
@@ -81,21 +84,21 @@ def decide(
 
 
 def apart(verdict: Verdict, point: Point) -> bool:
-    """Whether `verdict` puts its target at another place than `point`: further than _APART
+    """Whether `verdict` puts its target at another place than `point`: further than P.apart
     px and than its own placement is unsure by (three sigmas)."""
     return (
-        verdict.point is not None and math.dist(verdict.point, point) > _APART + 3 * verdict.spread
+        verdict.point is not None and math.dist(verdict.point, point) > P.apart + 3 * verdict.spread
     )
 
 
 def _held(verdict: Verdict, known: float | None) -> Verdict:
     """`verdict`, not pinned when its parts fit a scale other than the `known` one by enough
-    to put a target as far from them as this one off by more than FAR_OFF px."""
+    to put a target as far from them as this one off by more than P.far_off px."""
     if (
         known is None
         or verdict.point is None
-        or abs(verdict.scale - known) <= _AGREE
-        or verdict.reach * abs(verdict.scale - known) <= FAR_OFF
+        or abs(verdict.scale - known) <= P.scale_agree
+        or verdict.reach * abs(verdict.scale - known) <= P.far_off
     ):
         return verdict
     return replace(verdict, pinned=False)

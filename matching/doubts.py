@@ -4,18 +4,15 @@ and the look back in checks.py, and the pixels right around the target here)."""
 
 from __future__ import annotations
 
-from .checks import CONTEXT_PAD, Match
+from .params import PARAMS as P
+
+from .checks import Match
 from .ranking import accepted, why_refused
 from .recording import Recording
 from .scaling import resized, scaled_offset
 from .search import Screen, add, probe
 
-__all__ = ["SURE", "doubt", "doubt_inner", "inner_score"]
-
-SURE = 0.97  # a match this good is the recorded pixels, not merely similar ones
-_INNER = 32  # px: the square around the target that must match on its own
-_INNER_FLOOR = 0.5  # least score of that square in a match that is not exact
-_FLAT_INNER = 4.0  # grayscale std below which that square has nothing to compare
+__all__ = ["doubt", "doubt_inner", "inner_score"]
 
 
 def doubt(
@@ -36,7 +33,7 @@ def doubt(
     if not accepted(best, runner, threshold, margin):
         shift = scaled_offset(recording.offset, recording.shape, match.scale)
         return why_refused(best, runner, threshold, margin, shift)
-    if (best.score >= SURE and match.scale == 1.0 and unique) or recording.screen is None:
+    if (best.score >= P.sure and match.scale == 1.0 and unique) or recording.screen is None:
         return ""
     # Not the recorded pixels: something changed (a scale, a neighbour). Three checks
     # against the recording, each of which a look-alike fails.
@@ -52,9 +49,9 @@ def doubt_inner(match: Match, seen: Screen, recording: Recording) -> str:
     # A big crop can match on its frame and borders alone: the pixels right around the
     # target must fit too, where they have something to fit.
     inner = inner_score(seen, recording, match)
-    if inner is not None and inner < _INNER_FLOOR:
+    if inner is not None and inner < P.inner_floor:
         return (
-            f"doubtful: the match scores {match.best.score:.3f} but the {_INNER} px "
+            f"doubtful: the match scores {match.best.score:.3f} but the {P.inner} px "
             f"around the target score {inner:.3f} there"
         )
     return ""
@@ -64,15 +61,15 @@ def inner_score(seen: Screen, recording: Recording, match: Match) -> float | Non
     """How well the recorded pixels right around the target fit where `match` puts them;
     None when the anchor is no bigger than that or they are flat (nothing to compare)."""
     th, tw = recording.shape
-    w, h = min(_INNER, tw), min(_INNER, th)
+    w, h = min(P.inner, tw), min(P.inner, th)
     if (w, h) == (tw, th) or recording.screen is None or recording.guess is None:
         return None
     (ox, oy), (gx, gy) = recording.offset, recording.guess
     x0 = min(max(0, ox - w // 2), tw - w)
     y0 = min(max(0, oy - h // 2), th - h)
     inner = recording.screen.gray[gy + y0 : gy + y0 + h, gx + x0 : gx + x0 + w]
-    if float(inner.std()) < _FLAT_INNER:
+    if float(inner.std()) < P.inner_flat:
         return None
     at = add((match.best.x, match.best.y), scaled_offset((x0, y0), recording.shape, match.scale))
-    hit = probe(seen.gray, resized(inner, match.scale), at, pad=CONTEXT_PAD)
+    hit = probe(seen.gray, resized(inner, match.scale), at, pad=P.context_pad)
     return 0.0 if hit is None else hit.score

@@ -8,6 +8,8 @@ parts).
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 import math
 from dataclasses import dataclass
 
@@ -16,27 +18,11 @@ import numpy.typing as npt
 
 from .search import Point, Scores
 
-__all__ = ["FAR_OFF", "PIN_REACH", "PIN_SPREAD", "PartsFit", "Table", "sharpness"]
+__all__ = ["PartsFit", "Table", "sharpness"]
 
 # One row per part: score, x, y (found), ox, oy (recorded), and how sharply the score peaks
 # along x and along y.
 Table = npt.NDArray[np.float64]
-
-_FIT = 0.7  # least score of a part that counts as found
-_SLACK = 3.0  # px a found part may sit off the fit of all of them
-_NEAR = 24.0  # px: parts this close to the target weigh e times more than the next band
-_NEAR_SCORE = 48.0  # px: how fast a part's say in the score falls off with distance
-_FLOOR = 0.25  # the least say of a part
-_SANE = (0.5, 2.0)  # scales a fit may come to: outside, a few stray parts fitted nonsense
-# A target is placed surely enough along an axis when a part within PIN_REACH px places it,
-# or the flat stretch it was in does (stretches.py), or the fit's one-sigma error there is
-# at most PIN_SPREAD px and the target was in no flat stretch along it, or in one found again.
-PIN_REACH = 96
-PIN_SPREAD = 0.5
-# px a target placed from afar may be put off: by a part found level with it (in its row or
-# column, in its widget) when the target is further than _NEAR px from its nearest part, and
-# by the difference between the parts' scale and the known one.
-FAR_OFF = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,17 +41,17 @@ class PartsFit:
     def of(cls, table: Table, target: Point, side: int, held: float | None) -> PartsFit | None:
         """The fit of the parts in `table` (`side` px square, around `target`), held to the
         scale `held` when given: twice, the second time without the parts that the first
-        fit puts more than _SLACK px off. None when fewer than two parts are left, or the
+        fit puts more than P.fit_slack px off. None when fewer than two parts are left, or the
         scale is not a sane one."""
-        good = table[:, 0] >= _FIT
+        good = table[:, 0] >= P.part_fit
         fit = None
         for _ in range(2):
             if good.sum() < 2:
                 break
             fit = _solve(table[good], held)[0]
             off = np.abs(table[:, 1:3] - _predict(fit, table[:, 3:5])) * table[:, 5:7]
-            good = (table[:, 0] >= _FIT) & (off.max(axis=1) <= _SLACK)
-        if fit is None or good.sum() < 2 or not _SANE[0] <= fit[2] <= _SANE[1]:
+            good = (table[:, 0] >= P.part_fit) & (off.max(axis=1) <= P.fit_slack)
+        if fit is None or good.sum() < 2 or not P.sane_scales[0] <= fit[2] <= P.sane_scales[1]:
             return None
         return cls(table, good, fit, held, table[:, 3:5] + side / 2, target)
 
@@ -80,7 +66,9 @@ class PartsFit:
         # Parts near the target count for more: a neighbouring row of a list fits most
         # parts of a wide crop, but not the ones on the target's own text.
         table, centres, (tx, ty) = self.table, self.centres, self.target
-        near = _FLOOR + np.exp(-np.hypot(centres[:, 0] - tx, centres[:, 1] - ty) / _NEAR_SCORE)
+        near = P.say_floor + np.exp(
+            -np.hypot(centres[:, 0] - tx, centres[:, 1] - ty) / P.say_falloff
+        )
         return float((np.clip(table[:, 0], 0, 1) * self.good * near).sum() / near.sum())
 
     def says(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -90,7 +78,9 @@ class PartsFit:
         # sure of; nearer parts say it with more weight.
         table, good, (tx, ty) = self.table, self.good, self.target
         kept = table[good]
-        weight = (kept[:, 0] * np.exp(-self._distance() / _NEAR))[:, None] * kept[:, 5:7] + 1e-9
+        weight = (kept[:, 0] * np.exp(-self._distance() / P.near_part))[:, None] * kept[
+            :, 5:7
+        ] + 1e-9
         says_all = table[:, 1:3] + (np.array([tx, ty]) - table[:, 3:5]) * self.scale
         says = says_all[good]
         return says_all, (says * weight).sum(axis=0) / weight.sum(axis=0)
@@ -125,21 +115,21 @@ class PartsFit:
             # A part level with the target along this axis places it there whatever the
             # scale is, even one the fit threw out: a list's rows keep to the font while the
             # list's box scales, and a target far from every part is placed by the box.
-            along = level[:, axis] & (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= _FIT)
+            along = level[:, axis] & (table[:, 5 + axis] >= 0.5) & (table[:, 0] >= P.part_fit)
             off = (
                 float(np.abs(says_all[along, axis] - point[axis]).max())
-                if along.any() and reach[axis] > _NEAR
+                if along.any() and reach[axis] > P.near_part
                 else 0.0
             )
             # A tight fit of far parts does not place it where the stretch it was in is not
             # found today (the fit may be a row off, or the stretch gone).
             sure.append(
                 (
-                    reach[axis] <= PIN_REACH
+                    reach[axis] <= P.pin_reach
                     or spanned[axis] is True
-                    or (spread[axis] <= PIN_SPREAD and spanned[axis] is None)
+                    or (spread[axis] <= P.pin_spread and spanned[axis] is None)
                 )
-                and off <= FAR_OFF
+                and off <= P.far_off
             )
         return max(reach), max(spread), all(sure)
 

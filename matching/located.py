@@ -3,19 +3,18 @@ a match of the whole crop or from the verdict of its parts."""
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 import time
 from dataclasses import dataclass
 
-from .fitting import PIN_REACH, PIN_SPREAD
+
 from .parts import Verdict
 from .refusal import Refusal
 from .scaling import scaled_offset
 from .search import Box, Hit, Point, add, sub
 
 __all__ = ["Located", "by_parts", "located", "ms_since", "refused"]
-
-# How much more of the parts must fit at the place they decide on than at any other place.
-_PARTS_MARGIN = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +90,7 @@ def by_parts(
     """The outcome that the parts decided: found when enough of them fit, clearly better
     than anywhere else; otherwise refused with both the whole crop's and the parts' reasons."""
     lead = verdict.score - other.score
-    found = verdict.score >= need and lead >= _PARTS_MARGIN and verdict.pinned
+    found = verdict.score >= need and lead >= P.parts_margin and verdict.pinned
     point = verdict.point
     assert point is not None
     why = (
@@ -99,7 +98,7 @@ def by_parts(
         f"{verdict.scale:.2f}x, {need:.2f} needed)"
     )
     if other.point is not None:
-        why += f", {lead:.2f} ahead of {other.point} ({_PARTS_MARGIN:.2f} needed)"
+        why += f", {lead:.2f} ahead of {other.point} ({P.parts_margin:.2f} needed)"
     if not verdict.pinned:
         why += f", but {_unpinned(verdict)}"
     scale = round(verdict.scale, 3)
@@ -123,8 +122,8 @@ def _unpinned(verdict: Verdict) -> str:
         "no part places the target along both axes"
         if verdict.reach == float("inf")
         else f"the nearest part placing the target is {verdict.reach:.0f} px from it "
-        f"({PIN_REACH} px at most), and the parts place it to within "
-        f"{verdict.spread:.1f} px ({PIN_SPREAD} px needed)"
+        f"({P.pin_reach} px at most), and the parts place it to within "
+        f"{verdict.spread:.1f} px ({P.pin_spread} px needed)"
     )
     if verdict.unspanned:
         why += ", and the flat stretch it was in is not found there"

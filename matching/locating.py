@@ -8,13 +8,15 @@ judged part by part (parts.py, deciding.py).
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .checks import PARTS_SPREAD, Match
-from .defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
-from .doubts import SURE, doubt
+from .checks import Match
+
+from .doubts import doubt
 from .located import Located, located, refused
 from .other_scales import at_other_scales
 from .parts import Parts
@@ -38,22 +40,14 @@ from .search import (
 __all__ = ["Search", "by_pixels", "hints_after"]
 
 
-_WINDOW = 64  # pixels around the recorded place that locate() searches first
-_FLAT = 1.0  # grayscale std below which an image has no pattern to correlate
-# Scales tried at the place of a 1x match that is not exact, and by how much one of them
-# must fit better to send locate() looking at other scales.
-_NEAR_STEPS = (-0.1, -0.06, -0.03, 0.03, 0.06, 0.1)
-_SCALE_LEAD = 0.01
-
-
 def by_pixels(
     screen: Image,
     anchor_img: Image,
     offset: Point,
     *,
     expected: Point | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
-    margin: float = DEFAULT_MARGIN,
+    threshold: float = P.threshold,
+    margin: float = P.margin,
     unique: bool = False,
     context: Recorded | Image | Callable[[], Image | None] | None = None,
     scale_hint: float = 1.0,
@@ -85,7 +79,7 @@ def by_pixels(
     tmpl = grayscale(anchor_img)
     if tmpl.shape[0] > screen.shape[0] or tmpl.shape[1] > screen.shape[1]:
         return refused(started, "the anchor is larger than the screen")
-    if float(tmpl.std()) < _FLAT:
+    if float(tmpl.std()) < P.flat:
         return refused(started, "the anchor is a flat image: nothing to match")
     guess = None if expected is None else sub(expected, offset)
     if guess is not None and unique and shift_hint != (0, 0):
@@ -146,7 +140,7 @@ class Search:
                 self.best, self.runner, by_colour = settle(
                     seen, self.anchor_img, hits, threshold=self.threshold, margin=self.margin
                 )
-            if self.best.score >= SURE:
+            if self.best.score >= P.sure:
                 break
         self.hits = hits
         best, runner = self.best, self.runner
@@ -159,7 +153,7 @@ class Search:
             self.stages += ["colour"] * match.by_colour
             stages = list(dict.fromkeys(self.stages))
             return located(self.started, best, runner, 1.0, self.offset, stages, True, "")
-        if best.score >= SURE:  # the recorded pixels, ambiguous: so at any other scale too
+        if best.score >= P.sure:  # the recorded pixels, ambiguous: so at any other scale too
             return located(
                 self.started, best, runner, 1.0, self.offset, self.stages, False, self.reason
             )
@@ -181,14 +175,14 @@ class Search:
         """Why a 1x match that is not the recorded pixels is a scene drawn at another scale
         (a DPI or font change that still fits at 1x, a few pixels off), or ""."""
         best = match.best
-        if best.score >= SURE:
+        if best.score >= P.sure:
             return ""
-        fitted, fit_scale = best_scale_near(self.seen.gray, self.tmpl, best, 1.0, _NEAR_STEPS)
-        if fitted.score > best.score + _SCALE_LEAD:
+        fitted, fit_scale = best_scale_near(self.seen.gray, self.tmpl, best, 1.0, P.near_scales)
+        if fitted.score > best.score + P.scale_lead:
             return f"the match fits better at {fit_scale:g}x ({fitted.score:.3f})"
         # Or its parts say so: spread out further than a 1x scene puts them.
         at_1x = self.parts.verify(self.seen.gray, add((best.x, best.y), self.offset), 1.0)
-        if at_1x.point is not None and abs(at_1x.scale - 1.0) > PARTS_SPREAD:
+        if at_1x.point is not None and abs(at_1x.scale - 1.0) > P.parts_spread:
             return f"its parts fit at {at_1x.scale:.2f}x"
         return ""
 
@@ -196,12 +190,12 @@ class Search:
 def _exact_near(
     screen: Image, tmpl: Image, place: Point, threshold: float, margin: float
 ) -> tuple[list[Hit], tuple[Hit, Hit] | None]:
-    """The matches within _WINDOW px of `place` (a top-left), and the best and the runner-up
+    """The matches within P.window px of `place` (a top-left), and the best and the runner-up
     when the best is exact and clearly alone there."""
-    hits = search_region(screen, tmpl, place, pad=_WINDOW, others=1)
+    hits = search_region(screen, tmpl, place, pad=P.window, others=1)
     if hits:
         best, runner = rank(hits, tmpl.shape)
-        if best.score >= SURE and accepted(best, runner, threshold, margin):
+        if best.score >= P.sure and accepted(best, runner, threshold, margin):
             return hits, (best, runner)
     return hits, None
 

@@ -5,6 +5,8 @@ back at the recording, with parts."""
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -16,32 +18,13 @@ from .doubts import doubt_inner
 from .located import Located, by_parts, located, ms_since
 from .parts import Verdict
 from .ranking import settle
-from .scaling import PER_SCALE, resized, scaled_offset, search_scales
-from .search import NOWHERE, SAME_PLACE, Hit, Point, add
+from .scaling import resized, scaled_offset, search_scales
+from .search import NOWHERE, Hit, Point, add
 
 if TYPE_CHECKING:
     from .locating import Search
 
-__all__ = ["WORTH", "at_other_scales", "distinct", "likeliest"]
-
-# 0.8x to 1.25x in steps of ~8%, finer steps only around the best of them; 1.0 is left out
-# because locate() tries it first.
-_DEFAULT_SCALES = (0.8, 0.86, 0.93, 1.08, 1.16, 1.25)
-_FINE_STEPS = (-0.04, -0.03, -0.02, -0.01, 0.01, 0.02, 0.03, 0.04)
-# A place at another scale, or changed around the target, is decided by its parts: this
-# share of them must fit there (and more than at any other place: located.py).
-_PARTS_SCORE = 0.55
-_ALONE_SCORE = 0.75  # the same, for parts cut from the anchor alone (no recorded screen)
-# The parts judge only places where the whole crop scores within WORTH of its best place:
-# a place it fits that much worse is not where it is (judging one costs a few ms), and the
-# look back still weighs the recorded screen's look-alikes.
-WORTH = 0.2
-_HINT_STEPS = (-0.02, -0.01, 0.01, 0.02)  # around the scale that earlier steps found
-_CANDIDATES = 8  # places judged at most
-# When the parts of the neighbourhood cannot decide (and fit somewhere at least _WIDE_FROM),
-# those of a wide one (recording.py) judge the _WIDE_PLACES likeliest places.
-_WIDE_FROM = 0.3
-_WIDE_PLACES = 4
+__all__ = ["at_other_scales", "distinct", "likeliest"]
 
 
 def at_other_scales(search: Search, scale_hint: float) -> Located:
@@ -52,12 +35,12 @@ def at_other_scales(search: Search, scale_hint: float) -> Located:
     known = scale_hint if scale_hint != 1.0 else None
     candidates = [
         (hit.score, add((hit.x, hit.y), search.offset), 1.0)
-        for hit in sorted(search.hits, reverse=True)[:PER_SCALE]
+        for hit in sorted(search.hits, reverse=True)[: P.per_scale]
     ]
     searches: list[tuple[str, Sequence[float], Sequence[float]]] = (
-        [("hint", (scale_hint,), _HINT_STEPS)] if known is not None else []
+        [("hint", (scale_hint,), P.hint_steps)] if known is not None else []
     )
-    searches.append(("scales", _DEFAULT_SCALES, _FINE_STEPS))
+    searches.append(("scales", P.scales, P.fine_steps))
     judged: dict[tuple[Point, float], Verdict] = {}
     outcome, widened = _refused_at_all_scales(search), False
     for stage, scales, steps in searches:
@@ -70,13 +53,13 @@ def at_other_scales(search: Search, scale_hint: float) -> Located:
                 sc,
             )
             for sc, found in scanned.items()
-            for hit in found[:PER_SCALE]
+            for hit in found[: P.per_scale]
         ]
         verdict, other = decide(
-            search.parts, search.seen.gray, distinct(candidates, within=WORTH), judged, known
+            search.parts, search.seen.gray, distinct(candidates, within=P.worth), judged, known
         )
         outcome = _by_parts(search, verdict, other)
-        if not outcome.found and verdict.score >= _WIDE_FROM:
+        if not outcome.found and verdict.score >= P.wide_from:
             outcome, widened = _widened(search, outcome, judged, candidates, known)
         if outcome.found:
             break
@@ -89,7 +72,7 @@ def at_other_scales(search: Search, scale_hint: float) -> Located:
 
 def _need(search: Search) -> float:
     # Parts cut from the anchor alone are fewer and smaller: they must fit better.
-    return _PARTS_SCORE if search.recording.screen is not None else _ALONE_SCORE
+    return P.parts_score if search.recording.screen is not None else P.alone_score
 
 
 def _refused_at_all_scales(search: Search) -> Located:
@@ -185,18 +168,18 @@ def _looked_back(search: Search, outcome: Located, widened: bool) -> Located:
 def distinct(
     candidates: list[tuple[float, Point, float]], *, within: float = math.inf
 ) -> list[tuple[float, Point, float]]:
-    """The likeliest candidates, one per place, at most _CANDIDATES; only those scoring
+    """The likeliest candidates, one per place, at most P.candidates; only those scoring
     `within` of the best."""
     kept: list[tuple[float, Point, float]] = []
     ranked = sorted(candidates, reverse=True)
     floor = ranked[0][0] - within if ranked else 0.0
     for candidate in (c for c in ranked if c[0] >= floor):
         if all(
-            max(abs(candidate[1][0] - k[1][0]), abs(candidate[1][1] - k[1][1])) > SAME_PLACE
+            max(abs(candidate[1][0] - k[1][0]), abs(candidate[1][1] - k[1][1])) > P.same_place
             for k in kept
         ):
             kept.append(candidate)
-            if len(kept) == _CANDIDATES:
+            if len(kept) == P.candidates:
                 break
     return kept
 
@@ -205,8 +188,8 @@ def likeliest(
     judged: dict[tuple[Point, float], Verdict], candidates: list[tuple[float, Point, float]]
 ) -> list[tuple[float, Point, float]]:
     """The places the parts put targets at, best first, then the candidates not near them:
-    _WIDE_PLACES at most."""
+    P.wide_places at most."""
     placed = [
         (1 + v.score, v.point, round(v.scale, 3)) for v in judged.values() if v.point is not None
     ]  # ahead of every whole-crop score
-    return distinct(placed + candidates)[:_WIDE_PLACES]
+    return distinct(placed + candidates)[: P.wide_places]

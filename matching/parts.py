@@ -15,6 +15,8 @@ places a target in a flat stretch, and deciding.py judges places by the parts' v
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 import math
 from dataclasses import dataclass
 from typing import Any, cast
@@ -26,15 +28,7 @@ from .fitting import PartsFit, Table, sharpness
 from .search import Box, Image, Point, correlate
 from .stretches import Span, place_by_stretches, stretches_through, within_image
 
-__all__ = ["TEXTURE", "Parts", "Verdict", "part_starts", "textured_parts"]
-
-_PART = 24  # px: the side of a part on the recorded screen
-TEXTURE = 8.0  # grayscale std a part needs to say anything
-_MOST = 48  # parts at most: the stride grows on big neighbourhoods
-_REACH = 16  # px of the recorded screen around the anchor that parts are cut from too
-_LEAST = (128, 72)  # px: the least neighbourhood parts are cut from
-_LEVEL = 8  # px of the target's row or column that a part level with it is within
-_EVEN, _SHADE = 3.0, 24.0  # a border line: grayscale std along it at most, and its contrast
+__all__ = ["Parts", "Verdict", "part_starts", "textured_parts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +54,11 @@ class Parts:
         box: Box,
         target: Point,
         *,
-        least: tuple[int, int] = _LEAST,
-        most: int = _MOST,
+        least: tuple[int, int] = P.parts_least,
+        most: int = P.parts_most,
         spans: bool = False,
     ) -> Parts:
-        """Parts of `gray` (a screen, or an anchor alone) in `box` widened by _REACH, and to
+        """Parts of `gray` (a screen, or an anchor alone) in `box` widened by P.parts_reach, and to
         at least `least`; `most` of them at most. With `spans` (`gray` being a screen), the
         flat stretches through the target too, which verify() places it by whenever they are
         found again."""
@@ -72,7 +66,7 @@ class Parts:
         height, width = gray.shape
         # A small crop's parts reach further: the look-alikes it was told apart from may
         # differ only a little way off it.
-        rx, ry = max(_REACH, (least[0] - w) // 2), max(_REACH, (least[1] - h) // 2)
+        rx, ry = max(P.parts_reach, (least[0] - w) // 2), max(P.parts_reach, (least[1] - h) // 2)
         x0, y0 = max(0, x - rx), max(0, y - ry)
         x1, y1 = min(width, x + w + rx), min(height, y + h + ry)
         hood = gray[y0:y1, x0:x1]
@@ -89,7 +83,7 @@ class Parts:
         level = np.array(
             [
                 [
-                    abs(p[axis] + side / 2 - inside[axis]) <= _LEVEL
+                    abs(p[axis] + side / 2 - inside[axis]) <= P.level
                     and not _fenced(hood, inside, p[1 - axis] + side // 2, axis)
                     for axis in (0, 1)
                 ]
@@ -205,14 +199,14 @@ class Verdict:
 
 
 def _side(shape: tuple[int, ...]) -> int:
-    """The side of the parts of a neighbourhood: _PART, or half a small one (an anchor
+    """The side of the parts of a neighbourhood: P.part_side, or half a small one (an anchor
     alone, when there is no recorded screen), so that it still has several parts."""
-    return min(_PART, max(8, min(shape[0], shape[1]) // 2))
+    return min(P.part_side, max(8, min(shape[0], shape[1]) // 2))
 
 
 def textured_parts(gray: Image, xs: list[int], ys: list[int], side: int) -> tuple[Point, ...]:
     """The top-lefts among `xs` by `ys` (row by row) of the `side`-square parts of `gray`
-    (cut short at its edges) whose grayscale std reaches TEXTURE: all of them from one pair
+    (cut short at its edges) whose grayscale std reaches P.texture: all of them from one pair
     of integral images, in integers, so exactly as a std of each part would say."""
     import cv2
 
@@ -233,7 +227,7 @@ def textured_parts(gray: Image, xs: list[int], ys: list[int], side: int) -> tupl
     n = (x1 - x0) * (y1 - y0)
     s1, s2 = total(sums), total(squares)
     # std >= T  <=>  n * sum(v^2) - sum(v)^2 >= T^2 * n^2 (both sides exact below 2**53)
-    rows, cols = np.nonzero(n * s2 - s1 * s1 >= TEXTURE**2 * n * n)
+    rows, cols = np.nonzero(n * s2 - s1 * s1 >= P.texture**2 * n * n)
     return tuple((xs[c], ys[r]) for r, c in zip(rows.tolist(), cols.tolist()))
 
 
@@ -254,10 +248,12 @@ def _fenced(gray: Image, target: Point, end: float, axis: int) -> bool:
         gray, target = gray.T, (target[1], target[0])
     tx, ty = target
     lo, hi = sorted((tx, int(end)))
-    band = gray[max(0, ty - _LEVEL) : ty + _LEVEL + 1, max(0, lo) : hi + 1].astype(np.float32)
-    if band.shape[0] < 2 * _LEVEL or band.shape[1] == 0:
+    band = gray[max(0, ty - P.level) : ty + P.level + 1, max(0, lo) : hi + 1].astype(np.float32)
+    if band.shape[0] < 2 * P.level or band.shape[1] == 0:
         return False
     # A border: a column of the band that is one shade from end to end, and not the shade
     # the target sits on.
-    across = (band.std(axis=0) < _EVEN) & (np.abs(band.mean(axis=0) - float(gray[ty, tx])) > _SHADE)
+    across = (band.std(axis=0) < P.border_even) & (
+        np.abs(band.mean(axis=0) - float(gray[ty, tx])) > P.border_shade
+    )
     return bool(across.any())

@@ -3,9 +3,10 @@ whether the best is clear enough to accept, and colour to settle what grayscale 
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 from .search import (
     NOWHERE,
-    SAME_PLACE,
     Hit,
     Image,
     Point,
@@ -31,7 +32,7 @@ def settle(
     # than it was) sparsely: look around the winner exactly before trusting its position.
     zone = ((best.x, best.y), same_place_radius(sized.shape[1], sized.shape[0]))
     hits = hits + search_region(
-        screen.gray, grayscale(sized), (best.x, best.y), pad=2 * SAME_PLACE, keep_out=zone
+        screen.gray, grayscale(sized), (best.x, best.y), pad=2 * P.same_place, keep_out=zone
     )
     best, runner = rank(hits, sized.shape)
     if best.score < threshold or accepted(best, runner, threshold, margin) or sized.ndim != 3:

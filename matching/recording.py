@@ -4,6 +4,8 @@ neighbourhood around it there."""
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,11 +14,6 @@ from .parts import Parts
 from .search import Image, Point, Screen, add
 
 __all__ = ["Recorded", "Recording", "wide_hood"]
-
-# The wide neighbourhood, whose parts judge the likeliest places when those of the
-# anchor's own cannot decide: at least _WIDE px, at most _WIDE_MOST parts.
-_WIDE = (640, 480)
-_WIDE_MOST = 128
 
 
 class Recorded:
@@ -71,4 +68,7 @@ class Recording:
 
 def wide_hood(scale: float) -> dict[str, Any]:
     """Parts.of's size arguments for the wide neighbourhood, on a screen at `scale`."""
-    return {"least": (round(_WIDE[0] * scale), round(_WIDE[1] * scale)), "most": _WIDE_MOST}
+    return {
+        "least": (round(P.wide_least[0] * scale), round(P.wide_least[1] * scale)),
+        "most": P.wide_most,
+    }

@@ -3,14 +3,13 @@ fits a screen best at, coarse to fine."""
 
 from __future__ import annotations
 
+
 from collections.abc import Sequence
 from typing import cast
 
 from .search import Hit, Image, Point, Screen, each, probe, scan, sub
 
-__all__ = ["PER_SCALE", "best_scale_near", "resized", "scaled_offset", "search_scales"]
-
-PER_SCALE = 3  # the best places at each scale that the parts judge
+__all__ = ["best_scale_near", "resized", "scaled_offset", "search_scales"]
 
 
 def search_scales(

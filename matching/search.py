@@ -8,6 +8,8 @@ the best match there), and a map over independent items on worker threads.
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 import functools
 import math
 import os
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NOWHERE",
-    "SAME_PLACE",
     "Box",
     "Hit",
     "Image",
@@ -53,14 +54,8 @@ Box = tuple[int, int, int, int]  # x, y, w, h
 Point = tuple[int, int]  # x, y
 Zone = tuple[Point, tuple[int, int]]  # top-left positions within (rx, ry) of a place
 
-_PEAKS = 10  # candidates per search that are scored at full resolution
-_PEAK_POOL = 400  # local maxima considered when spreading those candidates out
-_FLOOR = 0.25  # correlation below which a place is not worth a closer look
-_EDGE = 2  # grayscale step that a screen's busy part has somewhere in every 3x3 square
 _WORKERS = min(4, os.cpu_count() or 1)  # threads that judge independent places at once
 _WORKER_NAME = "deskreel-match"
-_FLAT_NORM = 1e-3  # a template's norm (mean taken off) below which it is flat
-SAME_PLACE = 8  # pixels: a second match further than this from the best is a look-alike
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -119,7 +114,7 @@ class Screen:
         quarter = cast(Image, cv2.pyrDown(half))
         edges = cv2.morphologyEx(quarter, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
         # (OpenCV compares with a scalar too; its type stubs know only arrays)
-        found = cv2.findNonZero(cv2.compare(edges, cast("MatLike", _EDGE), cv2.CMP_GT))
+        found = cv2.findNonZero(cv2.compare(edges, cast("MatLike", P.busy_edge), cv2.CMP_GT))
         if found is None:
             busy: Box = (0, 0, 0, 0)
         else:
@@ -145,7 +140,7 @@ def search_region(
     *,
     pad: int,
     keep_out: Zone | None = None,
-    others: int = _PEAKS,
+    others: int = P.peaks,
 ) -> list[Hit]:
     """Full-resolution matches with their top-left within `pad` of `top_left`.
 
@@ -168,7 +163,7 @@ def search_region(
     _blank(result, keep_out, origin=(x0, y0))
     if others == 1:
         _, score, _, (x, y) = cv2.minMaxLoc(result)
-        peaks = [(x, y)] if score > _FLOOR else []
+        peaks = [(x, y)] if score > P.search_floor else []
     else:
         peaks = _peaks(result, count=others, spread=same_place_radius(tw, th))
     return hits + [Hit(float(result[y, x]), x0 + x, y0 + y) for x, y in peaks]
@@ -219,7 +214,7 @@ def scan(
         _blank(result, ((kx // factor - x0, ky // factor - y0), (rx // factor, ry // factor)))
     rx, ry = same_place_radius(tw, th)
     # A quarter-resolution scan ranks a small crop's true place less reliably: keep more.
-    count = _PEAKS * factor if min(tw, th) < 64 else _PEAKS
+    count = P.peaks * factor if min(tw, th) < 64 else P.peaks
     places = [
         (x + x0, y + y0)
         for x, y in _peaks(result, count=count, spread=(max(1, rx // factor), max(1, ry // factor)))
@@ -273,14 +268,14 @@ def _peaks(result: Scores, *, count: int, spread: tuple[int, int]) -> list[Point
     is_peak = cast(
         Image, cv2.compare(result, cv2.dilate(result, np.ones((3, 3), np.uint8)), cv2.CMP_GE)
     )
-    is_peak &= cast(Image, cv2.compare(result, cast("MatLike", _FLOOR), cv2.CMP_GT))
+    is_peak &= cast(Image, cv2.compare(result, cast("MatLike", P.search_floor), cv2.CMP_GT))
     places = cv2.findNonZero(is_peak)
     if places is None:
         return []
     xs, ys = places.reshape(-1, 2).T
     scores = result[ys, xs]
-    if len(scores) > _PEAK_POOL:
-        top = np.argpartition(scores, -_PEAK_POOL)[-_PEAK_POOL:]
+    if len(scores) > P.peak_pool:
+        top = np.argpartition(scores, -P.peak_pool)[-P.peak_pool :]
         xs, ys, scores = xs[top], ys[top], scores[top]
     chosen: list[Point] = []
     for i in np.argsort(scores)[::-1]:
@@ -326,7 +321,7 @@ def colour_score(rgb: Image, tmpl: Image, top_left: Point) -> float:
         for v in (window.astype(np.float32), tmpl.astype(np.float32))
     )
     wanted_norm = float(np.sqrt(wanted.dot(wanted)))
-    if wanted_norm < _FLAT_NORM:
+    if wanted_norm < P.flat_norm:
         return matched()
     product, norm = float(seen.dot(wanted)), float(np.sqrt(seen.dot(seen))) * wanted_norm
     # matchTemplate's own rule where the window is (nearly) flat: 0, or +-1 within rounding
@@ -345,7 +340,7 @@ def grayscale(image: Image) -> Image:
 def same_place_radius(w: int, h: int) -> tuple[int, int]:
     """How far from a match another one still counts as the same place."""
     # Small and absolute: one row down a list is another target however big the crop is.
-    return min(SAME_PLACE, max(2, w // 4)), min(SAME_PLACE, max(2, h // 4))
+    return min(P.same_place, max(2, w // 4)), min(P.same_place, max(2, h // 4))
 
 
 def is_near(hit: Hit, place: Point, radius: tuple[int, int]) -> bool:

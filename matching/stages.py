@@ -3,11 +3,13 @@ for twins (twins.py): the stages so far of the ladder that issue 20 builds."""
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from .defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
+
 from .located import Located, ms_since
 from .locating import by_pixels
 from .recording import Recorded
@@ -23,8 +25,8 @@ def locate(
     offset: Point,
     *,
     expected: Point | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
-    margin: float = DEFAULT_MARGIN,
+    threshold: float = P.threshold,
+    margin: float = P.margin,
     unique: bool = False,
     context: Recorded | Image | Callable[[], Image | None] | None = None,
     scale_hint: float = 1.0,

@@ -3,12 +3,14 @@ the stretch it is in.
 
 Parts (parts.py) place a target from the textured pixels around it, and the further those
 are, the less surely. A target in a flat stretch is placed along an axis by the stretch's
-own ends instead: the run of its shade through it, at least _SPAN px long on the recorded
+own ends instead: the run of its shade through it, at least P.span_least px long on the recorded
 screen and off the screen's edges, found again today through the parts' point with a length
-that the parts' scale explains to within _SPAN_AGREE.
+that the parts' scale explains to within P.span_agree.
 """
 
 from __future__ import annotations
+
+from .params import PARAMS as P
 
 import numpy as np
 import numpy.typing as npt
@@ -18,11 +20,6 @@ from .search import Image, Point
 __all__ = ["Span", "place_by_stretches", "stretches_through", "within_image"]
 
 Span = tuple[int, int]  # a stretch along one axis: its first pixel and the one past its last
-
-_SPAN = 48
-_SPAN_SHADE = 2  # grayscale levels a pixel of the stretch may differ from the target's
-_SPAN_AGREE = 0.03
-_ACROSS = (0, -1, 1)  # px across the way: the lines a stretch is looked for along
 
 
 def stretches_through(gray: Image, target: Point, origin: Point) -> tuple[Span | None, Span | None]:
@@ -81,15 +78,15 @@ def _along(
     recorded = spans[axis]
     if recorded is None:
         return None
-    for across in _ACROSS if across_known else _ACROSS[:1]:
+    for across in P.span_across if across_known else P.span_across[:1]:
         at = (round(point[0]) + across * axis, round(point[1]) + across * (1 - axis))
-        if not within_image(gray, at) or abs(int(gray[at[1], at[0]]) - shade) > _SPAN_SHADE:
+        if not within_image(gray, at) or abs(int(gray[at[1], at[0]]) - shade) > P.span_shade:
             continue
         today = _span(gray, at, axis)
         if today is None:
             continue
         ratio = (today[1] - today[0]) / (recorded[1] - recorded[0])
-        if abs(ratio / scale - 1) <= _SPAN_AGREE:
+        if abs(ratio / scale - 1) <= P.span_agree:
             return today[0] + (target[axis] - recorded[0]) * ratio
     return None
 
@@ -100,12 +97,12 @@ def within_image(gray: Image, point: Point) -> bool:
 
 
 def _span(gray: Image, point: Point, axis: int) -> Span | None:
-    """The run of pixels of `point`'s shade (within _SPAN_SHADE) through it along `axis` (0:
+    """The run of pixels of `point`'s shade (within P.span_shade) through it along `axis` (0:
     its row, 1: its column): its first pixel and the one past its last; None when it runs to
     the edge of `gray` (where it ends is not known)."""
     line = gray[point[1], :] if axis == 0 else gray[:, point[0]]
     at = point[axis]
-    breaks = np.flatnonzero(np.abs(line.astype(np.int16) - int(line[at])) > _SPAN_SHADE)
+    breaks = np.flatnonzero(np.abs(line.astype(np.int16) - int(line[at])) > P.span_shade)
     i = int(np.searchsorted(breaks, at))
     if i == 0 or i == len(breaks):
         return None
@@ -113,7 +110,9 @@ def _span(gray: Image, point: Point, axis: int) -> Span | None:
 
 
 def _long(span: Span | None, origin: int) -> Span | None:
-    """`span`, moved by -`origin`, when it is at least _SPAN px long."""
+    """`span`, moved by -`origin`, when it is at least P.span_least px long."""
     return (
-        None if span is None or span[1] - span[0] < _SPAN else (span[0] - origin, span[1] - origin)
+        None
+        if span is None or span[1] - span[0] < P.span_least
+        else (span[0] - origin, span[1] - origin)
     )

@@ -14,6 +14,8 @@ stretch) has no twins in this sense, and its crop's ordinary uniqueness stands.
 
 from __future__ import annotations
 
+from .params import PARAMS as P
+
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -23,31 +25,7 @@ import numpy.typing as npt
 from .refusal import Refusal
 from .search import Box, Image, Point, colour_score, grayscale, probe, sub
 
-__all__ = [
-    "TWIN_SCORE",
-    "TwinCheck",
-    "Twins",
-    "band_evidence",
-    "doubt_twins",
-    "object_box",
-    "twins_of",
-]
-
-# When recording, an object that matches this well elsewhere on the same screen is drawn
-# alike: a twin. (A replay counts today's twins at its own threshold, so that a twin drawn a
-# little otherwise today, with a focus ring or a prelight, still counts.)
-TWIN_SCORE = 0.95
-_REACH = (240, 80)  # px either side of the target where its object's outline is looked for
-_SMALLEST = (20, 12)  # an outline smaller than this is a glyph, not an object
-_LARGEST = (480, 120)  # and one larger than this is a container, not the object
-_EDGE_LOW, _EDGE_HIGH = 20, 60  # Canny thresholds: a 1 px border of 20 grey levels is one
-_FLAT = 4.0  # grey-level std below which a row, twins painted out, holds no evidence
-_SAME = 3  # px: an instance this close to where today's match puts the object is it
-# An object at least 2 * _HALF_LEAST px on each side is looked for at half resolution
-# first, where a twin (blurred alike) scores at least _HALF_SCORE.
-_HALF_LEAST, _HALF_LOSS = 6, 0.15
-_OUTLINE = 2  # px around a twin painted out with it: the border its outline runs inside
-_MOST = 64  # places of one object counted at most: past it, a pattern or a long table
+__all__ = ["TwinCheck", "Twins", "band_evidence", "doubt_twins", "object_box", "twins_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,22 +42,26 @@ class Twins:
 
 
 def object_box(gray: Image, target: Point) -> Box | None:
-    """The smallest closed outline around `target` between _SMALLEST and _LARGEST, or None."""
+    """The smallest closed outline around `target` between P.outline_least and
+    P.outline_most in size, or None."""
     import cv2
 
     height, width = gray.shape[:2]
     tx, ty = target
-    x0, y0 = max(0, tx - _REACH[0]), max(0, ty - _REACH[1])
-    x1, y1 = min(width, tx + _REACH[0]), min(height, ty + _REACH[1])
+    x0, y0 = max(0, tx - P.outline_reach[0]), max(0, ty - P.outline_reach[1])
+    x1, y1 = min(width, tx + P.outline_reach[0]), min(height, ty + P.outline_reach[1])
     region = np.ascontiguousarray(gray[y0:y1, x0:x1])
     if region.size == 0:
         return None
-    edges = cv2.Canny(region, _EDGE_LOW, _EDGE_HIGH)
+    edges = cv2.Canny(region, *P.canny)
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     best: Box | None = None
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
-        if not (_SMALLEST[0] <= w <= _LARGEST[0] and _SMALLEST[1] <= h <= _LARGEST[1]):
+        if not (
+            P.outline_least[0] <= w <= P.outline_most[0]
+            and P.outline_least[1] <= h <= P.outline_most[1]
+        ):
             continue
         if not (x < tx - x0 < x + w - 1 and y < ty - y0 < y + h - 1):
             continue
@@ -91,14 +73,18 @@ def object_box(gray: Image, target: Point) -> Box | None:
 
 
 def twins_of(
-    rgb: Image, obj: Image, own: Point | None = None, *, least: float = TWIN_SCORE
+    rgb: Image, obj: Image, own: Point | None = None, *, least: float = P.twin_score
 ) -> list[Point]:
     """Top-lefts of the places where the RGB `obj` is drawn in the RGB `rgb`, scoring
     `least` in grayscale and in colour (a red and a green "Go" are no twins), `own` first
-    when given; [] when `obj` is flat. Counting stops past _MOST: a caller seeing more
-    than _MOST places has a pattern, or a table too long to tell its rows apart here."""
+    when given; [] when `obj` is flat. Counting stops past P.twins_most: a caller seeing more
+    than P.twins_most places has a pattern, or a table too long to tell its rows apart here."""
     gray, tmpl = grayscale(rgb), grayscale(obj)
-    if float(tmpl.std()) < _FLAT or tmpl.shape[0] > gray.shape[0] or tmpl.shape[1] > gray.shape[1]:
+    if (
+        float(tmpl.std()) < P.row_flat
+        or tmpl.shape[0] > gray.shape[0]
+        or tmpl.shape[1] > gray.shape[1]
+    ):
         return [] if own is None else [own]
     h, w = tmpl.shape[:2]
     places: list[Point] = [] if own is None else [own]
@@ -108,33 +94,33 @@ def twins_of(
         if colour_score(rgb, obj, place) < least:
             continue
         places.append(place)
-        if len(places) > _MOST:
+        if len(places) > P.twins_most:
             break
     return places
 
 
 def _candidates(gray: Image, tmpl: Image, least: float) -> Iterator[Point]:
     """Top-lefts where `tmpl` scores `least` on `gray`, best first: found at half
-    resolution (a quarter of the cost, where blur lowers a score by up to _HALF_LOSS) and
+    resolution (a quarter of the cost, where blur lowers a score by up to P.half_loss) and
     scored at full, unless it is too small to be told at half resolution."""
     import cv2
 
     h, w = tmpl.shape[:2]
-    if min(h, w) < 2 * _HALF_LEAST:
+    if min(h, w) < 2 * P.half_least:
         scores = cv2.matchTemplate(gray, tmpl, cv2.TM_CCOEFF_NORMED)
         ys, xs = np.nonzero(scores >= least)
         for i in np.argsort(-scores[ys, xs], kind="stable"):
             yield int(xs[i]), int(ys[i])
         return
     half = cv2.matchTemplate(cv2.pyrDown(gray), cv2.pyrDown(tmpl), cv2.TM_CCOEFF_NORMED)
-    ys, xs = np.nonzero(half >= least - _HALF_LOSS)
+    ys, xs = np.nonzero(half >= least - P.half_loss)
     looked: list[Point] = []
     for i in np.argsort(-half[ys, xs], kind="stable"):
         x, y = int(xs[i]), int(ys[i])
         if any(abs(x - lx) <= 1 and abs(y - ly) <= 1 for lx, ly in looked):
             continue
         looked.append((x, y))
-        if len(looked) > 4 * _MOST:  # (most are the same place again, a pixel off)
+        if len(looked) > 4 * P.twins_most:  # (most are the same place again, a pixel off)
             return
         hit = probe(gray, tmpl, (2 * x, 2 * y), pad=2)
         if hit is not None and hit.score >= least:
@@ -148,7 +134,7 @@ def band_evidence(gray: Image, crop: Box, twins: Twins) -> float:
     ox, oy, ow, oh = twins.box
     band = (crop[0], oy, crop[2], oh)
     own, own_mask = _cut(gray, band, twins.places, (ow, oh))
-    if own_mask.sum() < 2 or float(own[own_mask].std()) < _FLAT:
+    if own_mask.sum() < 2 or float(own[own_mask].std()) < P.row_flat:
         return 0.0
     best = -1.0
     for twin in twins.others:
@@ -193,8 +179,8 @@ def doubt_twins(
         today = [here, *today]
     if len(today) < 2:
         return TwinCheck(len(today))
-    if len(today) > _MOST:
-        return TwinCheck(len(today), Refusal("twin-many", len(today), _MOST, here))
+    if len(today) > P.twins_most:
+        return TwinCheck(len(today), Refusal("twin-many", len(today), P.twins_most, here))
     band, left = _scaled(band1[0], scale), round(band1[1] * scale)
     row = _row_scores(grayscale(screen), band, obj, left, today, here)
     refusal = _judged(row, here, threshold, margin)
@@ -223,7 +209,7 @@ def _judged(
 ) -> Refusal | None:
     """The refusal that a row's scores (_row_scores) call for, or None."""
     if isinstance(row, float):
-        return Refusal("twin-row", round(row, 2), _FLAT, here)
+        return Refusal("twin-row", round(row, 2), P.row_flat, here)
     mine, rival = row
     if mine < threshold:
         return Refusal("twin-match", round(mine, 4), threshold, here)
@@ -243,12 +229,12 @@ def _row_scores(
     recorded = np.ones(band.shape[:2], bool)
     for x, y in twins_of(band, obj):  # the twins in the anchor's own row
         recorded[
-            max(y - _OUTLINE, 0) : y + size[1] + _OUTLINE,
-            max(x - _OUTLINE, 0) : x + size[0] + _OUTLINE,
+            max(y - P.outline_pad, 0) : y + size[1] + P.outline_pad,
+            max(x - P.outline_pad, 0) : x + size[0] + P.outline_pad,
         ] = False
     gray = grayscale(band)
     spread = float(gray[recorded].std()) if recorded.sum() >= 2 else 0.0
-    if spread < _FLAT:
+    if spread < P.row_flat:
         return spread
     mine, rival = -1.0, -1.0
     for place in today:
@@ -276,14 +262,14 @@ def _cut(
         out[sy0 - y : sy1 - y, sx0 - x : sx1 - x] = gray[sy0:sy1, sx0:sx1]
         mask[sy0 - y : sy1 - y, sx0 - x : sx1 - x] = True
     for tx, ty in twins:
-        top, left = ty - y - _OUTLINE, tx - x - _OUTLINE
-        rows = slice(max(top, 0), max(top + size[1] + 2 * _OUTLINE, 0))
-        mask[rows, max(left, 0) : max(left + size[0] + 2 * _OUTLINE, 0)] = False
+        top, left = ty - y - P.outline_pad, tx - x - P.outline_pad
+        rows = slice(max(top, 0), max(top + size[1] + 2 * P.outline_pad, 0))
+        mask[rows, max(left, 0) : max(left + size[0] + 2 * P.outline_pad, 0)] = False
     return out, mask
 
 
 def _same(a: Point, b: Point) -> bool:
-    return abs(a[0] - b[0]) <= _SAME and abs(a[1] - b[1]) <= _SAME
+    return abs(a[0] - b[0]) <= P.same_instance and abs(a[1] - b[1]) <= P.same_instance
 
 
 def _masked_score(a: Image, b: Image, mask: npt.NDArray[np.bool_]) -> float:

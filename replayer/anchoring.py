@@ -19,9 +19,9 @@ from typing import Any
 
 from xsession.grab import Grabber
 from xsession.images import decode_image, encode_png
-from matching import DISTINCT_MARGIN, Located, hints_after
+from matching import Located, hints_after
 from matching.looks import Look, locate_looks, looks_of
-from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
+from matching.params import PARAMS
 from matching.objects import object_located
 from xsession.files import write_private
 
@@ -31,20 +31,13 @@ from .objects import ObjectFinder
 from matching.search import Box
 from storage import StorageError, Step, Widget
 
-__all__ = [
-    "AnchorOptions",
-    "Finding",
-    "Locator",
-    "DEFAULT_THRESHOLD",
-    "DEFAULT_TIMEOUT",
-    "aimed_at",
-]
+__all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_TIMEOUT", "aimed_at"]
 
 
 @dataclass(frozen=True, slots=True)
 class AnchorOptions:
-    threshold: float = DEFAULT_THRESHOLD  # least correlation that counts as the target
-    margin: float = DEFAULT_MARGIN  # how clearly the best must beat any look-alike
+    threshold: float = PARAMS.threshold
+    margin: float = PARAMS.margin
     timeout: float = DEFAULT_TIMEOUT  # s to keep looking for a target that is not there yet
     retry_every: float = 0.1  # s between grabs while waiting
 
@@ -196,7 +189,7 @@ class Locator:
                 ) from None
         # The recorder checked the crop against its whole screen; a crop that had no
         # look-alike there may be taken at once where it matches exactly near its place.
-        unique = anchor.margin is not None and anchor.margin >= DISTINCT_MARGIN
+        unique = anchor.margin is not None and anchor.margin >= PARAMS.distinct_margin
         return looks_of(
             cached[0], cached[1] if len(cached) > 1 else None, anchor.box, unique, recorded
         )

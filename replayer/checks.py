@@ -3,6 +3,8 @@ today's, and when a fraction of differing pixels fails a check."""
 
 from __future__ import annotations
 
+from matching.params import PARAMS as P
+
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -11,7 +13,6 @@ import numpy.typing as npt
 from matching.search import Box, Point
 
 __all__ = [
-    "NEAR",
     "Aimed",
     "Check",
     "Mapper",
@@ -23,7 +24,6 @@ __all__ = [
     "passes",
 ]
 
-NEAR = 48  # px around the expected place searched before the whole screen
 Mask = npt.NDArray[np.bool_]  # which pixels count (or differ)
 
 
@@ -72,7 +72,7 @@ class Check:
             place = list(self.expected) if self.expected else "its place"
             return (
                 f"{self.kind} {list(self.box)}: not found near {place} (best match "
-                f"{self.score:.3f} within {NEAR} px), {differ} there"
+                f"{self.score:.3f} within {P.content_near} px), {differ} there"
             )
         where = f"at {list(self.found_at)}" if self.found_at else "nowhere"
         if self.match == "before":

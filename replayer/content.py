@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from matching.params import PARAMS as P
+
 import numpy as np
 
 
@@ -9,14 +11,11 @@ from typing import cast
 
 from matching.search import Box, Image, Scores, grayscale
 
-from .checks import NEAR, Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
+from .checks import Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
 from .recolour import recoloured
-from .scaled import BLUR, parts_changed
+from .scaled import parts_changed
 
 __all__ = ["Content", "Views", "checkpoint", "find"]
-
-_FAR_TRIES = 8  # places far away, best first, checked for content that appeared there
-_CONTEXT = 4  # px (recorded) around a region resized and blurred with it
 
 
 class Views:
@@ -73,7 +72,7 @@ def view(image: Image, scale: float) -> Image:
     import cv2
 
     gray = grayscale(image)
-    return gray if scale == 1.0 else cast(Image, cv2.GaussianBlur(gray, (0, 0), BLUR))
+    return gray if scale == 1.0 else cast(Image, cv2.GaussianBlur(gray, (0, 0), P.verify_blur))
 
 
 def resized_view(frame: Image, box: Box, size: tuple[int, int], scale: float) -> Image:
@@ -83,8 +82,8 @@ def resized_view(frame: Image, box: Box, size: tuple[int, int], scale: float) ->
 
     x, y, w, h = box
     fh, fw = frame.shape[:2]
-    left, top = min(x, _CONTEXT), min(y, _CONTEXT)
-    right, bottom = min(fw - x - w, _CONTEXT), min(fh - y - h, _CONTEXT)
+    left, top = min(x, P.resize_context), min(y, P.resize_context)
+    right, bottom = min(fw - x - w, P.resize_context), min(fh - y - h, P.resize_context)
     at = (round(left * scale), round(top * scale))
     grown = (at[0] + size[0] + round(right * scale), at[1] + size[1] + round(bottom * scale))
     image = cast(
@@ -117,9 +116,8 @@ def find(
     mx, my, _, _ = mapper.box(box)
     sh, sw = seen.screen.shape
     expected = clamp((mx, my, content.width, content.height), sw, sh)
-    near = clamp(
-        (mx - NEAR, my - NEAR, content.width + 2 * NEAR, content.height + 2 * NEAR), sw, sh
-    )
+    pad = P.content_near
+    near = clamp((mx - pad, my - pad, content.width + 2 * pad, content.height + 2 * pad), sw, sh)
     check = _by_pixels(kind, content, seen, box, expected, near, far)
     if check.passed or mapper.scale != 1.0 or kind != "effect":
         return check
@@ -217,7 +215,7 @@ def _appeared(seen: Views, content: Content) -> tuple[float, int, int] | None:
     scores = content.scores(seen.screen)
     if scores is None:
         return None
-    for _ in range(_FAR_TRIES):
+    for _ in range(P.far_tries):
         _, value, _, (x, y) = cv2.minMaxLoc(scores)
         if value < content.options.match_threshold:
             return None

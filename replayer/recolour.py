@@ -10,9 +10,9 @@ gain of -1). A pixel differs when it lies more than `pixel_threshold` from that 
 missing check mark or an empty field fails as it does in the recording's own colours.
 
 The line is taken as a theme only where it is one:
-- it is not the identity (within `_SAME_GAIN` and `pixel_threshold`): in the recording's
+- it is not the identity (within `P.same_gain` and `pixel_threshold`): in the recording's
   own colours the pixels decide, and nothing passes here that they failed;
-- it keeps at least `_MIN_GAIN` of the recorded contrast (a theme keeps its text
+- it keeps at least `P.least_gain` of the recorded contrast (a theme keeps its text
   readable; a region gone blank fits a flat line);
 - the recorded region has detail (a flat one fits any place).
 A region drawn in three colours or more that a theme does not recolour along one line
@@ -21,6 +21,8 @@ An effect passes so only where the screen before the step did not already show i
 """
 
 from __future__ import annotations
+
+from matching.params import PARAMS as P
 
 from dataclasses import dataclass
 
@@ -31,9 +33,6 @@ from matching.search import Box, Image
 from .checks import Mask, VerifyOptions, measured, passes
 
 __all__ = ["Recoloured", "recoloured"]
-
-_SAME_GAIN = 0.1  # a gain within this of 1 (and an offset within pixel_threshold): no theme
-_MIN_GAIN = 1 / 3  # least share of the recorded contrast a theme keeps
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,5 +111,5 @@ def _line(recorded: Image, today: Image, keep: Mask) -> tuple[float, float] | No
 
 
 def _a_theme(gain: float, offset: float, options: VerifyOptions) -> bool:
-    same = abs(gain - 1.0) <= _SAME_GAIN and abs(offset) <= options.pixel_threshold
-    return not same and abs(gain) >= _MIN_GAIN
+    same = abs(gain - 1.0) <= P.same_gain and abs(offset) <= options.pixel_threshold
+    return not same and abs(gain) >= P.least_gain

@@ -17,21 +17,15 @@ fails the check. Parts a mask touches are not compared.
 
 from __future__ import annotations
 
+from matching.params import PARAMS as P
+
 import numpy as np
 
 from matching.search import Image, Point
 
 from .checks import Mask, VerifyOptions, measured
 
-__all__ = ["BLUR", "parts_changed"]
-
-# What the comparison of resampled pixels forgives (see the docstring).
-BLUR = 1.0  # px (sigma, on today's screen) of the blur both images are compared under
-_PART = 16  # px (recorded) of the parts a region is compared by
-_SLACK = 4  # px (today's) a part may lie from where its neighbours put it
-_FLAT_SLACK = 2  # the same, for a part without detail (which would hide what is beside it)
-_CONTRAST = 1.5  # how much more or less contrast than recorded a part may have
-_MIN_HALF = 6  # px (today's): a part is looked for by halves when they are this wide
+__all__ = ["parts_changed"]
 
 
 def parts_changed(
@@ -47,7 +41,7 @@ def parts_changed(
         return 0.0, 0
     if x < 0 or y < 0 or x + width > view.shape[1] or y + height > view.shape[0]:
         return 1.0, int(keep.sum())
-    size = max(4, round(_PART * scale))
+    size = max(4, round(P.verify_part * scale))
     found: dict[tuple[int, int], Point] = {}  # (row, column) of a part -> where it was found
     differing: dict[tuple[int, int], Image] = {}
     cuts = [
@@ -120,7 +114,7 @@ def _part(
     *,
     halves: bool = True,
 ) -> tuple[Point | None, Image]:
-    """Where `part`, expected at (x, y) of `view` moved by `guess`, is within _SLACK px of
+    """Where `part`, expected at (x, y) of `view` moved by `guess`, is within P.verify_slack px of
     there (None when it is not, or when it has no detail to say where), and which of its
     pixels differ.
 
@@ -134,7 +128,7 @@ def _part(
 
     h, w = part.shape
     detailed = int(part.max()) - int(part.min()) > options.pixel_threshold
-    slack = _SLACK if detailed else _FLAT_SLACK
+    slack = P.verify_slack if detailed else P.verify_flat_slack
     gx, gy = x + guess[0], y + guess[1]
     x0, y0 = max(0, gx - slack), max(0, gy - slack)
     window = view[y0 : gy + h + slack, x0 : gx + w + slack]
@@ -167,7 +161,7 @@ def _by_halves(
     h, w = part.shape
     best: tuple[Point | None, Image] = (None, np.ones(part.shape, bool))
     for axis, length in ((1, w), (0, h)):
-        if length < 2 * _MIN_HALF:
+        if length < 2 * P.verify_half:
             continue
         cut = length // 2
         first, second = np.split(part, [cut], axis=axis)
@@ -182,7 +176,7 @@ def _by_halves(
 
 def _correlated(part: Image, window: Image, far: Image, options: VerifyOptions) -> Point | None:
     """The place in `window` least `far` where `part` correlates at least match_threshold,
-    when it has a level within pixel_threshold and a contrast within _CONTRAST times its own
+    when it has a level within pixel_threshold and a contrast within P.verify_contrast times its own
     there; None when there is none."""
     import cv2
 
@@ -197,7 +191,7 @@ def _correlated(part: Image, window: Image, far: Image, options: VerifyOptions) 
     if (
         score >= options.match_threshold
         and abs(float(found.mean()) - float(part.mean())) <= options.pixel_threshold
-        and 1 / _CONTRAST <= float(found.std()) / contrast <= _CONTRAST
+        and 1 / P.verify_contrast <= float(found.std()) / contrast <= P.verify_contrast
     ):
         return int(lx), int(ly)
     return None

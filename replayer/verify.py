@@ -25,6 +25,8 @@ Where recorded content is on today's screen, and how many of its pixels differ t
 
 from __future__ import annotations
 
+from matching.params import PARAMS as P
+
 import time
 from collections.abc import Callable, Sequence
 
@@ -37,11 +39,6 @@ from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_che
 from .content import Views, checkpoint, find
 
 __all__ = ["Check", "VerifyOptions", "checks_for", "diff_image", "settled_screen"]
-
-_PAD = 6  # px of context around a changed region
-_MIN_EFFECT = 30  # px: smaller changes (a caret blink) are not effects
-_MAX_EFFECTS = 6
-_AROUND = (96, 48)  # px around a press not looked for, compared after the step
 
 
 def checks_for(
@@ -152,17 +149,20 @@ def _effects(before: Image, after: Image, keep: Mask, options: VerifyOptions) ->
     grown = cv2.dilate(changed.astype(np.uint8), np.ones((9, 9), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
     boxes = [
-        tuple(int(v) for v in stats[i][:4]) for i in range(1, count) if stats[i][4] >= _MIN_EFFECT
+        tuple(int(v) for v in stats[i][:4])
+        for i in range(1, count)
+        if stats[i][4] >= P.effect_least
     ]
     boxes.sort(key=lambda b: -b[2] * b[3])
     height, width = after.shape[:2]
+    pad = P.effect_pad
     return [
-        clamp((x - _PAD, y - _PAD, w + 2 * _PAD, h + 2 * _PAD), width, height)
-        for x, y, w, h in boxes[:_MAX_EFFECTS]
+        clamp((x - pad, y - pad, w + 2 * pad, h + 2 * pad), width, height)
+        for x, y, w, h in boxes[: P.effects_most]
     ]
 
 
 def _around(target: Point, shape: tuple[int, ...]) -> Box:
     """The recorded pixels around a press that was not looked for."""
-    w, h = _AROUND
+    w, h = P.around_press
     return clamp((target[0] - w // 2, target[1] - h // 2, w, h), shape[1], shape[0])

@@ -316,7 +316,7 @@ def test_the_parts_judge_only_places_the_whole_crop_fits_nearly_as_well_as_its_b
         (0.89, (3, 2), 1.0),
     ]  # the last is the best's place again
 
-    kept = other_scales.distinct(candidates, within=other_scales.WORTH)
+    kept = other_scales.distinct(candidates, within=other_scales.P.worth)
 
     assert kept == [(0.9, (0, 0), 1.0), (0.72, (100, 0), 0.9)]
     assert len(other_scales.distinct(candidates)) == 3 and other_scales.distinct([]) == []

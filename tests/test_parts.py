@@ -5,11 +5,14 @@ Synthetic screens, no X."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 
 from matching import stretches as parts_module
+from matching.params import PARAMS
 from matching.parts import Parts
 
 TARGET = (600, 300)  # in a flat stretch of a framed panel, 200 px from its marks
@@ -122,7 +125,6 @@ def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_a
 
 
 def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
-    from matching.parts import TEXTURE as _TEXTURE
     from matching.parts import part_starts as _steps
     from matching.parts import textured_parts as _textured
 
@@ -131,7 +133,9 @@ def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
         h, w = (int(v) for v in rng.integers(5, 400, 2))
         gray = rng.integers(0, 256, (h, w), dtype=np.uint8)
         gray[: h // 2, : w // 3] = 200  # flat: no part there
-        gray[h // 2 :, w // 3 :] = gray[h // 2 :, w // 3 :] // 40 + 100  # faint, near _TEXTURE
+        gray[h // 2 :, w // 3 :] = (
+            gray[h // 2 :, w // 3 :] // 40 + 100
+        )  # faint, near PARAMS.texture
         side = int(rng.integers(8, 40))
         stride = max(side // 2, int(rng.integers(4, 30)))
         xs, ys = _steps(w, side, stride), _steps(h, side, stride)  # parts cut short at edges
@@ -139,7 +143,7 @@ def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
             (x, y)
             for y in ys
             for x in xs
-            if float(gray[y : y + side, x : x + side].std()) >= _TEXTURE
+            if float(gray[y : y + side, x : x + side].std()) >= PARAMS.texture
         )
         assert _textured(gray, xs, ys, side) == expected
 
@@ -227,7 +231,7 @@ def test_a_stretch_ending_on_text_is_looked_for_on_the_lines_beside_the_target_s
     alone = Parts.of(recorded, (560, 160, 80, 80), target, least=(640, 480), most=128).verify(
         today, (476, 160), 0.8
     )
-    monkeypatch.setattr(parts_module, "_ACROSS", across)
+    monkeypatch.setattr(parts_module, "P", replace(PARAMS, span_across=across))
 
     verdict = parts.verify(today, (476, 160), 0.8)
 

@@ -18,9 +18,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from matching import DISTINCT_MARGIN, hints_after
+from matching import hints_after
 from matching.looks import locate_looks, looks_of
-from matching.defaults import DEFAULT_MARGIN, DEFAULT_THRESHOLD
+from matching.params import PARAMS
 from matching.objects import ObjectAnswer, object_located
 from matching.refusal import Refusal
 from matching import Located
@@ -108,7 +108,7 @@ def _one(
         anchor,
         image(step.get("anchor_hovered")),
         tuple(step["anchor_box"]),
-        margin is not None and margin >= DISTINCT_MARGIN,
+        margin is not None and margin >= PARAMS.distinct_margin,
         None if before is None else lambda: before,
     )
 
@@ -123,8 +123,8 @@ def _one(
             looks,
             tuple(step["anchor_offset"]),
             expected=target,
-            threshold=DEFAULT_THRESHOLD,
-            margin=DEFAULT_MARGIN,
+            threshold=PARAMS.threshold,
+            margin=PARAMS.margin,
             scale_hint=hint[0],
             shift_hint=hint[1],
             twins=step.get("anchor_twins"),
