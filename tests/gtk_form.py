@@ -9,6 +9,8 @@ the window; --font SCALE scales the text, as a desktop's font setting does; --me
 menu bar whose "Tools" menu (its title's centre printed as "ready Tools X Y") opens a
 popup of two items, printed as "item NAME X Y" each time it opens. A press shows "NAME
 applied" in the status line below the rows; with --wrong-effect, "nothing applied".
+--notebook puts the rows on the page of a notebook tab ("Servers"), whose accessible is
+boxed as its tab's label while it holds the page.
 """
 
 from __future__ import annotations
@@ -37,11 +39,16 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
     if args.menu:
         outer.pack_start(menu_bar(), False, False, 0)
     outer.pack_start(Gtk.Label(label="Servers", xalign=0), False, False, 0)
+    status = Gtk.Label(label="", xalign=0)
+    if args.notebook:
+        notebook, page = Gtk.Notebook(), Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8)
+        notebook.append_page(page, Gtk.Label(label="Servers"))
+        outer.pack_start(notebook, False, False, 0)
+        outer = page
     grid = Gtk.Grid(column_spacing=12, row_spacing=8) if args.grid else None
     if grid is not None:
         outer.pack_start(grid, False, False, 0)
     buttons = {}
-    status = Gtk.Label(label="", xalign=0)
     rows = tuple(reversed(ROWS)) if args.swap else ROWS
     for n, name in enumerate(rows):
         text = "Save" if args.rename else "Apply"
@@ -108,6 +115,7 @@ def main() -> None:
     parser.add_argument("--font", type=float, default=1.0)
     parser.add_argument("--menu", action="store_true")
     parser.add_argument("--wrong-effect", action="store_true")
+    parser.add_argument("--notebook", action="store_true")
     args = parser.parse_args()
     if args.font != 1.0:
         Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))

@@ -253,6 +253,26 @@ def test_the_tree_answers_the_point_and_the_name(desktop):
         form.pressed()
 
 
+def test_a_button_on_a_notebook_page_is_found_through_its_tab(desktop):
+    # GTK boxes a notebook's page tab as its label, and the tab holds the page: no child of
+    # the notebook holds a point on the page, so the search looks one level further down.
+    form = Form(desktop, "--notebook")
+    try:
+        from xsession.display import connect
+
+        conn = connect(desktop.display)
+        tree = Accessibility.open(conn)
+        assert tree is not None
+        with closing(conn), tree:
+            here = tree.at_point(*form.places["Mail_server"], pid=form.proc.pid)
+            assert here is not None and here.label == "push button 'Apply'", here
+            assert here.siblings[0] == ("label", "Mail server")
+            roles = [role for role, _ in here.path]
+            assert roles.index("page tab") == roles.index("page tab list") + 1, roles
+    finally:
+        form.pressed()
+
+
 def test_verify_passes_the_press_in_a_dark_theme_by_its_object_and_colours(
     desktop, recorded, tmp_path
 ):

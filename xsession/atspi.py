@@ -23,7 +23,6 @@ from .atspi_protocol import (
     ACCESSIBLE,
     COMPONENT,
     MAX_DEPTH,
-    MAX_FANOUT,
     MAX_OBJECTS,
     NULL,
     REGISTRY,
@@ -34,6 +33,7 @@ from .atspi_protocol import (
 )
 from .atspi_names import role_name
 from .atspi_bus import bus_address
+from .atspi_hit import holds, leaf_at
 from .atspi_popups import popup_item, popup_of
 from .dbus_calls import CALL_TIMEOUT, Bus, Call, Gone, Ref
 
@@ -258,7 +258,7 @@ class Accessibility:
         if start is None:
             return None
         top, below = start
-        leaf = self.leaf(below, x, y)
+        leaf = leaf_at(self, below, x, y)
         if leaf != top or window is None:
             return top, leaf
         return popup_item(self, top, x, y, pid, app, window) or (top, leaf)
@@ -280,7 +280,7 @@ class Accessibility:
         held = [
             (box[2] * box[3], n.ref)
             for n, box in zip(tops, boxes)
-            if box is not None and _holds(box, (x, y))
+            if box is not None and holds(box, (x, y))
         ]
         exact = [n.ref for n, box in zip(tops, boxes) if window is not None and box == window]
         if exact:
@@ -298,37 +298,6 @@ class Accessibility:
             if box == window and node.top is not None:
                 return node.top, node.ref
         return popup_of(self, nodes, window)
-
-    def leaf(self, top: Ref, x: int, y: int) -> Ref:
-        """The innermost accessible at (x, y) under `top`: the toolkit's own hit test, and
-        where it stops short (GTK's containers answer nothing for some), the smallest showing
-        child holding the point."""
-        here = top
-        for _ in range(MAX_DEPTH):
-            hit = self.bus.call(here, COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, SCREEN)
-            found: Ref = (str(hit[0][0]), str(hit[0][1]))
-            if found[1] == NULL or found == here:
-                found = self._child_at(here, x, y) or here
-            if found == here:
-                return here
-            here = found
-        return here
-
-    def _child_at(self, ref: Ref, x: int, y: int) -> Ref | None:
-        kids = self.children([ref])[0]
-        if kids is None:
-            raise Gone(f"{ref}: its children did not answer")
-        kids = kids[:MAX_FANOUT]
-        nodes = self.nodes(kids)
-        boxes = self.boxes(kids)
-        if None in nodes or None in boxes:
-            raise Gone(f"{ref}: a child did not answer")
-        held = [
-            (box[2] * box[3], node.ref)
-            for node, box in zip(nodes, boxes)
-            if node is not None and node.showing and box is not None and _holds(box, (x, y))
-        ]
-        return min(held)[1] if held else None
 
     def describe(
         self,
@@ -385,11 +354,6 @@ def _refs(items: Any) -> list[Ref]:
 def _box(extents: Any) -> Box:
     x, y, w, h = (int(v) for v in extents)
     return x, y, w, h
-
-
-def _holds(box: Box, point: tuple[int, int]) -> bool:
-    x, y, w, h = box
-    return w > 0 and h > 0 and x <= point[0] < x + w and y <= point[1] < y + h
 
 
 __all__ += ["CALL_TIMEOUT", "Gone"]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from storage.widgets import Box
 
+from .atspi_hit import leaf_at
 from .atspi_protocol import MAX_FANOUT, NULL
 from .dbus_calls import Gone, Ref
 
@@ -54,7 +55,7 @@ def popup_item(
     popup = popup_of(tree, nodes, window)
     if popup is None:
         return None
-    item = tree.leaf(popup[1], x, y)
+    item = leaf_at(tree, popup[1], x, y)
     return None if item == popup[1] else (popup[0], item)
 
 
