@@ -6,14 +6,13 @@ it (whole, or part by part). (The pixels right around the target are checked in 
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 from dataclasses import dataclass
 from itertools import islice
 from typing import cast
 
 from .deciding import apart
 from .located import Located
+from .params import PARAMS as P
 from .parts import Parts
 from .recording import Recording, wide_hood
 from .scaling import resized, scaled_offset

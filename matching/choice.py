@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import chain
 
 import numpy as np
 
+from .params import PARAMS as P
 from .twins import Twins, band_evidence, object_box, twins_of
 from .search import (
     NOWHERE,

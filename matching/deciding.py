@@ -3,12 +3,10 @@ the recorded neighbourhood fit there (parts.py), and the best told from the othe
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import math
 from dataclasses import replace
 
-
+from .params import PARAMS as P
 from .parts import Parts, Verdict
 from .search import Image, Point, each
 

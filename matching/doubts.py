@@ -4,9 +4,8 @@ and the look back in checks.py, and the pixels right around the target here)."""
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 from .checks import Match
+from .params import PARAMS as P
 from .ranking import accepted, why_refused
 from .recording import Recording
 from .scaling import resized, scaled_offset

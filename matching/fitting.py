@@ -8,14 +8,13 @@ parts).
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from .params import PARAMS as P
 from .search import Point, Scores
 
 __all__ = ["PartsFit", "Table", "sharpness"]

@@ -3,12 +3,10 @@ a match of the whole crop or from the verdict of its parts."""
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import time
 from dataclasses import dataclass
 
-
+from .params import PARAMS as P
 from .parts import Verdict
 from .refusal import Refusal
 from .scaling import scaled_offset

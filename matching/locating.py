@@ -8,8 +8,6 @@ judged part by part (parts.py, deciding.py).
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +17,7 @@ from .checks import Match
 from .doubts import doubt
 from .located import Located, located, refused
 from .other_scales import at_other_scales
+from .params import PARAMS as P
 from .parts import Parts
 from .ranking import accepted, rank, settle
 from .recording import Recorded, Recording

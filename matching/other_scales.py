@@ -5,8 +5,6 @@ back at the recording, with parts."""
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -16,6 +14,7 @@ from .checks import Match, doubt_back_by_parts, doubt_unscaled
 from .deciding import decide
 from .doubts import doubt_inner
 from .located import Located, by_parts, located, ms_since
+from .params import PARAMS as P
 from .parts import Verdict
 from .ranking import settle
 from .scaling import resized, scaled_offset, search_scales

@@ -15,8 +15,6 @@ places a target in a flat stretch, and deciding.py judges places by the parts' v
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import math
 from dataclasses import dataclass
 from typing import Any, cast
@@ -25,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .fitting import PartsFit, Table, sharpness
+from .params import PARAMS as P
 from .search import Box, Image, Point, correlate
 from .stretches import Span, place_by_stretches, stretches_through, within_image
 

@@ -4,7 +4,6 @@ whether the best is clear enough to accept, and colour to settle what grayscale 
 from __future__ import annotations
 
 from .params import PARAMS as P
-
 from .search import (
     NOWHERE,
     Hit,

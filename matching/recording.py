@@ -4,12 +4,11 @@ neighbourhood around it there."""
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .params import PARAMS as P
 from .parts import Parts
 from .search import Image, Point, Screen, add
 

@@ -8,8 +8,6 @@ the best match there), and a map over independent items on worker threads.
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import functools
 import math
 import os
@@ -21,6 +19,8 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
+
+from .params import PARAMS as P
 
 if TYPE_CHECKING:
     from cv2.typing import MatLike

@@ -3,15 +3,13 @@ for twins (twins.py): the stages so far of the ladder that issue 20 builds."""
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import time
 from collections.abc import Callable
 from dataclasses import replace
 
-
 from .located import Located, ms_since
 from .locating import by_pixels
+from .params import PARAMS as P
 from .recording import Recorded
 from .search import Image, Point
 from .twins import doubt_twins

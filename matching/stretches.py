@@ -10,11 +10,10 @@ that the parts' scale explains to within P.span_agree.
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 import numpy as np
 import numpy.typing as npt
 
+from .params import PARAMS as P
 from .search import Image, Point
 
 __all__ = ["Span", "place_by_stretches", "stretches_through", "within_image"]

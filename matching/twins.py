@@ -14,14 +14,13 @@ stretch) has no twins in this sense, and its crop's ordinary uniqueness stands.
 
 from __future__ import annotations
 
-from .params import PARAMS as P
-
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from .params import PARAMS as P
 from .refusal import Refusal
 from .search import Box, Image, Point, colour_score, grayscale, probe, sub
 

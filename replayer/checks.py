@@ -3,13 +3,12 @@ today's, and when a fraction of differing pixels fails a check."""
 
 from __future__ import annotations
 
-from matching.params import PARAMS as P
-
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from matching.params import PARAMS as P
 from matching.search import Box, Point
 
 __all__ = [

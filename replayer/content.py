@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from matching.params import PARAMS as P
+from typing import cast
 
 import numpy as np
 
-
-from typing import cast
-
+from matching.params import PARAMS as P
 from matching.search import Box, Image, Scores, grayscale
 
 from .checks import Check, Mapper, Mask, VerifyOptions, clamp, measured, passes

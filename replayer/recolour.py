@@ -22,12 +22,11 @@ An effect passes so only where the screen before the step did not already show i
 
 from __future__ import annotations
 
-from matching.params import PARAMS as P
-
 from dataclasses import dataclass
 
 import numpy as np
 
+from matching.params import PARAMS as P
 from matching.search import Box, Image
 
 from .checks import Mask, VerifyOptions, measured, passes

@@ -17,10 +17,9 @@ fails the check. Parts a mask touches are not compared.
 
 from __future__ import annotations
 
-from matching.params import PARAMS as P
-
 import numpy as np
 
+from matching.params import PARAMS as P
 from matching.search import Image, Point
 
 from .checks import Mask, VerifyOptions, measured

@@ -25,13 +25,12 @@ Where recorded content is on today's screen, and how many of its pixels differ t
 
 from __future__ import annotations
 
-from matching.params import PARAMS as P
-
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from matching.params import PARAMS as P
 from matching.search import Box, Image, Point, grayscale
 from storage import POINTER_ACTIONS
 
