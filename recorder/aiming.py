@@ -24,7 +24,7 @@ from storage.widgets import Box
 
 from .screen import WINDOW_POLL, FrameTimeline, WidgetSeen
 
-__all__ = ["COUNT_BUDGET", "AimWatch", "answer_for_press", "box_changed"]
+__all__ = ["COUNT_BUDGET", "AimWatch", "answer_for_press", "box_changed", "object_of_press"]
 
 COUNT_BUDGET = 1.0  # s for counting an object's twins in its application; past it: unknown
 
@@ -41,6 +41,35 @@ def answer_for_press(
         return None  # an earlier press may have changed what is there
     x, y, _, _ = seen.widget.box
     return replace(seen.widget, point=(point[0] - x, point[1] - y))
+
+
+def object_of_press(
+    timeline: FrameTimeline,
+    press: float,
+    point: tuple[int, int],
+    presses: Sequence[float],
+    *,
+    frames: bool = True,
+) -> Widget | None:
+    """The object a press at `point` at time `press` was on (answer_for_press), unless the
+    screen changed inside it after the question (with `frames`: the screen is watched). Then
+    it is kept only when a later question at the point, asked before the press, gave the
+    same object and the screen inside it stayed the same from that asking to the press: the
+    change (a submenu opening over its edge, a tooltip) left the object as it was. That
+    later answer may have come after the press; only its agreement counts."""
+    seen = timeline.widget_seen(press)
+    found = answer_for_press(seen, press, point, presses)
+    if found is None or seen is None or seen.widget is None or not frames:
+        return found
+    if not box_changed(timeline, found.box, seen.asked, press):
+        return found
+    before = seen.widget
+    confirmed = (
+        later.asked
+        for later in timeline.widgets_asked(seen.asked, press)
+        if later.point == point and later.widget is not None and _same(before, later.widget)
+    )
+    return found if any(not box_changed(timeline, found.box, t, press) for t in confirmed) else None
 
 
 def box_changed(timeline: FrameTimeline, box: Box, start: float, end: float) -> bool:

@@ -19,7 +19,7 @@ from storage.vocabulary import Action
 from .pieces import Job
 from .privacy import TypingRedaction
 from .reduce import Reduced
-from .aiming import answer_for_press, box_changed
+from .aiming import object_of_press
 from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
 from .screen import Frame
 from .writing import StoreWrites
@@ -110,13 +110,8 @@ class Finisher:
             return None
         press = job.t0 + r.t_start
         presses = [job.t0 + e.t for e in job.events if e.kind == "button_down"]
-        seen = job.timeline.widget_seen(press)
-        found = answer_for_press(seen, press, target, presses)
-        if found is None or seen is None:
-            return None
-        if self.frames and box_changed(job.timeline, found.box, seen.asked, press):
-            return None  # the screen changed there after the question: the answer may be old
-        return self.redaction.widget(found)
+        found = object_of_press(job.timeline, press, target, presses, frames=self.frames)
+        return None if found is None else self.redaction.widget(found)
 
     def _frames(
         self, r: Reduced, action: Action, job: Job, following: float | None

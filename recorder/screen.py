@@ -123,6 +123,14 @@ class FrameTimeline:
             i = bisect_right([w.t for w in self._widgets], t) - 1
             return self._widgets[i] if i >= 0 else None
 
+    def widgets_asked(self, start: float, end: float) -> list[WidgetSeen]:
+        """The answers of the accessibility tree asked after `start` and before `end`,
+        whenever they came."""
+        with self._lock:
+            return sorted(
+                (w for w in self._widgets if start < w.asked < end), key=lambda w: w.asked
+            )
+
     def last_change(self) -> float | None:
         """When the screen last changed (the newest frame's first time); None: no frames."""
         with self._lock:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from matching.objects import acts_on_whole, at_recorded_place, by_object, object_located, point_in
-from recorder.aiming import answer_for_press, box_changed
+from recorder.aiming import answer_for_press, box_changed, object_of_press
 from recorder.privacy import TypingRedaction
 from recorder.screen import FrameTimeline, WidgetSeen
 from storage.widgets import Widget, reading_order
@@ -218,3 +218,44 @@ def test_the_screen_changing_inside_the_object_after_the_question_voids_it() -> 
     assert box_changed(timeline, left, 2.5, 3.5)
     assert not box_changed(timeline, right, 2.5, 3.5)
     assert box_changed(timeline, left, 0.5, 1.5)  # from before the first frame held: unknown
+
+
+def over_apply(*shades: tuple[float, int]) -> FrameTimeline:
+    """A timeline of 400x160 screens: at each time, the right end of APPLY's box (where a
+    submenu or a tooltip opens over it) at one grey."""
+    timeline = FrameTimeline()
+    for t, shade in shades:
+        bgra = np.zeros((160, 400, 4), np.uint8)
+        bgra[100:130, 370:380, :3] = shade
+        raw = bgra.tobytes()
+        timeline.add(t, zlib.crc32(raw), 400, 160, raw)
+    return timeline
+
+
+AGAIN = WidgetSeen(asked=10.3, t=10.6, point=(320, 115), widget=APPLY)  # answered after the press
+
+
+def test_an_object_covered_in_part_after_the_question_is_kept_when_asked_again_alike() -> None:
+    timeline = over_apply((9.0, 0), (10.2, 200))  # a submenu opens over its edge at 10.2
+    for seen in (SEEN, AGAIN):
+        timeline.note_widget(seen)
+    found = object_of_press(timeline, 10.5, (320, 115), [10.5])
+    assert found is not None and found.label == APPLY.label and found.point == (20, 15)
+
+
+@pytest.mark.parametrize(
+    ("shades", "later", "why"),
+    [
+        (((9.0, 0), (10.2, 200)), None, "not asked again"),
+        (((9.0, 0), (10.2, 200)), replace(AGAIN, widget=TWIN), "asked again: another object"),
+        (((9.0, 0), (10.2, 200)), replace(AGAIN, point=(321, 115)), "asked again elsewhere"),
+        (((9.0, 0), (10.2, 200)), replace(AGAIN, asked=10.1), "asked again before the change"),
+        (((9.0, 0), (10.2, 200), (10.4, 90)), AGAIN, "changed again after it was asked again"),
+    ],
+)
+def test_an_object_changed_after_the_question_is_not_kept_unconfirmed(shades, later, why) -> None:
+    timeline = over_apply(*shades)
+    for seen in (SEEN, later):
+        if seen is not None:
+            timeline.note_widget(seen)
+    assert object_of_press(timeline, 10.5, (320, 115), [10.5]) is None, why
