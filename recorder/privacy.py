@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from storage import RawEvent, Widget
 from storage.grouping import DEFAULT_SETTINGS, InputSettings
 from storage.keys import is_modifier
-from storage.vocabulary import Action, secret
+from storage.vocabulary import Action, secret, types_text
 
 from .reduce import Reduced, reduce_events
 
@@ -86,7 +86,10 @@ class Redactor:
         ]
 
     def action(self, action: Action) -> Action:
-        if not self.enabled or action.action != "type":
+        """`action` as stored: typed text, and a key held long enough to be a `key` step
+        of its own when it types a character (one character of a password, and its place
+        in it), become {{secret:N}}."""
+        if not self.enabled or not types_text(action):
             return action
         placeholder = secret(self.next)
         self.next += 1

@@ -19,6 +19,7 @@ __all__ = [
     "keysym_char",
     "MODIFIER_ALIASES",
     "is_modifier",
+    "types_character",
 ]
 
 # xdotool's own aliases, plus the spellings agents and people write most.
@@ -148,6 +149,32 @@ def parse_chord(text: str) -> Chord:
 
 def is_modifier(name: str) -> bool:
     return name in _MODIFIER_TEXT or name in ("ISO_Level3_Shift", "Mode_switch")
+
+
+# Modifiers under which a key makes a shortcut rather than a character (shift and the
+# third level choose which character a key types).
+_SHORTCUT_MODIFIERS = frozenset({"ctrl", "alt", "super", "meta", "hyper"})
+# Keypad keys that type a character, whatever NumLock says of the others.
+_KEYPAD_CHARS = frozenset(
+    {f"KP_{d}" for d in range(10)}
+    | {"KP_Add", "KP_Subtract", "KP_Multiply", "KP_Divide", "KP_Decimal", "KP_Separator"}
+    | {"KP_Equal", "KP_Space"}
+)
+
+
+def types_character(text: str) -> bool:
+    """Whether the key chord `text` (a `key` step's) types a character: a printable key,
+    a dead key or a keypad digit, alone or under shift or the third level; not a
+    shortcut (under ctrl, alt or super), nor Return, Tab or a function key. A name that
+    is no key (a damaged step) counts as a character: it may be one."""
+    try:
+        chord = parse_chord(text)
+    except KeyNameError:
+        return True
+    if any(_MODIFIER_TEXT.get(m) in _SHORTCUT_MODIFIERS for m in chord.modifiers):
+        return False
+    key = chord.key
+    return bool(keysym_char(keysym_of(key))) or key.startswith("dead_") or key in _KEYPAD_CHARS
 
 
 def keysym_of(name: str) -> int:

@@ -21,7 +21,7 @@ from .bulk import insert_ignore
 from .store import Store
 from .unused_frames import result_frames
 from .values import RESULT_FRAME_KEYS
-from .vocabulary import SECRET, Action, secret
+from .vocabulary import SECRET, Action, ActionError, secret, types_text
 
 __all__ = ["HiddenFrame", "HideTyping", "redact_steps"]
 
@@ -63,7 +63,7 @@ def redact_steps(
             frames, kept = _hide_typing(conn, sorted(rows, key=lambda r: r.step), set(steps), hide)
         for row in (r for r in rows if r.step in steps):
             body = json.loads(row.body)
-            if body.get("action") == "type" and not SECRET.fullmatch(body.get("text", "")):
+            if _typed_in_clear(body):
                 body = Action(action="type", text=secret(number)).to_json()
                 number += 1
             frames |= {f for f in (row.before_frame, row.after_frame) if f}
@@ -204,3 +204,17 @@ def _forget_frames(conn: Connection, frames: set[str]) -> None:
             s.actions.update().where(a.recording_id == rec, a.step == step).values(**values)
         )
     conn.execute(s.frames.delete().where(s.frames.c.hash.in_(frames)))
+
+
+def _typed_in_clear(body: dict[str, Any]) -> bool:
+    """Whether a stored step types characters that are not a {{secret:N}} yet: typed text,
+    or a key that types one. A body that is no valid step counts, if it says it types."""
+    if body.get("action") not in ("type", "key"):
+        return False
+    text = body.get("text")
+    if body.get("action") == "type" and isinstance(text, str) and SECRET.fullmatch(text):
+        return False
+    try:
+        return types_text(Action.from_json(body))
+    except ActionError:
+        return True

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .keys import KeyNameError, is_modifier, parse_chord
+from .keys import KeyNameError, is_modifier, parse_chord, types_character
 
 __all__ = [
     "ACTIONS",
@@ -26,6 +26,7 @@ __all__ = [
     "Action",
     "ActionError",
     "secret",
+    "types_text",
 ]
 
 # What `record --redact-typing` and `deskreel redact` leave of typed text: `{{secret:N}}`,
@@ -36,6 +37,14 @@ SECRET = re.compile(r"\{\{secret:(\d+)\}\}")
 def secret(number: int) -> str:
     """The placeholder text of secret `number`."""
     return f"{{{{secret:{number}}}}}"
+
+
+def types_text(action: Action) -> bool:
+    """Whether `action` types characters: a `type` step, or a `key` step whose key types
+    one (held long enough to be a step of its own). Under redaction these are secrets."""
+    return action.action == "type" or (
+        action.action == "key" and types_character(action.text or "")
+    )
 
 
 CLICKS = ("left_click", "right_click", "middle_click", "double_click", "triple_click")
