@@ -23,7 +23,7 @@ from matching import Located, hints_after
 from matching.looks import Look, locate_looks, looks_of
 from matching.params import PARAMS
 from matching.objects import object_located
-from xsession.files import write_private
+from xsession.files import PrivateFolder
 
 from .checks import Aimed
 from .defaults import DEFAULT_TIMEOUT
@@ -202,29 +202,19 @@ class Locator:
         anchor = step.anchor
         if anchor is None:  # found or refused by its object alone: no crop to show
             return []
-        _make_private_dirs(folder)
-        saved = [folder / f"step{step.step:04d}-anchor.png"]
-        write_private(saved[0], anchor.png)
-        loc = finding.located
-        if loc.top_left is not None and self.last_screen is not None:
-            x, y = loc.top_left
-            w = round(anchor.box[2] * loc.scale)
-            h = round(anchor.box[3] * loc.scale)
-            crop = self.last_screen[max(y, 0) : y + h, max(x, 0) : x + w]
-            if crop.size:
-                path = folder / f"step{step.step:04d}-best-match.png"
-                write_private(path, encode_png(crop))
-                saved.append(path)
+        with PrivateFolder(folder, own=False) as crops:
+            saved = [crops.write(f"step{step.step:04d}-anchor.png", anchor.png)]
+            loc = finding.located
+            if loc.top_left is not None and self.last_screen is not None:
+                x, y = loc.top_left
+                w = round(anchor.box[2] * loc.scale)
+                h = round(anchor.box[3] * loc.scale)
+                crop = self.last_screen[max(y, 0) : y + h, max(x, 0) : x + w]
+                if crop.size:
+                    name = f"step{step.step:04d}-best-match.png"
+                    saved.append(crops.write(name, encode_png(crop)))
         return saved
 
     def close(self) -> None:
         self.grabber.close()
         self.objects.close()
-
-
-def _make_private_dirs(folder: Path) -> None:
-    """Create `folder` and its missing parents with mode 0700; existing ones are left be."""
-    missing = [p for p in (folder, *folder.parents) if not p.exists()]
-    for path in reversed(missing):
-        path.mkdir(mode=0o700, exist_ok=True)
-        path.chmod(0o700)  # mkdir's mode goes through the umask

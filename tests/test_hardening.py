@@ -3,8 +3,11 @@ that failed before its fix. Without X: every command here works on files alone."
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+import stat
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +15,8 @@ from recorder.privacy import Redactor
 from storage.keys import types_character
 from storage.vocabulary import Action
 from tests.commands import deskreel, imported
+from tests.fixture_recording import build_recording
+from xsession.files import LinkedPath, PrivateFolder
 
 
 @pytest.mark.parametrize(
@@ -63,3 +68,47 @@ def test_the_redact_command_takes_a_held_key_out_of_a_step(tmp_path) -> None:
     assert '"n"' not in "".join(bodies) and "{{secret:1}}" in bodies[0], bodies
     assert "Return" in bodies[1]  # no character: a key, as recorded
     assert not re.search(r"text=n\b", shown.stdout) and "secret:1" in shown.stdout, shown.stdout
+
+
+def _victim(tmp_path: Path) -> tuple[Path, int, list[str]]:
+    victim = tmp_path / "victim"
+    victim.mkdir(mode=0o755)
+    victim.chmod(0o755)
+    (victim / "theirs.txt").write_text("someone else's")
+    return victim, stat.S_IMODE(victim.stat().st_mode), sorted(os.listdir(victim))
+
+
+@pytest.mark.parametrize("link", ["img", "crops", "."])
+def test_a_report_follows_no_link_in_its_folder(tmp_path: Path, link: str) -> None:
+    db = tmp_path / "r.db"
+    build_recording(db)
+    victim, mode, names = _victim(tmp_path)
+    trap = tmp_path / "trap"
+    if link == ".":
+        trap.symlink_to(victim)
+    else:
+        trap.mkdir()
+        (trap / link).symlink_to(victim)
+    done = deskreel("report", db, "--out", trap)
+    assert done.returncode == 2, done.stderr
+    assert "symbolic link" in done.stderr and "Traceback" not in done.stderr
+    assert stat.S_IMODE(victim.stat().st_mode) == mode and sorted(os.listdir(victim)) == names
+
+
+def test_a_private_folder_replaces_a_planted_link_and_refuses_a_linked_folder(
+    tmp_path: Path,
+) -> None:
+    victim, mode, names = _victim(tmp_path)
+    mine = tmp_path / "report" / "crops"
+    with PrivateFolder(mine, own=False) as folder:
+        (mine / "step0001-anchor.png").symlink_to(victim / "theirs.txt")
+        written = folder.write("step0001-anchor.png", b"png")
+    assert not written.is_symlink() and written.read_bytes() == b"png"
+    assert (victim / "theirs.txt").read_text() == "someone else's"
+    assert stat.S_IMODE(mine.stat().st_mode) == 0o700
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    linked = tmp_path / "linked"
+    linked.symlink_to(victim)
+    with pytest.raises(LinkedPath):
+        PrivateFolder(linked, own=False)
+    assert stat.S_IMODE(victim.stat().st_mode) == mode and sorted(os.listdir(victim)) == names

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,9 +17,9 @@ from pathlib import Path
 
 from storage import NotFoundError, Store
 
-from xsession.files import write_private
+from xsession.files import PrivateFolder
 
-__all__ = ["Box", "ImageDir", "Pic", "figure", "frame_figure", "private_dir"]
+__all__ = ["Box", "ImageDir", "Pic", "figure", "frame_figure"]
 
 _HASH = re.compile(r"[0-9a-f]{16,128}")
 _SAVED = re.compile(r"crops/[A-Za-z0-9_-]+\.png")
@@ -49,20 +48,21 @@ class Box:
     label: str = ""
 
 
-def private_dir(path: Path) -> None:
-    """Create `path` (0700) or make an existing one private."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(path, 0o700)
-
-
 class ImageDir:
-    """img/ next to index.html: each frame once, named by its hash; broken ones are None."""
+    """img/ next to index.html: each frame once, named by its hash; broken ones are None.
+    A context manager: img/ stays open (it follows no link) until the report is written."""
 
     def __init__(self, store: Store, root: Path):
         self.store = store
         self.dir = root / "img"
-        private_dir(self.dir)
+        self.folder = PrivateFolder(self.dir)
         self._pics: dict[str, Pic | None] = {}
+
+    def __enter__(self) -> ImageDir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.folder.close()
 
     def frame(self, key: str | None) -> Pic | None:
         """A stored frame, or None when there is none or the database lost it."""
@@ -83,7 +83,7 @@ class ImageDir:
         if not isinstance(path, str) or not _SAVED.fullmatch(path):
             return None  # names come from a database that may be shared: never a path out
         file = self.dir.parent / path
-        if not file.is_file() or file.is_symlink():
+        if not file.is_file() or file.is_symlink() or file.parent.is_symlink():
             return None
         from PIL import Image, UnidentifiedImageError
 
@@ -112,12 +112,10 @@ class ImageDir:
                     data, ext = buffer.getvalue(), "png"
         except (UnidentifiedImageError, OSError, ValueError):
             return None
-        path = self.dir / f"{stem}.{ext}"
-        if path.is_file() and not path.is_symlink():
-            os.chmod(path, 0o600)  # written whole before, by its hash: the same content
-        else:
-            write_private(path, data)
-        return Pic(f"img/{path.name}", size[0], size[1])
+        name = f"{stem}.{ext}"
+        if not self.folder.holds(name):  # else written whole before, by its hash
+            self.folder.write(name, data)
+        return Pic(f"img/{name}", size[0], size[1])
 
 
 def figure(

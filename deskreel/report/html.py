@@ -22,10 +22,10 @@ from storage import Evidence, Recording, Run, Step, StepResult, Store
 
 from ..errors import UserError
 from ..table import format_duration
-from xsession.files import write_private
+from xsession.files import LinkedPath, PrivateFolder, write_private
 
 from .writable import check_writable
-from .figures import ImageDir, Pic, frame_figure, private_dir
+from .figures import ImageDir, Pic, frame_figure
 from .outcome import (
     Outcome,
     checks_of,
@@ -75,7 +75,8 @@ def write_report(
         steps = store.steps(recording.id)
     if results is None:
         results = store.step_results(run.id) if run is not None else []
-    page = _page(recording, run, steps, results, ImageDir(store, out))
+    with ImageDir(store, out) as images:
+        page = _page(recording, run, steps, results, images)
     index = out / "index.html"
     write_private(index, page.encode("utf-8"))
     return index
@@ -86,6 +87,9 @@ def check_report_dir(out: Path) -> None:
     file, a directory that holds something else, a place nobody may write."""
     if out.exists() and not out.is_dir():
         raise UserError(f"{out} is a file: give a directory for the report")
+    linked = [p for p in (out, out / "img", out / "crops") if p.is_symlink()]
+    if linked:
+        raise UserError(f"{linked[0]} is a symbolic link: deskreel writes into no link; remove it")
     if out.is_dir() and not _is_report(out):
         raise UserError(f"{out} is not empty and holds no deskreel report: choose a new directory")
     existing = next(p for p in (out, *out.parents) if p.exists())
@@ -98,7 +102,9 @@ def _prepare(out: Path) -> None:
     """Refuse to write into a directory that holds something else; make it private."""
     check_report_dir(out)
     try:
-        private_dir(out)
+        PrivateFolder(out).close()
+    except LinkedPath as err:
+        raise UserError(f"{err}: give the directory it points to") from None
     except OSError as err:
         raise UserError(f"cannot create {out} ({err.strerror}): choose a writable place") from None
 
