@@ -156,6 +156,7 @@ def show(db: str, ref: str | None) -> int:
     with open_db(db) as store:
         rec = store.recording(ref)
         steps = store.steps(rec.id)
+        masks = store.masks(rec.id)
     screen = f"{rec.screen[0]}x{rec.screen[1]}" if rec.screen else "unknown screen"
     click.echo(
         f"recording {rec.id} {rec.name!r}: {rec.steps} steps, "
@@ -178,6 +179,10 @@ def show(db: str, ref: str | None) -> int:
             ]
         )
     click.echo(render_table(["step", "t", "action", "fields", "window", ""], rows))
+    for step in sorted(masks, key=lambda n: -1 if n is None else n):
+        where = "every step" if step is None else f"step {step}"
+        boxes = " ".join(",".join(map(str, box)) for box in masks[step])
+        click.echo(f"masked for {where}: {boxes}")
     return EXIT_OK
 
 

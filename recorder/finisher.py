@@ -20,6 +20,7 @@ from .pieces import Job
 from .privacy import TypingRedaction
 from .reduce import Reduced
 from .aiming import object_of_press
+from .animation import animated_masks
 from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
 from .screen import Frame
 from .writing import StoreWrites
@@ -81,6 +82,12 @@ class Finisher:
         self.writes.call(self.writes.store.add_steps, self.recording_id, steps)
         self.writes.steps += len(steps)
         self._frame_keys.clear()
+        if self.frames:  # what moved while nobody touched anything: no step's effect
+            for number, boxes in animated_masks(job).items():
+                for box in boxes:
+                    self.writes.call(
+                        self.writes.store.add_mask, self.recording_id, box, step=number
+                    )
 
     def _step(self, number: int, r: Reduced, job: Job, following: float | None) -> Step:
         events = (job.first_seq + r.first, job.first_seq + r.last) if r.first >= 0 else None

@@ -145,7 +145,8 @@ def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]]
             stop.set()
             thread.join(60)
         state = app.final_state(desktop) if app.final_state is not None else None
-        steps = store.steps(store.recording(app.name).id)
+        rec_id = store.recording(app.name).id
+        steps, masks = store.steps(rec_id), store.masks(rec_id)
     pointer = [s for s in steps if s.action.is_pointer and s.action.action != "mouse_move"]
     if len(pointer) != len(recorded):
         raise RuntimeError(
@@ -154,7 +155,10 @@ def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]]
         )
     return (
         recorded,
-        [_recorded_step(folder, db, n, r, s) for n, (r, s) in enumerate(zip(recorded, pointer))],
+        [
+            _recorded_step(folder, db, n, r, s, masks.get(s.step, []))
+            for n, (r, s) in enumerate(zip(recorded, pointer))
+        ],
         state,
     )
 
@@ -312,10 +316,10 @@ def _point_in(widget: Element, at: tuple[float, float]) -> tuple[int, int]:
 
 
 def _recorded_step(
-    folder: Path, db: Path, number: int, done: Recorded, step: Any
+    folder: Path, db: Path, number: int, done: Recorded, step: Any, masks: list[Any]
 ) -> dict[str, Any]:
-    """A recorded pointer step as the manifest keeps it: its action, truth, anchor and frames
-    (files beside the manifest)."""
+    """A recorded pointer step as the manifest keeps it: its action, truth, anchor, frames
+    (files beside the manifest) and the regions the recorder masked for its verification."""
     with open_store(db, create=False) as store:
         frames = {
             side: store.frame(key)[0] if key else None
@@ -350,6 +354,7 @@ def _recorded_step(
         "widget": widget_to_json(step.widget),
         "before": names.get("before"),
         "after": names.get("after"),
+        "masks": [list(box) for box in masks],
     }
 
 

@@ -221,7 +221,7 @@ def _verify(
         located=_pressed(step, truth),
         scale=found.scale if found.found else 1.0,
         region=None,
-        masks=(),
+        masks=[tuple(box) for box in step.get("masks", ())],
         options=VerifyOptions(),
         earlier=image(case["screen"]),
         aimed=_aimed(step, truth, found, widget),

@@ -1,0 +1,80 @@
+"""What moves while nobody touches anything (recorder/animation.py): a blinking caret is
+masked for the steps around it; a step's effect, which stays, is not."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from recorder.animation import animated_masks, toggled
+from recorder.pieces import Job
+from recorder.reduced import Reduced
+from recorder.screen import FrameTimeline
+from storage.vocabulary import Action
+from tests.commands import deskreel, imported
+
+W, H = 160, 100
+CARET = (40, 20, 2, 16)  # x, y, w, h
+DIALOG = (90, 50, 50, 30)
+
+
+def screen(*, caret: bool, dialog: bool = False) -> np.ndarray:
+    rgb = np.full((H, W, 3), 230, np.uint8)
+    if caret:
+        x, y, w, h = CARET
+        rgb[y : y + h, x : x + w] = 0
+    if dialog:
+        x, y, w, h = DIALOG
+        rgb[y : y + h, x : x + w] = 120
+    return rgb
+
+
+def timeline(*shots: tuple[float, np.ndarray]) -> FrameTimeline:
+    out = FrameTimeline()
+    for t, rgb in shots:
+        bgra = np.dstack([rgb[:, :, ::-1], np.full((H, W), 255, np.uint8)])
+        raw = np.ascontiguousarray(bgra).tobytes()
+        out.add(t, zlib.crc32(raw), W, H, raw)
+    return out
+
+
+def click(t: float) -> Reduced:
+    return Reduced(Action(action="left_click", coordinate=(100, 60)), t, t + 0.1, 0, 1)
+
+
+def test_a_change_that_comes_back_is_animated_and_one_that_stays_is_not() -> None:
+    on, off = screen(caret=True), screen(caret=False)
+    blink = toggled([on, off, on])
+    assert blink is not None and blink.any()
+    ys, xs = np.nonzero(blink)
+    assert (xs.min(), ys.min(), xs.max() + 1 - xs.min(), ys.max() + 1 - ys.min()) == CARET
+    stays = toggled([off, screen(caret=False, dialog=True), screen(caret=False, dialog=True)])
+    assert stays is not None and not stays.any()
+    assert toggled([on, off]) is None  # two frames cannot say
+
+
+def test_the_caret_blinking_around_a_step_is_masked_for_it_and_its_effect_is_not() -> None:
+    on, off = screen(caret=True), screen(caret=False)
+    dialog_on = screen(caret=True, dialog=True)
+    shots = timeline(
+        (0.0, on), (0.5, off), (0.9, on),  # idle before step 1: the caret blinks
+        (1.3, dialog_on), (1.6, dialog_on),  # step 1's effect: a dialog, which stays
+        (3.5, dialog_on), (3.7, dialog_on),  # step 2 (3.0) and after: nothing moves
+    )  # fmt: skip
+    job = Job([(1, click(1.0)), (2, click(3.0))], 0, shots, t0=0.0, now=4.0, final=True)
+    masks = animated_masks(job)
+    assert list(masks) == [1], masks
+    (x, y, w, h), *_ = masks[1]
+    cx, cy, cw, ch = CARET
+    assert x <= cx and y <= cy and x + w >= cx + cw and y + h >= cy + ch
+    dx, dy, _, _ = DIALOG
+    assert not (x <= dx < x + w and y <= dy < y + h)  # the dialog stays checked
+
+
+def test_show_lists_the_masks_of_a_recording(tmp_path) -> None:
+    db = imported(tmp_path, "masked", [{"action": "key", "text": "Return"}])
+    for args in (("--step", "1", "40,20,2,16"), ("5,6,7,8",)):
+        assert deskreel("mask", db, "-r", "1", *args).returncode == 0
+    shown = deskreel("show", db).stdout
+    assert "masked for every step: 5,6,7,8" in shown and "masked for step 1: 40,20,2,16" in shown
