@@ -47,7 +47,10 @@ def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool)
     """
     text = os.fspath(target)
     if "://" in text:
-        return _open_url(text, readonly=readonly)
+        path_in_url = _sqlite_file(text)
+        if path_in_url is None:
+            return _open_url(text, readonly=readonly)
+        text = path_in_url  # a file however it is named: created private, with its pragmas
     path = Path(text)
     _prepare_file(path, create=create and not readonly)
     if readonly:
@@ -180,8 +183,25 @@ def driver_url(url: URL) -> URL:
     return url
 
 
+def _sqlite_file(text: str) -> str | None:
+    """The file a `sqlite:///PATH` URL names; None for any other URL (a server, or an
+    in-memory database, which has no file to keep private)."""
+    try:
+        url = make_url(text)
+    except (ArgumentError, ValueError):
+        return None  # _open_url says what is wrong with it
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    if url.query:
+        raise StorageError(
+            f"{_hide_password(text)}: give the SQLite file's path instead of a URL with options"
+        )
+    return url.database
+
+
 def _prepare_file(path: Path, *, create: bool) -> None:
-    """Refuse what is not a deskreel file early; create a new one private (0600)."""
+    """Refuse what is not a deskreel file early; create a new one private (0600), and make
+    an empty file private before it becomes one."""
     if path.is_dir():
         raise StorageError(f"{path} is a directory: give a database file name such as rec.db")
     if path.exists():
@@ -190,7 +210,14 @@ def _prepare_file(path: Path, *, create: bool) -> None:
         # delete the -wal file under an open connection. SQLite itself tells a non-database.
         if not os.access(path, os.R_OK):
             raise StorageError(f"{path} cannot be read (permission denied): check its permissions")
+        if create and path.stat().st_size == 0:
+            _make_private(path)  # an empty file is not a database yet: it becomes ours
         return
+    if path.is_symlink():  # dangling: SQLite would create its target with the umask
+        raise StorageError(
+            f"{path} is a symbolic link to {os.readlink(path)}, which does not exist: "
+            f"give a path that is no link"
+        )
     if not create:
         raise StorageError(f"{path} does not exist: give the path of a deskreel database")
     if not path.parent.is_dir():
@@ -202,6 +229,15 @@ def _prepare_file(path: Path, *, create: bool) -> None:
     except OSError as err:
         raise StorageError(
             f"cannot create {path} ({err.strerror}): choose a writable place"
+        ) from None
+
+
+def _make_private(path: Path) -> None:
+    try:
+        os.chmod(path, 0o600)
+    except OSError as err:
+        raise StorageError(
+            f"cannot make {path} private ({err.strerror}): give a file of your own"
         ) from None
 
 

@@ -112,3 +112,31 @@ def test_a_private_folder_replaces_a_planted_link_and_refuses_a_linked_folder(
     with pytest.raises(LinkedPath):
         PrivateFolder(linked, own=False)
     assert stat.S_IMODE(victim.stat().st_mode) == mode and sorted(os.listdir(victim)) == names
+
+
+def _script(tmp_path: Path) -> Path:
+    script = tmp_path / "s.json"
+    script.write_text('[{"action": "key", "text": "Return"}]')
+    return script
+
+
+@pytest.mark.parametrize("how", ["url", "empty file"])
+def test_every_database_deskreel_creates_is_private(tmp_path: Path, how: str) -> None:
+    db = tmp_path / "new.db"
+    target: object = f"sqlite:///{db}" if how == "url" else db
+    if how == "empty file":
+        db.write_bytes(b"")
+        db.chmod(0o644)
+    done = deskreel("import", _script(tmp_path), target)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    with sqlite3.connect(db) as conn:  # the URL's file has deskreel's pragmas (WAL)
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_dangling_link_is_refused_not_created_through(tmp_path: Path) -> None:
+    link, target = tmp_path / "link.db", tmp_path / "elsewhere.db"
+    link.symlink_to(target)
+    done = deskreel("import", _script(tmp_path), link)
+    assert done.returncode == 2 and "symbolic link" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not target.exists()
