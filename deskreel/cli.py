@@ -29,7 +29,7 @@ from replayer.errors import ReplayError
 from xsession.display import DisplayError
 
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError, exit_code
-from .table import format_bytes, format_duration, render_table
+from .table import format_bytes, format_duration, printable, render_table
 
 # Each layer's own errors a user can hit (recorder and replayer: only their light modules)
 USER_ERRORS: tuple[type[Exception], ...] = (
@@ -63,10 +63,10 @@ def run(argv: list[str] | None = None) -> int:
         click.echo("deskreel: interrupted", err=True)
         return EXIT_INTERRUPTED
     except USER_ERRORS as err:
-        click.echo(f"deskreel: {err}", err=True)
+        click.echo(f"deskreel: {printable(str(err), lines=True)}", err=True)
         return exit_code(err)
     except SQLAlchemyError as err:  # a database that broke after it opened
-        click.echo(f"deskreel: {database_failure(err)}", err=True)
+        click.echo(f"deskreel: {printable(database_failure(err), lines=True)}", err=True)
         return EXIT_USAGE
     return code if isinstance(code, int) else EXIT_OK
 

@@ -8,6 +8,7 @@ import click
 
 from .cli import cli, open_db
 from .errors import EXIT_FAILED, EXIT_OK, UserError
+from .table import printable
 
 if TYPE_CHECKING:
     from storage import Store
@@ -59,12 +60,12 @@ def doctor(db: str | None, repair: bool, force: bool) -> int:
         else "not read further: restore a backup, or try the sqlite3 shell's .recover"
     )
     for note in health.notes:
-        click.echo(f"  note: {note}")
+        click.echo(f"  note: {printable(note)}")
     if not problems:
         click.echo(f"{store.label}: healthy ({summary})")
         return EXIT_OK
     for problem in problems:
-        click.echo(f"  - {problem}")
+        click.echo(f"  - {printable(problem)}")
     hint = (
         ""
         if repair or health.integrity != "ok"

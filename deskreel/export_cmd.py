@@ -21,6 +21,7 @@ from .export import (
     off_screen_step,
     write_dataset,
 )
+from .table import printable
 from xsession.files import write_private
 
 
@@ -125,7 +126,7 @@ def _tell(summary: Summary, out: Path) -> None:
         err=True,
     )
     for line in summary.report.lines(summary.dialect.name):
-        click.echo(f"deskreel: {line}", err=True)
+        click.echo(f"deskreel: {printable(line)}", err=True)
 
 
 def _plain_lines(

@@ -16,7 +16,7 @@ import click
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
-from .table import format_bytes, format_duration
+from .table import format_bytes, format_duration, printable
 
 from storage import Step
 from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
@@ -109,7 +109,7 @@ def record(
             store,
             options=options,
             display=display,
-            say=lambda message: click.echo(f"deskreel: {message}", err=True),
+            say=lambda message: click.echo(f"deskreel: {printable(message)}", err=True),
         )
 
         def started(name: str) -> None:

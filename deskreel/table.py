@@ -1,14 +1,35 @@
-"""Plain-text tables and human-readable sizes and durations for the command line."""
+"""Plain-text tables and human-readable sizes and durations for the command line, and text
+made safe for a terminal."""
 
 from __future__ import annotations
+
+import re
+
+# What a terminal would act on rather than show: C0 and C1 controls (ESC starts the
+# sequences that set a window title or write the clipboard, OSC 52), DEL, and the
+# invisible marks that reorder text shown after them.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """`text` as a terminal may show it: each control character as its escape (`\\x1b`);
+    with `lines`, newlines and tabs kept. Everything deskreel prints that a recording, an
+    X client or a server wrote goes through it (names, titles, typed text, error text)."""
+
+    def escaped(match: re.Match[str]) -> str:
+        char = match.group()
+        if lines and char in "\n\t":
+            return char
+        return char.encode("unicode_escape").decode("ascii")
+
+    return _UNSHOWN.sub(escaped, text)
 
 
 def render_table(header: list[str], rows: list[list[str]]) -> str:
     """Columns padded to their widest cell; numbers need no special alignment here."""
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    lines = [
-        "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header, *rows]
-    ]
+    cells = [[printable(str(c)) for c in row] for row in [header, *rows]]
+    widths = [max(len(c) for c in col) for col in zip(*cells)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@ that failed before its fix. Without X: every command here works on files alone."
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -140,3 +141,23 @@ def test_a_dangling_link_is_refused_not_created_through(tmp_path: Path) -> None:
     done = deskreel("import", _script(tmp_path), link)
     assert done.returncode == 2 and "symbolic link" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not target.exists()
+
+
+OSC52 = "\x1b]52;c;aGVsbG8=\x07"  # writes "hello" to the clipboard of the terminal showing it
+
+
+def test_nothing_a_recording_or_a_server_wrote_reaches_the_terminal_raw(tmp_path: Path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([{"action": "type", "text": f"a{OSC52}b\u202e"}]))
+    db = tmp_path / "r.db"
+    done = deskreel("import", script, db, "--name", f"n{OSC52}")
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE actions SET window_title = ?", (f"t{OSC52}",))
+    printed = [deskreel("list", db), deskreel("show", db)]
+    printed.append(deskreel("list", f"postgresql://u@127.0.0.1:1/d{OSC52}"))
+    assert printed[-1].returncode == 2
+    for done in printed:
+        out = done.stdout + done.stderr
+        assert not any(c in out for c in "\x1b\x07\u202e"), out
+    assert "\\x1b]52" in printed[1].stdout  # shown, escaped
