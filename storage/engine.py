@@ -243,8 +243,9 @@ def _make_private(path: Path) -> None:
 
 def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = dbapi_connection.cursor()
+    # Per connection, so nothing in the file changes: WAL, which stays with the file, is set
+    # once the file is known to be a deskreel database (schema_gate.py).
     cursor.execute("PRAGMA busy_timeout=5000")
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

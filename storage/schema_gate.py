@@ -34,6 +34,11 @@ def check_schema(engine: Engine, *, label: str, path: Path | None, readonly: boo
     try:
         with engine.begin() as conn:
             _check(conn, label=label, path=path, readonly=readonly)
+        if path is not None and not readonly:
+            # Only now, a deskreel file: a foreign one is refused above, unchanged. (WAL
+            # cannot be entered inside a transaction; it stays with the file.)
+            with engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA journal_mode=WAL")
     except SQLAlchemyError as err:
         if path is None:
             raise StorageError(

@@ -161,3 +161,16 @@ def test_nothing_a_recording_or_a_server_wrote_reaches_the_terminal_raw(tmp_path
         out = done.stdout + done.stderr
         assert not any(c in out for c in "\x1b\x07\u202e"), out
     assert "\\x1b]52" in printed[1].stdout  # shown, escaped
+
+
+def test_a_foreign_sqlite_file_is_refused_unchanged(tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+        conn.execute("INSERT INTO notes VALUES ('mine')")
+    conn.close()
+    before = foreign.read_bytes()
+    done = deskreel("list", foreign)
+    assert done.returncode == 2 and "not a deskreel database" in done.stderr, done.stderr
+    assert foreign.read_bytes() == before  # still in its own journal mode, byte for byte
+    assert not (tmp_path / "foreign.db-wal").exists()
