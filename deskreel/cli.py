@@ -200,10 +200,11 @@ def import_script(script: Path, db: str, name: str | None) -> int:
         steps = parse_script(text)
     except ScriptError as err:
         raise UserError(f"{script}: {err}") from None
-    from storage import Step
+    from storage import Step, store_to_fill
+    from storage.recordings import checked_name
 
-    with open_db(db, create=True) as store:
-        name = name or script.stem
+    name = checked_name(name or script.stem)  # before anything is created
+    with store_to_fill(db) as store:  # a new file goes again when the import fails
         rec_id = store.create_recording(name, source="script")
         try:
             store.add_steps(

@@ -9,6 +9,7 @@ import re
 import click
 
 from storage import Action, ActionError, EditSummary, RecordingEdit, edit_recording
+from storage.script import ScriptError, load_json
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
@@ -136,7 +137,13 @@ def _inserts(values: tuple[tuple[str, str], ...]) -> tuple[tuple[int, Action], .
                 f"{where}: {step!r} is not a step number (0 inserts before the first step)"
             )
         try:
-            action = Action.from_json(json.loads(text))
+            action = Action.from_json(load_json(text))
+        except ScriptError as err:
+            raise UserError(f"{where}: {err}") from None
+        except RecursionError:
+            raise UserError(
+                f"{where}: the JSON is nested too deeply: give one action object"
+            ) from None
         except json.JSONDecodeError as err:
             raise UserError(
                 f"{where}: not valid JSON ({err.msg}, column {err.colno}): write "

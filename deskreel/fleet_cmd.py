@@ -6,7 +6,7 @@ import time
 
 import click
 
-from storage import Copied, Store, copy_recording, open_store
+from storage import Copied, Store, copy_recording, open_store, store_to_fill
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, EXIT_USAGE, UserError
@@ -49,7 +49,7 @@ def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
 def pull(url: str, db: str, refs: tuple[str, ...]) -> int:
     """Copy recordings from the shared store URL into DB (created if missing), to replay
     them offline. Pulling what DB holds already changes nothing."""
-    with open_store(url, create=False) as source, open_db(db, create=True) as target:
+    with open_store(url, create=False) as source, store_to_fill(db) as target:
         return _copy_all(source, target, list(refs), verb="pulled")
 
 

@@ -6,7 +6,7 @@ from .keys import Chord, KeyNameError, parse_chord
 from .rows import utc
 from .schema import SCHEMA_VERSION
 from .script import ScriptError, ScriptStep, parse_script, script_lines
-from .store import Store, open_store
+from .store import Store, open_store, store_to_fill
 from .transfer import Copied, copy_recording
 from .values import RESULT_FRAME_KEYS, Anchor, Evidence, RawEvent, Recording, Run, Step, StepResult
 from .widgets import Widget
@@ -40,6 +40,7 @@ __all__ = [
     "StorageError",
     "Store",
     "open_store",
+    "store_to_fill",
     "parse_chord",
     "parse_script",
     "script_lines",

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from . import schema as s
 from .bulk import chunks
 from .errors import StorageError
-from .recordings import new_uid
+from .recordings import checked_name, new_uid
 from .rows import inserted_id
 from .store import Store
 from .unused_frames import delete_unused_frames, details_frames
@@ -69,8 +69,8 @@ def edit_recording(
 ) -> EditSummary:
     """Apply `edit` to a recording, or to a new copy of it named `copy_to`, atomically."""
     for name in (edit.rename, copy_to):
-        if name is not None and not name.strip():
-            raise EditError("a recording name cannot be empty")
+        if name is not None:
+            checked_name(name)
     try:
         with store.engine.begin() as conn:
             target = recording_id if copy_to is None else _copy(conn, recording_id, copy_to)

@@ -6,6 +6,7 @@ Messages name a server by host, port and database, never with a password.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable
@@ -25,7 +26,14 @@ from .errors import StorageError
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["Opened", "connect_failure", "driver_url", "open_engine", "server_name"]
+__all__ = [
+    "Opened",
+    "connect_failure",
+    "driver_url",
+    "open_engine",
+    "remove_created",
+    "server_name",
+]
 
 _CONNECT_TIMEOUT = 10  # seconds, unless the URL says otherwise (libpq waits forever)
 
@@ -37,6 +45,7 @@ class Opened:
     engine: Engine
     label: str
     path: Path | None = None  # the SQLite file, when a path (not a URL) was given
+    created: bool = False  # that file is new: this open created it
 
 
 def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool) -> Opened:
@@ -52,14 +61,14 @@ def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool)
             return _open_url(text, readonly=readonly)
         text = path_in_url  # a file however it is named: created private, with its pragmas
     path = Path(text)
-    _prepare_file(path, create=create and not readonly)
+    created = _prepare_file(path, create=create and not readonly)
     if readonly:
         engine = create_engine(f"sqlite:///file:{quote(str(path.resolve()))}?mode=ro&uri=true")
         event.listen(engine, "connect", _sqlite_readonly_pragmas)
     else:
         engine = create_engine(f"sqlite:///{path}")
         event.listen(engine, "connect", _sqlite_pragmas)
-    return Opened(engine, label=str(path), path=path)
+    return Opened(engine, label=str(path), path=path, created=created)
 
 
 def _open_url(text: str, *, readonly: bool = False) -> Opened:
@@ -199,9 +208,9 @@ def _sqlite_file(text: str) -> str | None:
     return url.database
 
 
-def _prepare_file(path: Path, *, create: bool) -> None:
+def _prepare_file(path: Path, *, create: bool) -> bool:
     """Refuse what is not a deskreel file early; create a new one private (0600), and make
-    an empty file private before it becomes one."""
+    an empty file private before it becomes one. Whether the file was created here."""
     if path.is_dir():
         raise StorageError(f"{path} is a directory: give a database file name such as rec.db")
     if path.exists():
@@ -212,7 +221,7 @@ def _prepare_file(path: Path, *, create: bool) -> None:
             raise StorageError(f"{path} cannot be read (permission denied): check its permissions")
         if create and path.stat().st_size == 0:
             _make_private(path)  # an empty file is not a database yet: it becomes ours
-        return
+        return False
     if path.is_symlink():  # dangling: SQLite would create its target with the umask
         raise StorageError(
             f"{path} is a symbolic link to {os.readlink(path)}, which does not exist: "
@@ -225,11 +234,20 @@ def _prepare_file(path: Path, *, create: bool) -> None:
     try:
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     except FileExistsError:
-        pass  # another process created it between our check and now
+        return False  # another process created it between our check and now
     except OSError as err:
         raise StorageError(
             f"cannot create {path} ({err.strerror}): choose a writable place"
         ) from None
+    return True
+
+
+def remove_created(path: Path) -> None:
+    """Remove an SQLite file this process created, with its -wal and -shm files: what a
+    command that failed made is not left behind."""
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+        with contextlib.suppress(FileNotFoundError):
+            name.unlink()
 
 
 def _make_private(path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import unicodedata
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -21,7 +22,7 @@ from .rows import anchor_row, inserted_id, step_of, step_row, utc
 from .unused_frames import delete_unused_frames, details_frames, recording_frames
 from .values import RawEvent, Recording, Step
 
-__all__ = ["RecordingMethods", "free_name", "new_uid", "numbered_events"]
+__all__ = ["RecordingMethods", "checked_name", "free_name", "new_uid", "numbered_events"]
 
 _EVENT_ROW_BYTES = 48  # a raw-event row's size on disk, roughly; for the size column only
 
@@ -46,7 +47,7 @@ class RecordingMethods:
     ) -> int:
         """Add an empty recording and return its id; names are unique per database."""
         row = dict(
-            name=name,
+            name=checked_name(name),
             created=datetime.now(UTC),
             source=source,
             screen_width=screen[0] if screen else None,
@@ -277,8 +278,30 @@ def new_uid() -> str:
     return uuid.uuid4().hex
 
 
+def checked_name(name: str) -> str:
+    """`name` as a recording may have it, or StorageError saying why not: some text, in
+    UTF-8 (a file name that is not arrives with lone surrogates), without control
+    characters, at most NAME_MAX characters long."""
+    if not name.strip():
+        raise StorageError("a recording name cannot be empty: give one with --name")
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in name):
+        raise StorageError(f"recording name {name!r} is not UTF-8 text: give another with --name")
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        raise StorageError(
+            f"recording name {name!r} holds control characters: give another with --name"
+        )
+    if len(name) > s.NAME_MAX:
+        raise StorageError(
+            f"a recording name has at most {s.NAME_MAX} characters, {name[:24]!r}... has "
+            f"{len(name)}: give a shorter one with --name"
+        )
+    return name
+
+
 def free_name(conn: Connection, base: str) -> str:
-    """`base`, or `base-2`, `base-3`... whichever no recording in that database has."""
+    """`base`, or `base-2`, `base-3`... whichever no recording in that database has (`base`
+    shortened to leave room for the number)."""
+    base = base[: s.NAME_MAX - 8]
     taken = set(
         conn.scalars(select(s.recordings.c.name).where(s.recordings.c.name.like(f"{base}%")))
     )

@@ -22,6 +22,7 @@ from sqlalchemy import (
 )
 
 SCHEMA_VERSION = 5
+NAME_MAX = 200  # characters of a recording's name
 
 metadata = MetaData()
 
@@ -36,7 +37,7 @@ recordings = Table(
     "recordings",
     metadata,
     Column("id", Integer, primary_key=True),
-    Column("name", String(200), nullable=False, unique=True),
+    Column("name", String(NAME_MAX), nullable=False, unique=True),
     Column("created", DateTime(timezone=True), nullable=False),
     Column("source", String(16), nullable=False),
     Column("screen_width", Integer),

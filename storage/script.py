@@ -8,17 +8,18 @@ gives the recording back; the lines of an `actions` dataset directory (the objec
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
-from .vocabulary import Action, ActionError
+from .vocabulary import Action, ActionError, is_seconds
 
-__all__ = ["ScriptError", "ScriptStep", "parse_script", "script_lines"]
+__all__ = ["MAX_T", "ScriptError", "ScriptStep", "load_json", "parse_script", "script_lines"]
 
 # What a dataset line holds besides its `action` object (deskreel/export/trajectory.py).
 DATASET_FIELDS = ("recording", "screen", "image", "image_after")
 _TOO_DEEP = "the JSON is nested too deeply: a script is a flat list of action objects"
+MAX_T = 7 * 24 * 3600.0  # s from a script's start: a longer script is a mistake
+_DIGITS = 18  # digits of a JSON integer at most: more are no seconds, pixels or count
 
 
 class ScriptError(ValueError):
@@ -61,15 +62,10 @@ def parse_script(text: str) -> list[ScriptStep]:
                 f"from 1 (it is only informative), got {json.dumps(told)}"
             )
         if t is not None:
-            if (
-                isinstance(t, bool)
-                or not isinstance(t, (int, float))
-                or not math.isfinite(t)
-                or t < floor
-            ):
+            if not is_seconds(t) or not floor <= t <= MAX_T:
                 raise ScriptError(
-                    f"step {number} ({action.action}): t must be finite seconds, "
-                    f"not before the previous step's, got {json.dumps(t)}"
+                    f"step {number} ({action.action}): t must be finite seconds, not before "
+                    f"the previous step's and at most {MAX_T:g}, got {_shown_number(t)}"
                 )
             clock = float(t)
         floor = clock
@@ -89,11 +85,33 @@ def script_lines(steps: list[tuple[Action, float]]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+def load_json(text: str) -> Any:
+    """`json.loads`, with integers of at most _DIGITS digits: a longer one is no number a
+    script means (and one of thousands of digits costs seconds to convert, or raises)."""
+    return json.loads(text, parse_int=_int)
+
+
+def _int(digits: str) -> int:
+    if len(digits.lstrip("-")) > _DIGITS:
+        raise ScriptError(
+            f"a number of {len(digits.lstrip('-'))} digits: numbers in a script have at "
+            f"most {_DIGITS}"
+        )
+    return int(digits)
+
+
+def _shown_number(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return "that"
+
+
 def _objects(text: str) -> list[Any]:
     stripped = text.lstrip()
     if stripped.startswith("["):
         try:
-            data = json.loads(text)
+            data = load_json(text)
         except json.JSONDecodeError as err:
             raise ScriptError(
                 f"not valid JSON at line {err.lineno}, column {err.colno}: {err.msg}"
@@ -108,7 +126,7 @@ def _objects(text: str) -> list[Any]:
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         try:
-            objects.append(json.loads(line))
+            objects.append(load_json(line))
         except json.JSONDecodeError as err:
             raise ScriptError(
                 f"line {lineno} is not valid JSON ({err.msg}, column "

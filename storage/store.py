@@ -10,12 +10,14 @@ version check `schema_gate`'s.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from sqlalchemy import Engine
 
-from .engine import open_engine, server_name
+from .engine import open_engine, remove_created, server_name
 from .errors import NotFoundError, StorageError
 from .recordings import RecordingMethods
 from .rows import utc
@@ -24,7 +26,15 @@ from .schema_gate import check_schema, schema_version
 
 # StorageError, NotFoundError and utc were defined here, server_name too (bench_fleet
 # imports it from here): re-exported so that code importing them from here keeps working
-__all__ = ["NotFoundError", "StorageError", "Store", "open_store", "server_name", "utc"]
+__all__ = [
+    "NotFoundError",
+    "StorageError",
+    "Store",
+    "open_store",
+    "server_name",
+    "store_to_fill",
+    "utc",
+]
 
 
 def open_store(
@@ -38,6 +48,22 @@ def open_store(
     """
     opened = open_engine(target, create=create, readonly=readonly)
     return Store(opened.engine, label=opened.label, path=opened.path, readonly=readonly)
+
+
+@contextlib.contextmanager
+def store_to_fill(target: str | os.PathLike[str]) -> Iterator[Store]:
+    """A store to write into, created when missing (as open_store does). When the block (or
+    setting the new file up) fails, a file this call created is removed: a command that
+    failed leaves no empty database behind."""
+    opened = open_engine(target, create=True, readonly=False)
+    try:
+        with Store(opened.engine, label=opened.label, path=opened.path) as store:
+            yield store
+    except BaseException:
+        if opened.created and opened.path is not None:
+            opened.engine.dispose()
+            remove_created(opened.path)
+        raise
 
 
 class Store(RecordingMethods, RunMethods):

@@ -26,6 +26,7 @@ __all__ = [
     "Action",
     "ActionError",
     "secret",
+    "is_seconds",
     "types_text",
 ]
 
@@ -176,6 +177,11 @@ def _coordinate(action: Action, value: Any, name: str = "coordinate") -> tuple[i
 def _text(action: Action, value: Any) -> str:
     if not isinstance(value, str) or value == "":
         raise ActionError(f"text must be a non-empty string, got {_show(value)}", field="text")
+    lone = next((c for c in value if 0xD800 <= ord(c) <= 0xDFFF), None)
+    if lone is not None:  # JSON may escape half of a character ("\ud800"): no text has it
+        raise ActionError(
+            f"text holds {lone!r}, half of a character: write the whole character", field="text"
+        )
     if action.action == "key":
         try:
             return parse_chord(value).text
@@ -223,12 +229,7 @@ def _scroll_amount(action: Action, value: Any) -> int:
 
 def _duration(action: Action, value: Any) -> float:
     limit = MAX_KEY_HOLD if action.action == "key" else MAX_WAIT
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or not 0 <= value <= limit
-    ):
+    if not is_seconds(value) or not 0 <= value <= limit:
         raise ActionError(
             f"duration must be seconds from 0 to {limit:g}, got {_show(value)}", field="duration"
         )
@@ -264,6 +265,13 @@ _CHECKS: dict[str, Callable[[Action, Any], Any]] = {
     "region": _region,
 }
 _FIELD_NAMES = tuple(f.name for f in fields(Action) if f.name != "action")
+
+
+def is_seconds(value: Any) -> bool:
+    """Whether `value` is a finite number (an int too large for a float is not one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isfinite(value) if isinstance(value, float) else abs(value) < 2**63
 
 
 def _is_int(v: Any) -> bool:

@@ -89,7 +89,8 @@ def test_list_and_show(tmp_path, capsys):
         ('[{"action": "key", "text": "a", "t": NaN}]', "step 1 (key): t must be finite"),
         (
             '[{"action": "key", "text": "a", "t": 2}, {"action": "key", "text": "b", "t": 1}]',
-            "step 2 (key): t must be finite seconds, not before the previous step's, got 1",
+            "step 2 (key): t must be finite seconds, not before the previous step's and at most "
+            "604800, got 1",
         ),
         ('[{"action": "key", "text": "a", "step": "x"}]', "step 1 (key): step must be a whole"),
         ("[" * 100_000, "nested too deeply"),

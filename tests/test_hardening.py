@@ -150,10 +150,11 @@ def test_nothing_a_recording_or_a_server_wrote_reaches_the_terminal_raw(tmp_path
     script = tmp_path / "s.json"
     script.write_text(json.dumps([{"action": "type", "text": f"a{OSC52}b\u202e"}]))
     db = tmp_path / "r.db"
-    done = deskreel("import", script, db, "--name", f"n{OSC52}")
+    done = deskreel("import", script, db)
     assert done.returncode == 0, done.stderr
-    with sqlite3.connect(db) as conn:
+    with sqlite3.connect(db) as conn:  # as a shared store may hold them: the door is elsewhere
         conn.execute("UPDATE actions SET window_title = ?", (f"t{OSC52}",))
+        conn.execute("UPDATE recordings SET name = ?", (f"n{OSC52}",))
     printed = [deskreel("list", db), deskreel("show", db)]
     printed.append(deskreel("list", f"postgresql://u@127.0.0.1:1/d{OSC52}"))
     assert printed[-1].returncode == 2
@@ -174,3 +175,66 @@ def test_a_foreign_sqlite_file_is_refused_unchanged(tmp_path: Path) -> None:
     assert done.returncode == 2 and "not a deskreel database" in done.stderr, done.stderr
     assert foreign.read_bytes() == before  # still in its own journal mode, byte for byte
     assert not (tmp_path / "foreign.db-wal").exists()
+
+
+HUGE = "1" + "0" * 400
+
+
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [
+        (f'[{{"action": "wait", "duration": {HUGE}}}]', "401 digits"),
+        (f'[{{"action": "key", "text": "a", "t": {HUGE}}}]', "401 digits"),
+        ('[{"action": "wait", "duration": ' + "7" * 5000 + "}]", "5000 digits"),
+        ('[{"action": "key", "text": "a", "t": 1e300}]', "at most 604800, got 1e+300"),
+        ('[{"action": "type", "text": "a\\ud800"}]', "half of a character"),
+        ('[{"action": "type", "text": "\\udc00b"}]', "half of a character"),
+    ],
+)
+def test_a_hostile_script_gets_one_line_and_leaves_no_database(
+    tmp_path: Path, script: str, said: str
+) -> None:
+    path = tmp_path / "hostile.json"
+    path.write_text(script)
+    db = tmp_path / "r.db"
+    done = deskreel("import", path, db)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--insert-after", "1", f'{{"action": "wait", "duration": {HUGE}}}'), "401 digits"),
+        (("--insert-after", "1", '{"action": "type", "text": "\\ud800"}'), "half of a character"),
+        (("--insert-after", "1", "[" * 5000 + "]" * 5000), "nested too deeply"),
+        (("--rename", "a\udcff"), "not UTF-8 text"),
+        (("--rename", "a\x1b[2Jb"), "control characters"),
+        (("--rename", "x" * 201), "at most 200 characters"),
+    ],
+)
+def test_a_hostile_edit_gets_one_line_and_changes_nothing(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    db = imported(tmp_path, "kept", [{"action": "key", "text": "Return"}])
+    before = db.read_bytes()
+    done = deskreel("edit", db, "-r", "1", *args)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and db.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["a\udcff", "two\nlines", "x" * 201, "  "])
+def test_a_bad_name_is_refused_before_anything_is_created(tmp_path: Path, name: str) -> None:
+    db = tmp_path / "r.db"
+    done = deskreel("import", _script(tmp_path), db, "--name", name)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert not db.exists()
+
+
+def test_a_pull_of_nothing_leaves_no_new_database(tmp_path: Path) -> None:
+    shared = imported(tmp_path, "shared", [{"action": "key", "text": "Return"}])
+    db = tmp_path / "offline.db"
+    done = deskreel("pull", f"sqlite:///{shared}", db, "-r", "nosuch")
+    assert done.returncode == 2 and "no recording 'nosuch'" in done.stderr, done.stderr
+    assert not db.exists() and not (tmp_path / "offline.db-wal").exists()
