@@ -1,6 +1,8 @@
 """`deskreel doctor`: is a database whole, and what would repair it.
 
-Checks the file's integrity (SQLite's quick_check), the schema version, frames and anchors
+Checks the file's integrity (SQLite's quick_check), the schema version, the migration
+record and that every step's action reads back (storage/shape.py; a file lacking a column
+is refused on opening), frames and anchors
 that nothing refers to, steps that refer to frames the file lacks, step results whose details
 are not readable JSON, and recordings whose last raw events never became steps (a recorder
 killed before it could reduce them).
@@ -30,6 +32,7 @@ from .bulk import chunks
 from .grouping import InputSettings
 from .recordings import numbered_events
 from .rows import utc
+from .shape import damaged_steps, migration_problem
 from .store import Store
 from .unused_frames import delete_unused_frames, details_frames
 from .values import RawEvent, Step
@@ -68,6 +71,8 @@ class Health:
     missing_frames: list[tuple[int, int, str]] = field(default_factory=list)  # rec, step, hash
     tails: list[Tail] = field(default_factory=list)
     unreadable_results: list[tuple[int, int]] = field(default_factory=list)  # run, step
+    migration: str | None = None  # what is wrong with its migration record
+    damaged_steps: list[tuple[int, int]] = field(default_factory=list)  # recording, step
     others: bool = False  # another program has the store open
     writing: dict[int, float] = field(default_factory=dict)  # recording: s since last write
     running: dict[int, float] = field(default_factory=dict)  # unfinished run: s since start
@@ -82,6 +87,13 @@ class Health:
         out = []
         if self.integrity != "ok":
             out.append(f"integrity check failed: {self.integrity}")
+        if self.migration is not None:
+            out.append(self.migration)
+        for rec, step in self.damaged_steps:
+            out.append(
+                f"recording {rec} step {step}: its stored action is damaged: restore a "
+                f"backup, or drop the step (deskreel edit -r {rec} --drop {step})"
+            )
         if self.missing_frames:
             rec, step, key = self.missing_frames[0]
             out.append(
@@ -147,6 +159,8 @@ def examine(store: Store, *, now: datetime | None = None) -> Health:
                 health.integrity = "; ".join(" ".join(str(row).split()) for row in rows[:3])
                 return health
         health.schema_version = store.schema_version()
+        health.migration = migration_problem(conn)
+        health.damaged_steps = damaged_steps(conn)
         health.recordings = conn.execute(
             select(func.count()).select_from(s.recordings)
         ).scalar_one()

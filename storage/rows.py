@@ -8,11 +8,26 @@ from typing import Any, overload
 
 from sqlalchemy import CursorResult, RowMapping
 
+from .errors import StorageError
 from .values import Anchor, Step, StepResult
 from .vocabulary import Action
 from .widgets import widget_from_json, widget_to_json
 
-__all__ = ["anchor_row", "inserted_id", "result_of", "result_row", "step_of", "step_row", "utc"]
+__all__ = [
+    "DamagedStep",
+    "anchor_row",
+    "inserted_id",
+    "result_of",
+    "result_row",
+    "step_of",
+    "step_row",
+    "stored_action",
+    "utc",
+]
+
+
+class DamagedStep(StorageError):
+    """A stored step that cannot be read back as an action."""
 
 
 @overload
@@ -86,7 +101,7 @@ def step_of(row: RowMapping) -> Step:
     events = None if row["event_first"] is None else (row["event_first"], row["event_last"])
     return Step(
         step=row["step"],
-        action=Action.from_json(json.loads(row["body"])),
+        action=stored_action(row["body"], row["step"]),
         t_start=row["t_start"],
         t_end=row["t_end"],
         disabled=bool(row["disabled"]),
@@ -129,5 +144,27 @@ def result_of(row: RowMapping) -> StepResult:
         margin=row["margin"],
         scale=row["scale"],
         shift=(None if row["shift_x"] is None else (row["shift_x"], row["shift_y"])),
-        details=json.loads(row["details"]),
+        details=_details(row["details"]),
     )
+
+
+def stored_action(body: str, step: int) -> Action:
+    """A step's stored action; DamagedStep when its body is no action (the file was damaged
+    or written by something else), which `deskreel doctor` reports too."""
+    try:
+        return Action.from_json(json.loads(body))
+    except (ValueError, TypeError) as err:  # JSONDecodeError and ActionError are ValueErrors
+        raise DamagedStep(
+            f"step {step}: its stored action is damaged ({str(err)[:80]}): restore a backup, "
+            f"or drop the step with 'deskreel edit --drop {step}'"
+        ) from None
+
+
+def _details(text: str | None) -> dict[str, Any]:
+    """A step result's details; empty when they are damaged (`deskreel doctor` says so):
+    the rest of the run still reads."""
+    try:
+        details = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return details if isinstance(details, dict) else {}

@@ -20,7 +20,7 @@ from .errors import StorageError
 if TYPE_CHECKING:
     from alembic.config import Config
 
-__all__ = ["check_schema", "schema_version"]
+__all__ = ["DamagedSchema", "check_schema", "schema_version"]
 
 _MIGRATIONS = Path(__file__).with_name("migrations")
 _SCHEMA_LOCK = 0x6465736B7265656C  # "deskreel": the advisory lock around schema set-up
@@ -57,11 +57,20 @@ def check_schema(engine: Engine, *, label: str, path: Path | None, readonly: boo
         ) from None
 
 
+class DamagedSchema(StorageError):
+    """A deskreel database whose own record of its schema is damaged: no deskreel can say
+    what its tables hold, so none reads or changes them."""
+
+
 def schema_version(conn: Connection) -> int:
-    """The schema version a deskreel database says it has."""
+    """The schema version a deskreel database says it has; DamagedSchema when it says none
+    that is a number."""
     value = conn.execute(
         select(s.meta.c.value).where(s.meta.c.key == "schema_version")
-    ).scalar_one()
+    ).scalar_one_or_none()
+    if value is None or not str(value).strip().isdigit():
+        said = "no schema version" if value is None else f"schema version {str(value)[:20]!r}"
+        raise DamagedSchema(f"its {s.meta.name} table says {said}")
     return int(value)
 
 
@@ -82,7 +91,10 @@ def _check(conn: Connection, *, label: str, path: Path | None, readonly: bool) -
             f"(no {s.meta.name} table): give a deskreel database or a "
             f"new {what}"
         )
-    version = schema_version(conn)
+    try:
+        version = schema_version(conn)
+    except DamagedSchema as err:
+        raise DamagedSchema(f"{label} is damaged ({err}): restore a backup") from None
     if version > s.SCHEMA_VERSION:
         raise StorageError(
             f"{label} has schema version {version}, newer than "
@@ -98,8 +110,21 @@ def _check(conn: Connection, *, label: str, path: Path | None, readonly: bool) -
         )
     if version < s.SCHEMA_VERSION:
         from alembic import command
+        from alembic.util.exc import CommandError
 
-        command.upgrade(_alembic_config(conn), "head")
+        try:
+            command.upgrade(alembic_config(conn), "head")
+        except CommandError as err:  # its migration record names no revision we know
+            raise DamagedSchema(
+                f"{label} has schema version {version} but cannot be upgraded ({err}): its "
+                f"migration record is damaged; restore a backup"
+            ) from None
+    from .shape import missing_columns
+
+    lacking = missing_columns(conn)
+    if lacking:
+        more = f" and {len(lacking) - 1} more" if len(lacking) > 1 else ""
+        raise DamagedSchema(f"{label} is damaged ({lacking[0]}{more}): restore a backup")
 
 
 def _create_schema(conn: Connection) -> None:
@@ -113,10 +138,10 @@ def _create_schema(conn: Connection) -> None:
             {"key": "created", "value": datetime.now(UTC).isoformat()},
         ],
     )
-    command.stamp(_alembic_config(conn), "head")
+    command.stamp(alembic_config(conn), "head")
 
 
-def _alembic_config(conn: Connection) -> Config:
+def alembic_config(conn: Connection) -> Config:
     # imported here, not on top: Alembic is only needed to set up or migrate a database
     from alembic.config import Config
 

@@ -389,7 +389,9 @@ def test_an_unwritable_junit_target_writes_nothing(fixture, tmp_path, capsys, ju
 def test_lost_frames_and_odd_details_still_render(tmp_path):
     """Frames the database lost, a hash that is a path, control characters: no crash."""
     with open_store(tmp_path / "odd.db") as store:
-        rec = store.create_recording("odd\x1bname", source="script")
+        rec = store.create_recording("odd", source="script")
+        with store.engine.begin() as conn:  # as an older deskreel let names in
+            conn.exec_driver_sql("UPDATE recordings SET name = ?", ("odd\x1bname",))
         store.add_steps(
             rec,
             [Step(step=1, action=Action.from_json({"action": "left_click", "coordinate": [5, 5]}))],

@@ -26,7 +26,7 @@ from storage import (
 )
 from storage.edit import RecordingEdit, edit_recording
 from storage.schema import SCHEMA_VERSION
-from storage.schema_gate import _alembic_config, schema_version
+from storage.schema_gate import alembic_config, schema_version
 from storage.transfer import copy_recording
 from tests.pg import run_sql
 
@@ -442,7 +442,7 @@ def test_schema_4_downgrades_to_3_and_back(store_url):
         rec = store.create_recording("hover", source="recorder")
         store.add_steps(rec, hovered_steps())
         with store.engine.begin() as conn:
-            command.downgrade(_alembic_config(conn), "0003")
+            command.downgrade(alembic_config(conn), "0003")
             assert "hover_png" not in {c["name"] for c in inspect(conn).get_columns("anchors")}
             assert schema_version(conn) == 3
     assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0003"
