@@ -7,6 +7,7 @@ Errors a user can hit end in one line on stderr and a documented exit code (see
 from __future__ import annotations
 
 import sqlite3
+import stat
 import sys
 from pathlib import Path
 
@@ -192,10 +193,7 @@ def show(db: str, ref: str | None) -> int:
 @click.option("--name", help="name of the new recording (default: the script's file name)")
 def import_script(script: Path, db: str, name: str | None) -> int:
     """Import a hand-written SCRIPT (JSON array or JSON lines of actions) into DB."""
-    try:
-        text = script.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise UserError(f"cannot read script {script}: {getattr(err, 'strerror', err)}") from None
+    text = _read_script(script)
     try:
         steps = parse_script(text)
     except ScriptError as err:
@@ -223,6 +221,32 @@ def import_script(script: Path, db: str, name: str | None) -> int:
         err=True,
     )
     return EXIT_OK
+
+
+def _read_script(script: Path) -> str:
+    """A script's text (UTF-8, a byte-order mark allowed): a regular file of at most
+    MAX_SCRIPT_BYTES (parsing one takes about nine times its size in memory). A FIFO or a
+    device is refused before it is opened: reading one may never end."""
+    from storage.script import MAX_SCRIPT_BYTES
+
+    try:
+        if not stat.S_ISREG(script.stat().st_mode):
+            raise UserError(f"{script} is not a regular file: give a script file")
+        with script.open("rb") as f:
+            data = f.read(MAX_SCRIPT_BYTES + 1)
+    except OSError as err:
+        raise UserError(f"cannot read script {script}: {err.strerror or err}") from None
+    if len(data) > MAX_SCRIPT_BYTES:
+        raise UserError(
+            f"{script} is over {MAX_SCRIPT_BYTES >> 20} MB: split it into scripts of that "
+            f"size at most"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise UserError(
+            f"cannot read script {script}: byte {err.start} is not UTF-8: save it as UTF-8"
+        ) from None
 
 
 def _short(value: object, width: int = 40) -> str:

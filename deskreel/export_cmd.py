@@ -21,6 +21,7 @@ from .export import (
     off_screen_step,
     write_dataset,
 )
+from .report.writable import LINES_MARK, check_replaceable
 from .table import printable
 from xsession.files import write_private
 
@@ -59,7 +60,9 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> tupl
     help="resize frames and scale coordinates to this screen, such as 1280x800",
 )
 @click.option("--with-after", is_flag=True, help="add each step's after-frame (image_after)")
-@click.option("--force", is_flag=True, help="replace a previous export in --out")
+@click.option(
+    "--force", is_flag=True, help="replace a previous export, or a file deskreel did not write"
+)
 def export(
     db: str,
     ref: str | None,
@@ -85,7 +88,7 @@ def export(
                 f"--format {fmt} writes a dataset directory (trajectories, "
                 f"frames, README.md): give it with --out DIR"
             )
-        return _plain_lines(db, ref, every, out, scale_to, with_after)
+        return _plain_lines(db, ref, every, out, scale_to, with_after, force)
     options = ExportOptions(scale_to=scale_to, with_after=with_after, force=force)
     with open_db(db) as store:
         recordings = store.recordings() if every else [store.recording(ref)]
@@ -136,6 +139,7 @@ def _plain_lines(
     out: Path | None,
     scale_to: tuple[int, int] | None,
     with_after: bool,
+    force: bool,
 ) -> int:
     """The actions as `deskreel import` reads them back: one object per step, with step and t."""
     if every:
@@ -144,6 +148,8 @@ def _plain_lines(
         )
     if with_after:
         raise UserError("--with-after pairs frames: give --out DIR for a dataset directory")
+    if out is not None:
+        check_replaceable(out, mark=LINES_MARK, what="actions export of deskreel's", force=force)
     with open_db(db) as store:
         rec = store.recording(ref)
         every_step = store.steps(rec.id)

@@ -85,6 +85,9 @@ from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
     help="write JUnit XML: one testcase per step",
 )
 @click.option(
+    "--force", is_flag=True, help="let --junit replace a file that deskreel did not write"
+)
+@click.option(
     "--report",
     "report_dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -120,6 +123,7 @@ def replay(
     masks: tuple[str, ...],
     keep_going: bool,
     junit: Path | None,
+    force: bool,
     report_dir: Path | None,
     abort_key: str,
     no_corner_abort: bool,
@@ -141,8 +145,10 @@ def replay(
 
     _check_options(speed, max_idle, abort_key, verify=verify, masks=masks, keep_going=keep_going)
     boxes = tuple(parse_box(m) for m in masks)
+    if force and junit is None:
+        raise UserError("--force only lets --junit replace a file: give --junit FILE")
     if not dry_run:
-        _check_outputs(junit, report_dir)
+        _check_outputs(junit, report_dir, force=force)
     options = ReplayOptions(
         speed=speed,
         first=first,
@@ -241,11 +247,18 @@ def _write_outputs(
         click.echo(f"deskreel: report in {page}", err=True)
 
 
-def _check_outputs(junit: Path | None, report_dir: Path | None) -> None:
+def _check_outputs(junit: Path | None, report_dir: Path | None, *, force: bool) -> None:
     """Refuse output paths that cannot be written before any input is sent: the checks that
-    `deskreel report` makes, naming the option."""
-    from deskreel.report.writable import check_writable
+    `deskreel report` makes, naming the option; and a --junit file that deskreel did not
+    write, unless `force`."""
     from deskreel.report.html import check_report_dir
+    from deskreel.report.writable import JUNIT_MARK, check_replaceable, check_writable
+
+    if junit is not None:
+        try:
+            check_replaceable(junit, mark=JUNIT_MARK, what="JUnit file of deskreel's", force=force)
+        except UserError as err:
+            raise UserError(f"--junit {junit}: {err}") from None
 
     for option, path, check in (
         ("--junit", junit, check_writable),

@@ -31,8 +31,17 @@ from .table import format_duration, render_table
     type=click.Path(dir_okay=False, path_type=Path),
     help="also write the run's JUnit XML to this file (mode 0600)",
 )
+@click.option(
+    "--force", is_flag=True, help="let --junit replace a file that deskreel did not write"
+)
 def report(
-    db: str, ref: str | None, run_id: int | None, last_run: bool, out: Path, junit: Path | None
+    db: str,
+    ref: str | None,
+    run_id: int | None,
+    last_run: bool,
+    out: Path,
+    junit: Path | None,
+    force: bool,
 ) -> int:
     """Write a static HTML report of a recording, or of one of its runs, into OUT.
 
@@ -41,14 +50,17 @@ def report(
     recording alone: its steps, frames, anchors and windows.
     """
     from .report import write_junit, write_report
-    from .report.writable import check_writable
+    from .report.writable import JUNIT_MARK, check_replaceable, check_writable
 
     if run_id is not None and last_run:
         raise UserError("give --run ID or --last-run, not both")
     if junit is not None and run_id is None and not last_run:
         raise UserError("--junit needs a run: add --run ID or --last-run")
-    if junit is not None:
-        check_writable(junit)  # before the HTML: a bad --junit leaves nothing behind
+    if force and junit is None:
+        raise UserError("--force only lets --junit replace a file: give --junit FILE")
+    if junit is not None:  # before the HTML: a bad --junit leaves nothing behind
+        check_replaceable(junit, mark=JUNIT_MARK, what="JUnit file of deskreel's", force=force)
+        check_writable(junit)
     with open_db(db) as store:
         rec, run = _pick(store, ref, run_id, last_run)
         steps = store.steps(rec.id)

@@ -13,12 +13,21 @@ from typing import Any
 
 from .vocabulary import Action, ActionError, is_seconds
 
-__all__ = ["MAX_T", "ScriptError", "ScriptStep", "load_json", "parse_script", "script_lines"]
+__all__ = [
+    "MAX_SCRIPT_BYTES",
+    "MAX_T",
+    "ScriptError",
+    "ScriptStep",
+    "load_json",
+    "parse_script",
+    "script_lines",
+]
 
 # What a dataset line holds besides its `action` object (deskreel/export/trajectory.py).
 DATASET_FIELDS = ("recording", "screen", "image", "image_after")
 _TOO_DEEP = "the JSON is nested too deeply: a script is a flat list of action objects"
 MAX_T = 7 * 24 * 3600.0  # s from a script's start: a longer script is a mistake
+MAX_SCRIPT_BYTES = 64 << 20  # a script's size at most: parsing takes ~9 times that in memory
 _DIGITS = 18  # digits of a JSON integer at most: more are no seconds, pixels or count
 
 

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from recorder.privacy import Redactor
+from storage import open_store
 from storage.keys import types_character
+from storage.script import MAX_SCRIPT_BYTES
 from storage.vocabulary import Action
 from tests.commands import deskreel, imported
 from tests.fixture_recording import build_recording
@@ -238,3 +240,40 @@ def test_a_pull_of_nothing_leaves_no_new_database(tmp_path: Path) -> None:
     done = deskreel("pull", f"sqlite:///{shared}", db, "-r", "nosuch")
     assert done.returncode == 2 and "no recording 'nosuch'" in done.stderr, done.stderr
     assert not db.exists() and not (tmp_path / "offline.db-wal").exists()
+
+
+def test_import_refuses_a_fifo_and_a_huge_script_and_reads_a_bom(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    done = deskreel("import", fifo, tmp_path / "f.db", timeout=20)  # no writer: never blocks
+    assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as f:
+        f.truncate(MAX_SCRIPT_BYTES + 1)
+    done = deskreel("import", huge, tmp_path / "h.db")
+    assert done.returncode == 2 and "over 64 MB" in done.stderr, done.stderr
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b'\xef\xbb\xbf[{"action": "key", "text": "Return"}]')
+    done = deskreel("import", bom, tmp_path / "b.db")
+    assert done.returncode == 0, done.stderr
+    assert not any((tmp_path / n).exists() for n in ("f.db", "h.db"))
+
+
+def test_no_export_or_junit_overwrites_a_file_deskreel_did_not_write(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    fixture = build_recording(db)
+    with open_store(db) as store:
+        run = store.start_run(fixture.recording_id, mode="replay", options={})
+        store.finish_run(run, "passed")
+    lines, junit = tmp_path / "mine.jsonl", tmp_path / "mine.xml"
+    for mine, args in (
+        (lines, ("export", db, "--format", "actions", "--out", lines)),
+        (junit, ("report", db, "--last-run", "--out", tmp_path / "rep", "--junit", junit)),
+    ):
+        mine.write_text("precious")
+        done = deskreel(*args)
+        assert done.returncode == 2 and "add --force" in done.stderr, done.stderr
+        assert mine.read_text() == "precious"
+        again = deskreel(*args[:1], *args[1:], "--force")
+        assert again.returncode == 0, again.stderr
+        assert deskreel(*args).returncode == 0  # its own file: replaced without --force
