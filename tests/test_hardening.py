@@ -277,3 +277,14 @@ def test_no_export_or_junit_overwrites_a_file_deskreel_did_not_write(tmp_path: P
         again = deskreel(*args[:1], *args[1:], "--force")
         assert again.returncode == 0, again.stderr
         assert deskreel(*args).returncode == 0  # its own file: replaced without --force
+
+
+def test_export_all_shortens_a_long_name_to_a_file_name_the_disk_takes(tmp_path: Path) -> None:
+    db = imported(tmp_path, "long", [{"action": "key", "text": "Return"}])
+    done = deskreel("edit", db, "-r", "1", "--rename", "録" * 200)  # 600 bytes in UTF-8
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "dataset"
+    done = deskreel("export", db, "--all", "--format", "actions", "--out", out)
+    assert done.returncode == 0, done.stderr
+    (written,) = [p for p in out.iterdir() if p.suffix == ".jsonl"]
+    assert len(written.name.encode("utf-8")) <= 255 and written.name.startswith("録")

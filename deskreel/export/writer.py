@@ -195,8 +195,13 @@ def _is_export(out: Path) -> bool:
         return False
 
 
+_STEM_BYTES = 200  # of a file name's stem: file systems allow 255 bytes, and "-ID.jsonl" follows
+
+
 def _file_name(rec: Recording, taken: set[str]) -> str:
     stem = re.sub(r"[^\w.-]+", "_", rec.name).strip("._") or f"recording-{rec.id}"
+    # a name of 200 characters may take 800 bytes in UTF-8: cut it at a character's end
+    stem = stem.encode("utf-8")[:_STEM_BYTES].decode("utf-8", "ignore")
     name = f"{stem}.jsonl"
     if name in taken:
         name = f"{stem}-{rec.id}.jsonl"
