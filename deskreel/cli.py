@@ -121,7 +121,10 @@ def cli() -> None:
 
 
 def open_db(db: str, *, create: bool = False) -> Store:
-    return open_store(db, create=create)
+    store = open_store(db, create=create)
+    if store.read_only_medium:
+        click.echo(f"deskreel: {store.label} is on a read-only file system: read only", err=True)
+    return store
 
 
 @cli.command("list")

@@ -46,6 +46,7 @@ class Opened:
     label: str
     path: Path | None = None  # the SQLite file, when a path (not a URL) was given
     created: bool = False  # that file is new: this open created it
+    read_only_medium: bool = False  # that file is on a read-only file system: opened read-only
 
 
 def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool) -> Opened:
@@ -61,14 +62,26 @@ def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool)
             return _open_url(text, readonly=readonly)
         text = path_in_url  # a file however it is named: created private, with its pragmas
     path = Path(text)
-    created = _prepare_file(path, create=create and not readonly)
-    if readonly:
-        engine = create_engine(f"sqlite:///file:{quote(str(path.resolve()))}?mode=ro&uri=true")
+    medium = _on_read_only_medium(path)
+    created = _prepare_file(path, create=create and not readonly and not medium)
+    if readonly or medium:
+        # On a read-only medium nothing can change the file, so SQLite may read it as
+        # immutable: without the -shm file of WAL mode, which it could not create there.
+        options = "mode=ro&immutable=1" if medium else "mode=ro"
+        engine = create_engine(f"sqlite:///file:{quote(str(path.resolve()))}?{options}&uri=true")
         event.listen(engine, "connect", _sqlite_readonly_pragmas)
     else:
         engine = create_engine(f"sqlite:///{path}")
         event.listen(engine, "connect", _sqlite_pragmas)
-    return Opened(engine, label=str(path), path=path, created=created)
+    return Opened(engine, label=str(path), path=path, created=created, read_only_medium=medium)
+
+
+def _on_read_only_medium(path: Path) -> bool:
+    """Whether an existing `path` lies on a file system mounted read-only."""
+    try:
+        return path.exists() and bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _open_url(text: str, *, readonly: bool = False) -> Opened:

@@ -51,10 +51,7 @@ def check_schema(engine: Engine, *, label: str, path: Path | None, readonly: boo
                 f"{label} is not a deskreel database (not an SQLite "
                 f"file): give a deskreel database or a new file name"
             ) from None
-        raise StorageError(
-            f"{label} cannot be read as a deskreel database "
-            f"({_reason(err)}): check the path or restore a backup"
-        ) from None
+        raise StorageError(f"{label} cannot be read ({_reason(err)}): {_advice(err)}") from None
 
 
 class DamagedSchema(StorageError):
@@ -149,6 +146,22 @@ def alembic_config(conn: Connection) -> Config:
     config.set_main_option("script_location", str(_MIGRATIONS))
     config.attributes["connection"] = conn  # what migrations/env.py runs on
     return config
+
+
+def _advice(err: SQLAlchemyError) -> str:
+    """What to do about a file SQLite could not read: restoring a backup only where the file
+    itself is damaged, never for a full disk or a permission (following that advice would
+    overwrite good data)."""
+    reason = _reason(err).lower()
+    if "full" in reason:
+        return "free some space on its disk"
+    if "readonly" in reason or "read-only" in reason or "unable to open" in reason:
+        return "check that the file and its folder may be read and written, or copy it"
+    if "locked" in reason or "busy" in reason:
+        return "another program is writing to it: try again when it is done"
+    if "malformed" in reason or "corrupt" in reason or "not a database" in reason:
+        return "it is damaged: restore a backup"
+    return "check the path, and run 'deskreel doctor' on it"
 
 
 def _reason(err: SQLAlchemyError) -> str:

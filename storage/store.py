@@ -47,7 +47,14 @@ def open_store(
     transactions. It must already exist at the current schema version.
     """
     opened = open_engine(target, create=create, readonly=readonly)
-    return Store(opened.engine, label=opened.label, path=opened.path, readonly=readonly)
+    store = Store(
+        opened.engine,
+        label=opened.label,
+        path=opened.path,
+        readonly=readonly or opened.read_only_medium,
+    )
+    store.read_only_medium = opened.read_only_medium
+    return store
 
 
 @contextlib.contextmanager
@@ -57,7 +64,9 @@ def store_to_fill(target: str | os.PathLike[str]) -> Iterator[Store]:
     failed leaves no empty database behind."""
     opened = open_engine(target, create=True, readonly=False)
     try:
-        with Store(opened.engine, label=opened.label, path=opened.path) as store:
+        readonly = opened.read_only_medium
+        with Store(opened.engine, label=opened.label, path=opened.path, readonly=readonly) as store:
+            store.read_only_medium = readonly
             yield store
     except BaseException:
         if opened.created and opened.path is not None:
@@ -73,6 +82,7 @@ class Store(RecordingMethods, RunMethods):
         self, engine: Engine, *, label: str, path: Path | None = None, readonly: bool = False
     ):
         self.engine, self.label, self.path, self.readonly = engine, label, path, readonly
+        self.read_only_medium = False  # its file is on a read-only file system
         try:
             check_schema(engine, label=label, path=path, readonly=readonly)
         except BaseException:

@@ -8,6 +8,8 @@ import os
 import re
 import sqlite3
 import stat
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -288,3 +290,38 @@ def test_export_all_shortens_a_long_name_to_a_file_name_the_disk_takes(tmp_path:
     assert done.returncode == 0, done.stderr
     (written,) = [p for p in out.iterdir() if p.suffix == ".jsonl"]
     assert len(written.name.encode("utf-8")) <= 255 and written.name.startswith("録")
+
+
+@pytest.fixture
+def read_only_copy(tmp_path: Path) -> Iterator[Path]:
+    """A deskreel database on a file system mounted read-only (a bind mount of its folder)."""
+    source, mounted = tmp_path / "source", tmp_path / "mounted"
+    source.mkdir()
+    mounted.mkdir()
+    imported(source, "kept", [{"action": "key", "text": "Return"}])
+    bind = subprocess.run(["mount", "--bind", source, mounted], capture_output=True, text=True)
+    if bind.returncode != 0:
+        pytest.skip(f"cannot bind-mount here (root with CAP_SYS_ADMIN needed): {bind.stderr}")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", mounted], check=True)
+        yield mounted / "kept.db"
+    finally:
+        subprocess.run(["umount", mounted], check=True)
+
+
+def test_a_database_on_a_read_only_medium_is_read_and_not_written(
+    read_only_copy: Path, tmp_path: Path
+) -> None:
+    for args in (
+        ("list", read_only_copy),
+        ("show", read_only_copy),
+        ("export", read_only_copy, "--format", "actions", "--out", tmp_path / "x.jsonl"),
+        ("report", read_only_copy, "--out", tmp_path / "report"),
+        ("doctor", read_only_copy),
+    ):
+        done = deskreel(*args)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "read-only file system" in done.stderr and "backup" not in done.stderr
+    done = deskreel("edit", read_only_copy, "-r", "1", "--rename", "other")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "backup" not in done.stderr and "read-only" in done.stderr, done.stderr
