@@ -51,7 +51,7 @@ def check_schema(engine: Engine, *, label: str, path: Path | None, readonly: boo
                 f"{label} is not a deskreel database (not an SQLite "
                 f"file): give a deskreel database or a new file name"
             ) from None
-        raise StorageError(f"{label} cannot be read ({_reason(err)}): {_advice(err)}") from None
+        raise StorageError(f"{label} cannot be used ({_reason(err)}): {_advice(err)}") from None
 
 
 class DamagedSchema(StorageError):

@@ -325,3 +325,19 @@ def test_a_database_on_a_read_only_medium_is_read_and_not_written(
     done = deskreel("edit", read_only_copy, "-r", "1", "--rename", "other")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "backup" not in done.stderr and "read-only" in done.stderr, done.stderr
+
+
+def test_a_full_disk_leaves_no_new_database_and_no_advice_to_restore(tmp_path: Path) -> None:
+    full = tmp_path / "full"
+    full.mkdir()
+    small = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=40k", "tmpfs", full], capture_output=True, text=True
+    )
+    if small.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here (root needed): {small.stderr}")
+    try:
+        done = deskreel("import", _script(tmp_path), full / "r.db")
+        assert done.returncode == 2 and "free some space" in done.stderr, done.stderr
+        assert "backup" not in done.stderr and os.listdir(full) == []
+    finally:
+        subprocess.run(["umount", full], check=True)
