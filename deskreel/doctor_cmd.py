@@ -77,11 +77,12 @@ def doctor(db: str | None, repair: bool, force: bool) -> int:
 
 def _display() -> int:
     """`deskreel doctor` with no database: what this display offers."""
-    from xsession.display import connect
+    from xsession.display import connect, refuse_xwayland
     from xsession.sources import accessibility_line
 
     conn = connect(None, extensions=("RECORD", "XTEST"))
     try:
+        refuse_xwayland(conn, force=False)
         click.echo(f"display {conn.get_display_name()}: RECORD and XTEST present")
         _, line = accessibility_line(conn)
         click.echo(line)

@@ -67,6 +67,12 @@ if TYPE_CHECKING:
     "replay takes the values from $DESKREEL_SECRET_N",
 )
 @click.option("--display", help="X display (default: $DISPLAY)")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="record on Xwayland anyway: what happens in Wayland windows is missed (the "
+    "recording says so)",
+)
 def record(
     db: str,
     name: str | None,
@@ -78,6 +84,7 @@ def record(
     no_default_deny: bool,
     redact_typing: bool,
     display: str | None,
+    force: bool,
 ) -> int:
     """Record mouse, keyboard and screen into DB as vocabulary actions.
 
@@ -86,13 +93,17 @@ def record(
     """
     from recorder import Recorder, RecordOptions
 
-    from xsession.display import connect
+    from xsession.display import connect, refuse_xwayland
 
     deny_list = _deny_list(deny, no_default_deny)
     _check_chords(stop_key, pause_key)
     _check_writable(db)
     # the display first: a missing one must not leave an empty database behind
-    connect(display, extensions=("RECORD", "XTEST")).close()
+    conn = connect(display, extensions=("RECORD", "XTEST"))
+    try:
+        on_xwayland = refuse_xwayland(conn, force=force)
+    finally:
+        conn.close()
     with open_db(db, create=True) as store:
         where = store.label  # a URL's password stays out of every message
         is_file = store.path is not None
@@ -104,6 +115,7 @@ def record(
             pause_key=pause_key,
             deny=deny_list,
             redact_typing=redact_typing,
+            xwayland=on_xwayland,
         )
         recorder = Recorder(
             store,

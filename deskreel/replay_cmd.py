@@ -85,7 +85,10 @@ from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
     help="write JUnit XML: one testcase per step",
 )
 @click.option(
-    "--force", is_flag=True, help="let --junit replace a file that deskreel did not write"
+    "--force",
+    is_flag=True,
+    help="replay on Xwayland anyway (Wayland windows get no input), and let --junit "
+    "replace a file that deskreel did not write",
 )
 @click.option(
     "--report",
@@ -145,10 +148,9 @@ def replay(
 
     _check_options(speed, max_idle, abort_key, verify=verify, masks=masks, keep_going=keep_going)
     boxes = tuple(parse_box(m) for m in masks)
-    if force and junit is None:
-        raise UserError("--force only lets --junit replace a file: give --junit FILE")
     if not dry_run:
         _check_outputs(junit, report_dir, force=force)
+        _check_display(display, force=force)
     options = ReplayOptions(
         speed=speed,
         first=first,
@@ -245,6 +247,17 @@ def _write_outputs(
                 f"cannot write the report in {report_dir}: {err.strerror or err}"
             ) from None
         click.echo(f"deskreel: report in {page}", err=True)
+
+
+def _check_display(display: str | None, *, force: bool) -> None:
+    """Refuse Xwayland before anything is opened or sent, unless `force`."""
+    from xsession.display import connect, refuse_xwayland
+
+    conn = connect(display, extensions=("XTEST",))
+    try:
+        refuse_xwayland(conn, force=force)
+    finally:
+        conn.close()
 
 
 def _check_outputs(junit: Path | None, report_dir: Path | None, *, force: bool) -> None:

@@ -52,6 +52,11 @@ DEFAULT_STOP_KEY = "ctrl+alt+End"
 DEFAULT_PAUSE_KEY = "ctrl+alt+Home"
 
 
+# what a recording made on Xwayland with --force says of itself (its `extra`)
+XWAYLAND = "xwayland"
+XWAYLAND_NOTE = "recorded on Xwayland with --force: what was done in Wayland windows is missing"
+
+
 @dataclass(frozen=True, slots=True)
 class RecordOptions:
     name: str | None = None
@@ -65,6 +70,7 @@ class RecordOptions:
     deny: DenyList = field(default_factory=DenyList)  # windows during which nothing is kept
     redact_typing: bool = False  # typed text stored as {{secret:N}}, no frames of typing,
     # and what it left on screen painted out of later frames
+    xwayland: bool = False  # recorded on Xwayland (--force): Wayland windows were not seen
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +210,7 @@ class Recorder:
             "frames": self.options.frames,
             "display": self._display,
             INPUT_SETTINGS: self.settings.to_json(),
+            **({XWAYLAND: XWAYLAND_NOTE} if self.options.xwayland else {}),
         }
 
     @property

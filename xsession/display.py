@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["DisplayError", "connect", "display_name"]
+__all__ = ["DisplayError", "connect", "display_name", "refuse_xwayland", "xwayland"]
 
 _EXTENSION_HINTS = {
     "RECORD": "start Xvfb with +extension RECORD, or enable the RECORD module in xorg.conf",
@@ -58,6 +58,38 @@ def connect(name: str | None = None, *, extensions: tuple[str, ...] = ()) -> Any
                 details={"display": name, "extension": ext},
             )
     return conn
+
+
+def xwayland(conn: Any) -> bool:
+    """Whether the X server is Xwayland, as it says itself: by its XWAYLAND extension
+    (Xwayland 23 and later) or by the names of its RandR outputs (XWAYLAND0, ...)."""
+    if conn.has_extension("XWAYLAND"):
+        return True
+    if not conn.has_extension("RANDR"):
+        return False
+    resources = conn.screen().root.xrandr_get_screen_resources()
+    return any(
+        conn.xrandr_get_output_info(output, resources.config_timestamp).name.startswith("XWAYLAND")
+        for output in resources.outputs
+    )
+
+
+def refuse_xwayland(conn: Any, *, force: bool) -> bool:
+    """Raise DisplayError when `conn` is Xwayland, unless `force`; whether it is. Xwayland's
+    RECORD and XTEST reach only the windows of X clients: whatever is done in the Wayland
+    session's own windows would be missed, or receive nothing, without a word."""
+    if not xwayland(conn):
+        return False
+    if not force:
+        session = os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE")
+        within = f" of the Wayland session {session!r}" if session else ""
+        raise DisplayError(
+            f"X display {conn.get_display_name()} is Xwayland{within}: it shows deskreel only "
+            f"the windows of X clients, never the Wayland ones; log in to an X11 session, or "
+            f"run the application in a nested X server (Xvfb, Xephyr), or add --force",
+            details={"display": conn.get_display_name(), "xwayland": True},
+        )
+    return True
 
 
 def _first_line(err: BaseException) -> str:

@@ -1,0 +1,92 @@
+"""Issue 21: a Wayland session's Xwayland shows deskreel only X clients' windows, so record,
+replay and doctor refuse it in one line, and `record --force` says so in the recording. The
+Xwayland here is real: a headless Weston compositor's."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.commands import deskreel, imported
+
+HAS_WESTON = bool(shutil.which("weston") and shutil.which("Xwayland"))
+
+
+@pytest.fixture
+def xwayland(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The environment of a headless Wayland session whose Xwayland is $DISPLAY."""
+    if not HAS_WESTON:
+        pytest.skip("no weston and Xwayland: make deps installs them")
+    runtime = tmp_path / "xdg"
+    runtime.mkdir(mode=0o700)
+    log = tmp_path / "weston.log"
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    socket = f"deskreel-test-{os.getpid()}"
+    with log.open("wb") as out:
+        weston = subprocess.Popen(
+            ["weston", "--backend=headless-backend.so", f"--socket={socket}", "--xwayland"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 20
+        while not (found := re.search(rb"xserver listening on display (:\d+)", log.read_bytes())):
+            assert weston.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        yield {**env, "DISPLAY": found.group(1).decode(), "WAYLAND_DISPLAY": socket}
+    finally:
+        os.killpg(weston.pid, signal.SIGTERM)
+        weston.wait(10)
+
+
+def test_record_replay_and_doctor_refuse_xwayland(xwayland: dict[str, str], tmp_path: Path):
+    db = tmp_path / "r.db"
+    script = imported(tmp_path, "script", [{"action": "left_click", "coordinate": [5, 5]}])
+    for args in (("doctor",), ("record", db), ("replay", script)):
+        done = deskreel(*args, env=xwayland, timeout=60)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "is Xwayland" in done.stderr and "X11 session" in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+    assert not db.exists()
+
+
+def test_record_force_records_and_says_so(xwayland: dict[str, str], tmp_path: Path):
+    db = tmp_path / "r.db"
+    recorder = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "record", db, "--force", "--no-frames"],
+        env=xwayland,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert recorder.stderr is not None
+    said = recorder.stderr.readline()
+    assert "recording into" in said, said + recorder.stderr.read()
+    recorder.send_signal(signal.SIGINT)
+    assert recorder.wait(30) == 0, recorder.stderr.read()
+    with sqlite3.connect(db) as conn:
+        (extra,) = conn.execute("SELECT extra FROM recordings").fetchone()
+    conn.close()
+    assert "Xwayland" in json.loads(extra)["xwayland"]
+
+
+def test_a_plain_x_server_is_not_xwayland(xvfb) -> None:
+    from xsession.display import connect, xwayland
+
+    conn = connect(xvfb.display)
+    try:
+        assert not xwayland(conn)
+    finally:
+        conn.close()
