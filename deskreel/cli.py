@@ -30,6 +30,7 @@ from replayer.errors import ReplayError
 from xsession.display import DisplayError
 
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError, exit_code
+from .paths import FilePath
 from .table import format_bytes, format_duration, printable, render_table
 
 # Each layer's own errors a user can hit (recorder and replayer: only their light modules)
@@ -191,7 +192,7 @@ def show(db: str, ref: str | None) -> int:
 
 
 @cli.command("import")
-@click.argument("script", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("script", type=FilePath(dir_okay=False, path_type=Path))
 @click.argument("db")
 @click.option("--name", help="name of the new recording (default: the script's file name)")
 def import_script(script: Path, db: str, name: str | None) -> int:

@@ -21,6 +21,7 @@ from .export import (
     off_screen_step,
     write_dataset,
 )
+from .paths import FilePath
 from .report.writable import LINES_MARK, check_replaceable
 from .table import printable
 from xsession.files import write_private
@@ -49,7 +50,7 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> tupl
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path),
+    type=FilePath(path_type=Path),
     help="dataset directory; with --format actions, a .jsonl file or nothing "
     "(standard output) writes the plain JSON lines",
 )

@@ -9,6 +9,7 @@ from click.core import ParameterSource
 
 from .cli import DB_HELP, cli, open_db
 from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
+from .paths import FilePath
 from matching.params import PARAMS
 from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
 
@@ -81,7 +82,7 @@ from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
 )
 @click.option(
     "--junit",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FilePath(dir_okay=False, path_type=Path),
     help="write JUnit XML: one testcase per step",
 )
 @click.option(
@@ -93,7 +94,7 @@ from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
 @click.option(
     "--report",
     "report_dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FilePath(file_okay=False, path_type=Path),
     help="write a static HTML report (and the crops of targets not found) here",
 )
 @click.option(

@@ -10,6 +10,7 @@ from storage import Recording, Run, Store
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
+from .paths import FilePath
 from .table import format_duration, render_table
 
 
@@ -23,12 +24,12 @@ from .table import format_duration, render_table
 @click.option(
     "--out",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FilePath(file_okay=False, path_type=Path),
     help="directory for index.html and img/ (created private, mode 0700)",
 )
 @click.option(
     "--junit",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FilePath(dir_okay=False, path_type=Path),
     help="also write the run's JUnit XML to this file (mode 0600)",
 )
 @click.option(

@@ -22,6 +22,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from .errors import StorageError
+from .paths import unusable_path
 
 if TYPE_CHECKING:
     import psycopg
@@ -61,6 +62,8 @@ def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool)
         if path_in_url is None:
             return _open_url(text, readonly=readonly)
         text = path_in_url  # a file however it is named: created private, with its pragmas
+    if (why := unusable_path(text)) is not None:
+        raise StorageError(f"{text!r} cannot be a database file: {why}: give another")
     path = Path(text)
     medium = _on_read_only_medium(path)
     created = _prepare_file(path, create=create and not readonly and not medium)
