@@ -4,8 +4,10 @@ step (its pixels are whatever phase the grab caught), so the recorder masks it f
 step's verification (storage's masks, which `deskreel mask` lists and removes).
 
 A pixel is animated when, while the person is idle, it changes and then comes back to what
-it was: a step's slow effect (a dialog opening late) changes pixels that stay changed, and
-stays checked.
+it was (a caret, a tooltip), or when it still changes once the screen should have settled
+(`settled` s after the idle time began: the recorder's settle cap, after which it takes an
+after-frame as it is): a spinner or a pulsing progress bar never comes back exactly. A
+step's effect, which settles, stays checked.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from .pieces import Job
     from .screen import FrameTimeline
 
-__all__ = ["animated_masks", "toggled", "toggled_boxes"]
+__all__ = ["animated_masks", "kept_moving", "moving_boxes", "toggled"]
 
 Box = tuple[int, int, int, int]
 
@@ -28,15 +30,17 @@ MOST_BOXES = 8  # regions masked per step at most: the largest
 _GROW = 3  # px a region is grown by: the anti-aliased edge of a caret or a glyph
 
 
-def animated_masks(job: Job) -> dict[int, list[Box]]:
-    """For each step of `job` that is no wait, the regions that moved back and forth in the
-    idle time before it and after it (until the next step, or what the job holds)."""
+def animated_masks(job: Job, *, settled: float) -> dict[int, list[Box]]:
+    """For each step of `job` that is no wait, the regions that moved while nobody touched
+    anything in the idle time before it and after it (until the next step, or what the job
+    holds): back and forth, or still `settled` s into that time."""
     inputs = [(number, r) for number, r in job.numbered if r.action.action != "wait"]
     cache: dict[tuple[float, float], list[Box]] = {}
 
     def idle(start: float, end: float) -> list[Box]:
         if (start, end) not in cache:
-            cache[(start, end)] = toggled_boxes(job.timeline, start, end) if end > start else []
+            moved = end > start
+            cache[(start, end)] = moving_boxes(job.timeline, start, end, settled) if moved else []
         return cache[(start, end)]
 
     out: dict[int, list[Box]] = {}
@@ -50,15 +54,26 @@ def animated_masks(job: Job) -> dict[int, list[Box]]:
     return out
 
 
-def toggled_boxes(timeline: FrameTimeline, start: float, end: float) -> list[Box]:
-    """The regions of the frames shown from `start` to `end` that changed and came back."""
+def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: float) -> list[Box]:
+    """The regions of the frames shown from `start` to `end` that changed and came back, or
+    changed from one frame to the next `settled` s after the first of them was shown."""
     import cv2
     import numpy as np
 
-    frames = [f.pixels() for f in timeline.shown_between(start, end)[:MOST_FRAMES]]
-    mask = toggled(frames)
-    if mask is None or not mask.any():
+    shown = timeline.shown_between(start, end)
+    if len(shown) > MOST_FRAMES:  # its beginning (what comes back) and its end (what moves late)
+        shown = shown[: MOST_FRAMES // 2] + shown[-(MOST_FRAMES // 2) :]
+    if not shown:
         return []
+    frames = [f.pixels() for f in shown]
+    late_from = max(start, shown[0].t_first) + settled
+    # from the frame on screen at late_from on
+    first_late = max((i for i, f in enumerate(shown) if f.t_first <= late_from), default=0)
+    late = frames[first_late:] if shown[-1].t_first > late_from else []
+    masks = [m for m in (toggled(frames), kept_moving(late)) if m is not None]
+    if not masks or not any(m.any() for m in masks):
+        return []
+    mask = np.logical_or.reduce(masks)
     grown = cv2.dilate(mask.astype(np.uint8), np.ones((2 * _GROW + 1,) * 2, np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
     return [tuple(int(v) for v in stats[i][:4]) for i in range(1, count)]  # type: ignore[misc]
@@ -79,6 +94,19 @@ def toggled(frames: Sequence[np.ndarray]) -> np.ndarray | None:
         back |= changed & same
         changed |= ~same
     return back
+
+
+def kept_moving(frames: Sequence[np.ndarray]) -> np.ndarray | None:
+    """The pixels that differ between two consecutive frames; None with fewer than two of
+    one size."""
+    import numpy as np
+
+    if len(frames) < 2 or any(f.shape != frames[0].shape for f in frames):
+        return None
+    moving = np.zeros(frames[0].shape[:2], bool)
+    for before, after in zip(frames, frames[1:]):
+        moving |= (before != after).any(axis=2)
+    return moving
 
 
 def _largest(boxes: list[Box]) -> list[Box]:

@@ -83,7 +83,7 @@ class Finisher:
         self.writes.steps += len(steps)
         self._frame_keys.clear()
         if self.frames:  # what moved while nobody touched anything: no step's effect
-            for number, boxes in animated_masks(job).items():
+            for number, boxes in animated_masks(job, settled=self.settle_cap).items():
                 for box in boxes:
                     self.writes.call(
                         self.writes.store.add_mask, self.recording_id, box, step=number

@@ -63,7 +63,7 @@ def test_the_caret_blinking_around_a_step_is_masked_for_it_and_its_effect_is_not
         (3.5, dialog_on), (3.7, dialog_on),  # step 2 (3.0) and after: nothing moves
     )  # fmt: skip
     job = Job([(1, click(1.0)), (2, click(3.0))], 0, shots, t0=0.0, now=4.0, final=True)
-    masks = animated_masks(job)
+    masks = animated_masks(job, settled=2.0)
     assert list(masks) == [1], masks
     (x, y, w, h), *_ = masks[1]
     cx, cy, cw, ch = CARET
@@ -78,3 +78,24 @@ def test_show_lists_the_masks_of_a_recording(tmp_path) -> None:
         assert deskreel("mask", db, "-r", "1", *args).returncode == 0
     shown = deskreel("show", db).stdout
     assert "masked for every step: 5,6,7,8" in shown and "masked for step 1: 40,20,2,16" in shown
+
+
+def test_what_still_moves_once_the_screen_should_have_settled_is_animated() -> None:
+    # a pulsing progress bar never comes back exactly to an earlier frame
+    bar = [screen(caret=False) for _ in range(5)]
+    for i, rgb in enumerate(bar):
+        rgb[80:84, 10 + 7 * i : 30 + 7 * i] = 40
+    shots = timeline(*((0.5 + 0.6 * i, rgb) for i, rgb in enumerate(bar)))
+    job = Job([(1, click(0.0))], 0, shots, t0=0.0, now=3.5, final=True)
+    boxes = animated_masks(job, settled=2.0)[1]
+    masked = np.zeros((H, W), bool)
+    for x, y, w, h in boxes:
+        masked[y : y + h, x : x + w] = True
+    moved_late = (bar[3] != bar[4]).any(axis=2)  # shown at 2.3 s and 2.9 s
+    moved_early = (bar[0] != bar[1]).any(axis=2)  # at 0.5 s and 1.1 s, where nothing
+    moved_early[:, 25:] = False  # moved late (a few px around what did are masked with it)
+    assert masked[moved_late].all() and not masked[moved_early].any()
+    # before the screen should have settled, motion that did not come back is the step's
+    # effect: the bar's leading edge (where it went) stays checked
+    boxes = animated_masks(job, settled=5.0).get(1, [])
+    assert not any(x <= 55 < x + w and y <= 81 < y + h for x, y, w, h in boxes), boxes
