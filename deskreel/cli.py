@@ -6,6 +6,7 @@ Errors a user can hit end in one line on stderr and a documented exit code (see
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import stat
 import sys
@@ -233,10 +234,11 @@ def _read_script(script: Path) -> str:
     device is refused before it is opened: reading one may never end."""
     from storage.script import MAX_SCRIPT_BYTES
 
-    try:
-        if not stat.S_ISREG(script.stat().st_mode):
-            raise UserError(f"{script} is not a regular file: give a script file")
-        with script.open("rb") as f:
+    try:  # opened without waiting for a writer, then asked what it is: no race with a FIFO
+        fd = os.open(script, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise UserError(f"{script} is not a regular file: give a script file")
             data = f.read(MAX_SCRIPT_BYTES + 1)
     except OSError as err:
         raise UserError(f"cannot read script {script}: {err.strerror or err}") from None

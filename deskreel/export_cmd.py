@@ -23,7 +23,7 @@ from .export import (
 )
 from .paths import FilePath
 from .report.writable import LINES_MARK, check_replaceable
-from .table import printable
+from .table import json_shown, printable
 from xsession.files import write_private
 
 
@@ -164,7 +164,7 @@ def _plain_lines(
                 )
     text = script_lines([(action, st.t_start) for st, action in zip(steps, actions, strict=True)])
     if out is None:
-        click.echo(text, nl=False)
+        click.echo(json_shown(text), nl=False)
     else:
         try:
             write_private(out, text.encode("utf-8"))

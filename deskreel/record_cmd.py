@@ -16,7 +16,7 @@ import click
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
-from .table import format_bytes, format_duration, printable
+from .table import format_bytes, format_duration, json_shown, printable
 
 from storage import Step
 from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
@@ -218,7 +218,7 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given:
         for st in steps:
             click.echo(
                 f"{st.step:4d} {st.t_start:8.3f}  "
-                f"{json.dumps(st.action.to_json(), ensure_ascii=False)}"
+                f"{json_shown(json.dumps(st.action.to_json(), ensure_ascii=False))}"
             )
         kept = sum(st.before_frame is not None or st.anchor is not None for st in steps)
         if not dry_run:

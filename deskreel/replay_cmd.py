@@ -12,6 +12,7 @@ from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
 from .paths import FilePath
 from matching.params import PARAMS
 from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
+from storage.vocabulary import MAX_COORDINATE
 
 
 @cli.command("replay")
@@ -291,8 +292,11 @@ def parse_box(text: str) -> tuple[int, int, int, int]:
         x, y, w, h = (int(v) for v in text.split(","))
     except ValueError:
         raise UserError(f"a region is x,y,w,h in pixels, got {text!r}") from None
-    if x < 0 or y < 0 or w <= 0 or h <= 0:
-        raise UserError(f"a region needs x, y >= 0 and a positive width and height, got {text!r}")
+    if x < 0 or y < 0 or w <= 0 or h <= 0 or x + w > MAX_COORDINATE or y + h > MAX_COORDINATE:
+        raise UserError(
+            f"a region needs x, y >= 0, a positive width and height, and to end within "
+            f"{MAX_COORDINATE} px, got {text!r}"
+        )
     return (x, y, w, h)
 
 

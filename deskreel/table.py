@@ -11,6 +11,16 @@ import re
 _UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+# What JSON leaves as it is (it escapes C0 controls itself) and a terminal would act on.
+_UNSHOWN_IN_JSON = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def json_shown(text: str) -> str:
+    """JSON text (`json.dumps(..., ensure_ascii=False)`) as a terminal may show it: DEL, C1
+    controls and the marks that reorder text as \\u escapes, which leave it the same JSON."""
+    return _UNSHOWN_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def printable(text: str, *, lines: bool = False) -> str:
     """`text` as a terminal may show it: each control character as its escape (`\\x1b`);
     with `lines`, newlines and tabs kept. Everything deskreel prints that a recording, an

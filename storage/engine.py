@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,11 +81,20 @@ def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool)
 
 
 def _on_read_only_medium(path: Path) -> bool:
-    """Whether an existing `path` lies on a file system mounted read-only."""
+    """Whether an existing `path` lies on a file system mounted read-only. Refused when its
+    write-ahead log holds anything: read as immutable, SQLite would not see it."""
     try:
-        return path.exists() and bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+        medium = path.exists() and bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+        wal = Path(f"{path}-wal")
+        pending = medium and wal.exists() and wal.stat().st_size > 0
     except OSError:
         return False
+    if pending:
+        raise StorageError(
+            f"{path} is on a read-only file system with changes still in {wal.name}, which "
+            f"cannot be applied there: copy both files to a writable place"
+        )
+    return medium
 
 
 def _open_url(text: str, *, readonly: bool = False) -> Opened:
@@ -233,10 +243,14 @@ def _prepare_file(path: Path, *, create: bool) -> bool:
         # Never open the file here: closing any descriptor of a database drops every POSIX
         # lock this process holds on it (SQLite's included), and another process may then
         # delete the -wal file under an open connection. SQLite itself tells a non-database.
+        if not stat.S_ISREG(path.stat().st_mode):  # a device or a FIFO is left as it is
+            raise StorageError(f"{path} is not a regular file: give a database file")
         if not os.access(path, os.R_OK):
             raise StorageError(f"{path} cannot be read (permission denied): check its permissions")
-        if create and path.stat().st_size == 0:
-            _make_private(path)  # an empty file is not a database yet: it becomes ours
+        if path.stat().st_size == 0:  # not a database yet: it becomes ours, or is refused
+            if not create:
+                raise StorageError(f"{path} is empty, no deskreel database: give one")
+            _make_private(path)
         return False
     if path.is_symlink():  # dangling: SQLite would create its target with the umask
         raise StorageError(

@@ -60,8 +60,8 @@ def open_store(
 @contextlib.contextmanager
 def store_to_fill(target: str | os.PathLike[str]) -> Iterator[Store]:
     """A store to write into, created when missing (as open_store does). When the block (or
-    setting the new file up) fails, a file this call created is removed: a command that
-    failed leaves no empty database behind."""
+    setting the new file up) fails, a file this call created and that holds no recording is
+    removed: a command that failed leaves no empty database behind."""
     opened = open_engine(target, create=True, readonly=False)
     try:
         readonly = opened.read_only_medium
@@ -69,10 +69,26 @@ def store_to_fill(target: str | os.PathLike[str]) -> Iterator[Store]:
             store.read_only_medium = readonly
             yield store
     except BaseException:
-        if opened.created and opened.path is not None:
+        if opened.created and opened.path is not None and _holds_nothing(opened.engine):
             opened.engine.dispose()
             remove_created(opened.path)
         raise
+
+
+def _holds_nothing(engine: Engine) -> bool:
+    """Whether a database holds no recording (or cannot be read at all): what a failed
+    command that created it may remove; one with a recording in it (a pull that copied
+    some before it failed) stays."""
+    from sqlalchemy import func, select
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from . import schema as s
+
+    try:
+        with engine.connect() as conn:
+            return not conn.execute(select(func.count()).select_from(s.recordings)).scalar_one()
+    except SQLAlchemyError:
+        return True
 
 
 class Store(RecordingMethods, RunMethods):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -117,12 +118,27 @@ def test_mask_takes_any_box(tmp_path: Path, box: str) -> None:
 
 
 @FUZZ
-@given(name=odd_text, command=st.sampled_from(["export", "report"]))
-def test_export_and_report_take_any_output_name(tmp_path: Path, name: str, command: str) -> None:
+@given(
+    name=odd_text,
+    command=st.sampled_from(["export", "report"]),
+    linked=st.sampled_from([None, "out", "img"]),
+)
+def test_export_and_report_take_any_output_name(
+    tmp_path: Path, name: str, command: str, linked: str | None
+) -> None:
     db = _kept(tmp_path)
     before = db.read_bytes()
     out = tmp_path / "outputs" / name.replace("/", "_")
     out.parent.mkdir(exist_ok=True)
+    victim = tmp_path / "victim"
+    victim.mkdir(exist_ok=True)
+    if linked is not None and not os.path.lexists(out):
+        with contextlib.suppress(OSError, ValueError):  # a name no file system takes
+            if linked == "out":
+                out.symlink_to(victim)
+            else:
+                out.mkdir()
+                (out / "img").symlink_to(victim)
     args = (
         ["export", db, "--format", "actions", "--out"]
         if command == "export"
@@ -131,3 +147,4 @@ def test_export_and_report_take_any_output_name(tmp_path: Path, name: str, comma
     code, said = _deskreel(*args, out)
     assert code in (0, 2), (code, said)
     assert db.read_bytes() == before  # exports and reports never write the database
+    assert list(victim.iterdir()) == []  # nothing written through a link

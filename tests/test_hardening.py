@@ -341,3 +341,37 @@ def test_a_full_disk_leaves_no_new_database_and_no_advice_to_restore(tmp_path: P
         assert "backup" not in done.stderr and os.listdir(full) == []
     finally:
         subprocess.run(["umount", full], check=True)
+
+
+def test_a_fifo_or_an_empty_file_is_no_database_to_take_over(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.db"
+    os.mkfifo(fifo)
+    fifo.chmod(0o666)
+    done = deskreel("import", _script(tmp_path), fifo, timeout=20)
+    assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+    assert stat.S_IMODE(fifo.stat().st_mode) == 0o666  # left as it was
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    for command in ("list", "doctor"):  # commands that create nothing
+        done = deskreel(command, empty)
+        assert done.returncode == 2 and "is empty" in done.stderr, done.stderr
+        assert empty.read_bytes() == b""
+
+
+def test_a_pull_that_copied_some_keeps_them(tmp_path: Path) -> None:
+    shared = imported(tmp_path, "shared", [{"action": "key", "text": "Return"}])
+    db = tmp_path / "offline.db"
+    done = deskreel("pull", f"sqlite:///{shared}", db, "-r", "1", "-r", "nosuch")
+    assert done.returncode == 2 and "pulled recording 1" in done.stderr, done.stderr
+    assert "shared" in deskreel("list", db).stdout
+
+
+def test_an_own_looking_script_is_not_replaced_and_stdout_is_escaped(tmp_path: Path) -> None:
+    db = imported(tmp_path, "odd", [{"action": "type", "text": "a\x9b[2J\u202eb"}])
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text('// notes\n[{"step": 1, "action": "key", "text": "Return"}]\n')
+    done = deskreel("export", db, "--format", "actions", "--out", mine)
+    assert done.returncode == 2 and "add --force" in done.stderr, done.stderr
+    printed = deskreel("export", db, "--format", "actions").stdout
+    assert "\x9b" not in printed and "\u202e" not in printed
+    assert json.loads(printed)["text"] == "a\x9b[2J\u202eb"  # the same JSON, escaped

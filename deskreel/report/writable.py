@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -25,14 +26,14 @@ def check_writable(path: Path) -> None:
 
 
 # How deskreel's own files begin, so that writing one again replaces only what it wrote:
-# a JUnit file's properties name the run; an actions export's first line is a step.
-JUNIT_MARK = b'name="deskreel.run_id"'
-LINES_MARK = b'{"step": '
+# a JUnit file's suite whose properties name the run; an actions export's first step.
+JUNIT_MARK = re.compile(rb'\A<\?xml[^>]*\?>\s*<testsuite .*?name="deskreel\.run_id"', re.S)
+LINES_MARK = re.compile(rb'\A\{"step": 1, "t": ')
 
 
-def check_replaceable(path: Path, *, mark: bytes, what: str, force: bool) -> None:
+def check_replaceable(path: Path, *, mark: re.Pattern[bytes], what: str, force: bool) -> None:
     """Refuse to overwrite an existing file that deskreel did not write (whose first 4 KB
-    hold no `mark`) unless `force`; and anything that is not a regular file."""
+    do not begin as `mark` says) unless `force`; and anything that is not a regular file."""
     from ..errors import UserError
 
     if not os.path.lexists(path):
@@ -40,7 +41,7 @@ def check_replaceable(path: Path, *, mark: bytes, what: str, force: bool) -> Non
     if path.is_symlink() or not path.is_file():
         raise UserError(f"{path} exists and is not a regular file: give a new file name")
     with path.open("rb") as f:
-        ours = mark in f.read(4096)
+        ours = mark.search(f.read(4096)) is not None
     if not ours and not force:
         raise UserError(
             f"{path} exists and is no {what}: give a new file, or add --force to replace it"
