@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -234,15 +234,22 @@ def test_twins_in_one_grid_with_the_rows_swapped_are_never_confused(desktop, tmp
     assert "object" not in searched(db).split("+")  # the object stage did not decide
 
 
+@contextmanager
+def tree_of(desktop: AccessibilityBus) -> Iterator[Accessibility]:
+    """The accessibility tree of the test display, through a connection of its own."""
+    from xsession.display import connect
+
+    conn = connect(desktop.display)
+    tree = Accessibility.open(conn)
+    assert tree is not None
+    with closing(conn), tree:
+        yield tree
+
+
 def test_the_tree_answers_the_point_and_the_name(desktop):
     form = Form(desktop)
     try:
-        from xsession.display import connect
-
-        conn = connect(desktop.display)
-        tree = Accessibility.open(conn)
-        assert tree is not None
-        with closing(conn), tree:
+        with tree_of(desktop) as tree:
             here = tree.at_point(*form.places["Proxy_server"], pid=form.proc.pid)
             assert here is not None and here.label == "push button 'Apply'"
             assert here.siblings[0] == ("label", "Proxy server")
@@ -258,12 +265,7 @@ def test_a_button_on_a_notebook_page_is_found_through_its_tab(desktop):
     # the notebook holds a point on the page, so the search looks one level further down.
     form = Form(desktop, "--notebook")
     try:
-        from xsession.display import connect
-
-        conn = connect(desktop.display)
-        tree = Accessibility.open(conn)
-        assert tree is not None
-        with closing(conn), tree:
+        with tree_of(desktop) as tree:
             here = tree.at_point(*form.places["Mail_server"], pid=form.proc.pid)
             assert here is not None and here.label == "push button 'Apply'", here
             assert here.siblings[0] == ("label", "Mail server")
