@@ -243,11 +243,12 @@ def _prepare_file(path: Path, *, create: bool) -> bool:
         # Never open the file here: closing any descriptor of a database drops every POSIX
         # lock this process holds on it (SQLite's included), and another process may then
         # delete the -wal file under an open connection. SQLite itself tells a non-database.
-        if not stat.S_ISREG(path.stat().st_mode):  # a device or a FIFO is left as it is
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a device or a FIFO is left as it is
             raise StorageError(f"{path} is not a regular file: give a database file")
         if not os.access(path, os.R_OK):
             raise StorageError(f"{path} cannot be read (permission denied): check its permissions")
-        if path.stat().st_size == 0:  # not a database yet: it becomes ours, or is refused
+        if info.st_size == 0:  # not a database yet: it becomes ours, or is refused
             if not create:
                 raise StorageError(f"{path} is empty, no deskreel database: give one")
             _make_private(path)

@@ -47,14 +47,13 @@ def open_store(
     transactions. It must already exist at the current schema version.
     """
     opened = open_engine(target, create=create, readonly=readonly)
-    store = Store(
+    return Store(
         opened.engine,
         label=opened.label,
         path=opened.path,
-        readonly=readonly or opened.read_only_medium,
+        readonly=readonly,
+        read_only_medium=opened.read_only_medium,
     )
-    store.read_only_medium = opened.read_only_medium
-    return store
 
 
 @contextlib.contextmanager
@@ -64,9 +63,10 @@ def store_to_fill(target: str | os.PathLike[str]) -> Iterator[Store]:
     removed: a command that failed leaves no empty database behind."""
     opened = open_engine(target, create=True, readonly=False)
     try:
-        readonly = opened.read_only_medium
-        with Store(opened.engine, label=opened.label, path=opened.path, readonly=readonly) as store:
-            store.read_only_medium = readonly
+        medium = opened.read_only_medium
+        with Store(
+            opened.engine, label=opened.label, path=opened.path, read_only_medium=medium
+        ) as store:
             yield store
     except BaseException:
         if opened.created and opened.path is not None and _holds_nothing(opened.engine):
@@ -95,10 +95,17 @@ class Store(RecordingMethods, RunMethods):
     """A deskreel database; methods are transactions of their own."""
 
     def __init__(
-        self, engine: Engine, *, label: str, path: Path | None = None, readonly: bool = False
+        self,
+        engine: Engine,
+        *,
+        label: str,
+        path: Path | None = None,
+        readonly: bool = False,
+        read_only_medium: bool = False,  # its file is on a read-only file system
     ):
+        readonly = readonly or read_only_medium
         self.engine, self.label, self.path, self.readonly = engine, label, path, readonly
-        self.read_only_medium = False  # its file is on a read-only file system
+        self.read_only_medium = read_only_medium
         try:
             check_schema(engine, label=label, path=path, readonly=readonly)
         except BaseException:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 import tempfile
 from pathlib import Path
 
@@ -97,8 +98,6 @@ class PrivateFolder:
             st = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
         except FileNotFoundError:
             return False
-        import stat
-
         return stat.S_ISREG(st.st_mode)
 
 
