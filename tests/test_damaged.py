@@ -37,6 +37,13 @@ SAID = {
     "another vocabulary": (1, "step 2: its stored action is damaged"),
     "damaged result details": (1, "its result details are unreadable"),
 }
+# damages no command may read past: each refuses the file when it opens it
+REFUSED_AT_OPEN = {
+    "schema version abc",
+    "no schema version",
+    "bogus revision, old version",
+    "dropped column",
+}
 COMMANDS = [
     ("list",),
     ("show",),
@@ -74,6 +81,10 @@ def test_every_command_gives_one_line_on_a_damaged_database(tmp_path: Path, dama
         assert done.returncode in (0, 1, 2), (damage, command, done.returncode)
         if done.returncode:
             assert len(done.stderr.strip().splitlines()) == 1, (damage, command, done.stderr)
+        if damage in REFUSED_AT_OPEN:
+            assert done.returncode == 2 and "damaged" in done.stderr, (damage, command, done)
+        if damage in ("damaged action", "another vocabulary") and command[0] in ("show", "export"):
+            assert done.returncode == 2 and "step 2" in done.stderr, (damage, command, done)
 
 
 @pytest.mark.parametrize("damage", list(DAMAGES))
