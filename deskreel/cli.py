@@ -18,6 +18,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from storage import (
     ActionError,
     KeyNameError,
+    Script,
     ScriptError,
     StorageError,
     Store,
@@ -32,6 +33,7 @@ from xsession.display import DisplayError
 
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError, exit_code
 from .paths import FilePath
+from .sizes import screen_size
 from .table import format_bytes, format_duration, printable, render_table
 
 # Each layer's own errors a user can hit (recorder and replayer: only their light modules)
@@ -168,11 +170,15 @@ def show(db: str, ref: str | None) -> int:
         f"recording {rec.id} {rec.name!r}: {rec.steps} steps, "
         f"{format_duration(rec.duration)}, {screen}, {rec.source}"
     )
+    if rec.instruction is not None:
+        click.echo(f"instruction: {printable(rec.instruction)}")
     rows = []
     for st in steps:
         body = st.action.to_json()
         body.pop("action")
         detail = " ".join(f"{k}={_short(v)}" for k, v in body.items())
+        if st.note is not None:
+            detail += f" note={_short(st.note)}"
         flags = "disabled" if st.disabled else ""
         rows.append(
             [
@@ -196,36 +202,66 @@ def show(db: str, ref: str | None) -> int:
 @click.argument("script", type=FilePath(dir_okay=False, path_type=Path))
 @click.argument("db")
 @click.option("--name", help="name of the new recording (default: the script's file name)")
-def import_script(script: Path, db: str, name: str | None) -> int:
+@click.option(
+    "--screen",
+    callback=screen_size,
+    metavar="WxH",
+    help="the screen the script was written for, such as 1280x800 (default: what its "
+    "lines say, as an actions export's do)",
+)
+def import_script(script: Path, db: str, name: str | None, screen: tuple[int, int] | None) -> int:
     """Import a hand-written SCRIPT (JSON array or JSON lines of actions) into DB."""
     text = _read_script(script)
     try:
-        steps = parse_script(text)
+        parsed = parse_script(text)
     except ScriptError as err:
         raise UserError(f"{script}: {err}") from None
     from storage import Step, store_to_fill
     from storage.recordings import checked_name
 
     name = checked_name(name or script.stem)  # before anything is created
+    screen = _script_screen(script, parsed, screen)
     with store_to_fill(db) as store:  # a new file goes again when the import fails
-        rec_id = store.create_recording(name, source="script")
+        rec_id = store.create_recording(
+            name, source="script", screen=screen, instruction=parsed.instruction
+        )
         try:
             store.add_steps(
                 rec_id,
                 [
-                    Step(step=i, action=s.action, t_start=s.t, t_end=s.t)
-                    for i, s in enumerate(steps, start=1)
+                    Step(step=i, action=s.action, t_start=s.t, t_end=s.t, note=s.note)
+                    for i, s in enumerate(parsed, start=1)
                 ],
             )
         except BaseException:
             store.delete_recording(rec_id)  # nothing half-written
             raise
     click.echo(
-        f"imported {len(steps)} steps from {script} into {store.label} as recording "
-        f"{rec_id} {name!r}",
+        f"imported {len(parsed)} steps from {script} into {store.label} as recording "
+        f"{rec_id} {name!r}" + (f" ({screen[0]}x{screen[1]})" if screen else ""),
         err=True,
     )
     return EXIT_OK
+
+
+def _script_screen(
+    script: Path, parsed: Script, given: tuple[int, int] | None
+) -> tuple[int, int] | None:
+    """The screen a script is for: --screen, or what its lines say (both: the same); every
+    coordinate must lie on it."""
+    from storage.edit import off_screen
+
+    said = parsed.screen
+    if given is not None and said is not None and given != said:
+        raise UserError(
+            f"{script} says its screen is {said[0]}x{said[1]}, --screen says "
+            f"{given[0]}x{given[1]}: leave out --screen, or fix the script"
+        )
+    screen = given or said
+    for number, st in enumerate(parsed, start=1):
+        if why := off_screen(st.action, screen):
+            raise UserError(f"{script}: step {number}: its {why}: fix the step or the screen size")
+    return screen
 
 
 def _read_script(script: Path) -> str:

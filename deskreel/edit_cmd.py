@@ -50,6 +50,18 @@ MAX_RANGE = 100_000  # steps in one range; more is a typo, not a recording
 )
 @click.option("--rename", metavar="NAME", help="give the recording a new name")
 @click.option(
+    "--instruction",
+    metavar="TEXT",
+    help="the task the recording demonstrates, as exports carry it ('' removes it)",
+)
+@click.option(
+    "--note",
+    nargs=2,
+    multiple=True,
+    metavar="STEP TEXT",
+    help="a note on STEP, such as the person's reasoning ('' removes it)",
+)
+@click.option(
     "--copy-to",
     metavar="NAME",
     help="leave the recording as it is: copy it as NAME and edit the copy",
@@ -64,6 +76,8 @@ def edit(
     trim_start: float | None,
     trim_end: float | None,
     rename: str | None,
+    instruction: str | None,
+    note: tuple[tuple[str, str], ...],
     copy_to: str | None,
 ) -> int:
     """Change one recording in one transaction; steps are then renumbered 1..n.
@@ -82,11 +96,13 @@ def edit(
         trim_start=_seconds("--trim-start", trim_start),
         trim_end=_seconds("--trim-end", trim_end),
         rename=rename,
+        instruction=instruction,
+        notes=_notes(note),
     )
     if changes == RecordingEdit() and copy_to is None:
         raise UserError(
             "nothing to do: give --drop, --disable, --enable, --insert-after, "
-            "--trim-start, --trim-end, --rename or --copy-to"
+            "--trim-start, --trim-end, --rename, --instruction, --note or --copy-to"
         )
     with open_db(db) as store:
         source = store.recording(ref)
@@ -128,11 +144,20 @@ def _steps(option: str, values: tuple[str, ...]) -> frozenset[int]:
     return steps
 
 
+def _notes(values: tuple[tuple[str, str], ...]) -> tuple[tuple[int, str], ...]:
+    out = []
+    for step, text in values:
+        if not _number(step) or int(step) < 1:
+            raise UserError(f"--note {step!r}: not a step number (steps are numbered from 1)")
+        out.append((int(step), text))
+    return tuple(out)
+
+
 def _inserts(values: tuple[tuple[str, str], ...]) -> tuple[tuple[int, Action], ...]:
     out = []
     for step, text in values:
         where = f"--insert-after {step}"
-        if not step.strip().isdigit():
+        if not _number(step):
             raise UserError(
                 f"{where}: {step!r} is not a step number (0 inserts before the first step)"
             )
@@ -156,6 +181,10 @@ def _inserts(values: tuple[tuple[str, str], ...]) -> tuple[tuple[int, Action], .
     return tuple(out)
 
 
+def _number(text: str) -> bool:
+    return re.fullmatch(r"\s*\d+\s*", text, re.ASCII) is not None
+
+
 def _seconds(option: str, value: float | None) -> float | None:
     if value is not None and (not math.isfinite(value) or value < 0):
         raise UserError(f"{option} must be zero or more seconds, got {value:g}")
@@ -170,9 +199,12 @@ def _done(summary: EditSummary) -> str:
             (summary.disabled, "disabled"),
             (summary.enabled, "enabled"),
             (summary.inserted, "inserted"),
+            (summary.noted, "noted"),
         )
         if n
     ]
     if summary.shift:
         parts.append(f"moved {summary.shift:.3g}s earlier")
+    if summary.instruction is not None:
+        parts.append("instruction " + ("set" if summary.instruction else "removed"))
     return ", ".join(parts) or "no step changed"

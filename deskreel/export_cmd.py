@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 import click
 
-from storage import Recording, Store, script_lines
+from storage import Recording, Script, ScriptStep, Store, script_lines
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
@@ -22,18 +21,10 @@ from .export import (
     write_dataset,
 )
 from .paths import FilePath
+from .sizes import screen_size
 from .report.writable import LINES_MARK, check_replaceable
 from .table import json_shown, printable
 from xsession.files import write_private
-
-
-def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    size = re.fullmatch(r"(\d+)x(\d+)", value.lower(), re.ASCII)
-    if size is None or not all(0 < int(n) <= 16384 for n in size.groups()):
-        raise click.BadParameter(f"write WIDTHxHEIGHT in pixels, such as 1280x800; got {value!r}")
-    return int(size[1]), int(size[2])
 
 
 @cli.command("export")
@@ -56,7 +47,7 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> tupl
 )
 @click.option(
     "--scale-to",
-    callback=_size,
+    callback=screen_size,
     metavar="WxH",
     help="resize frames and scale coordinates to this screen, such as 1280x800",
 )
@@ -162,7 +153,15 @@ def _plain_lines(
                     f"step {st.step} cannot be scaled: {off}; fix it with "
                     f"'deskreel edit' or export without --scale-to"
                 )
-    text = script_lines([(action, st.t_start) for st, action in zip(steps, actions, strict=True)])
+    script = Script(
+        tuple(
+            ScriptStep(action, st.t_start, st.note)
+            for st, action in zip(steps, actions, strict=True)
+        ),
+        screen=scale_to or rec.screen,
+        instruction=rec.instruction,
+    )
+    text = script_lines(script)
     if out is None:
         click.echo(json_shown(text), nl=False)
     else:

@@ -19,6 +19,7 @@ from .errors import EXIT_OK, UserError
 from .table import format_bytes, format_duration, json_shown, printable
 
 from storage import Step
+from storage.recordings import checked_text
 from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
 
 if TYPE_CHECKING:
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 @cli.command("record")
 @click.argument("db")
 @click.option("--name", help="name of the recording (default: rec-DATE-TIME-HOST)")
+@click.option(
+    "--instruction",
+    metavar="TEXT",
+    help="the task being demonstrated, as exports carry it (deskreel edit changes it)",
+)
 @click.option(
     "--fps",
     type=click.FloatRange(0.5, 60),
@@ -76,6 +82,7 @@ if TYPE_CHECKING:
 def record(
     db: str,
     name: str | None,
+    instruction: str | None,
     fps: float,
     no_frames: bool,
     stop_key: str,
@@ -96,6 +103,7 @@ def record(
     from xsession.display import connect, refuse_xwayland
 
     deny_list = _deny_list(deny, no_default_deny)
+    instruction = checked_text(instruction, "--instruction")
     _check_chords(stop_key, pause_key)
     _check_writable(db)
     # the display first: a missing one must not leave an empty database behind
@@ -116,6 +124,7 @@ def record(
             deny=deny_list,
             redact_typing=redact_typing,
             xwayland=on_xwayland,
+            instruction=instruction,
         )
         recorder = Recorder(
             store,

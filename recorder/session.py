@@ -71,6 +71,7 @@ class RecordOptions:
     redact_typing: bool = False  # typed text stored as {{secret:N}}, no frames of typing,
     # and what it left on screen painted out of later frames
     xwayland: bool = False  # recorded on Xwayland (--force): Wayland windows were not seen
+    instruction: str | None = None  # the task the person demonstrates, as they wrote it
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +232,11 @@ class Recorder:
             name = self.options.name or write(self.store.free_name, default_name())
             try:
                 self.recording_id = write(
-                    self.store.create_recording, name, source="recorder", **header
+                    self.store.create_recording,
+                    name,
+                    source="recorder",
+                    instruction=self.options.instruction,
+                    **header,
                 )
                 return name
             except StorageError:

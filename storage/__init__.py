@@ -5,7 +5,7 @@ from .errors import NotFoundError, StorageError
 from .keys import Chord, KeyNameError, parse_chord
 from .rows import utc
 from .schema import SCHEMA_VERSION
-from .script import ScriptError, ScriptStep, parse_script, script_lines
+from .script import Script, ScriptError, ScriptStep, parse_script, script_lines
 from .store import Store, open_store, store_to_fill
 from .transfer import Copied, copy_recording
 from .values import RESULT_FRAME_KEYS, Anchor, Evidence, RawEvent, Recording, Run, Step, StepResult
@@ -34,6 +34,7 @@ __all__ = [
     "Recording",
     "Run",
     "ScriptError",
+    "Script",
     "ScriptStep",
     "Step",
     "StepResult",

@@ -1,5 +1,5 @@
 """Edits to one recording, each in one transaction: drop, disable, enable, insert, trim,
-rename, and all of them on a copy.
+rename, its instruction and its steps' notes, and all of them on a copy.
 
 Steps are renumbered 1..n in order; each keeps its frames, anchor, masks, raw-event range
 and the results past runs gave it. Dropping or trimming a step also deletes the raw events
@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from . import schema as s
 from .bulk import chunks
 from .errors import StorageError
-from .recordings import checked_name, new_uid
+from .recordings import checked_name, checked_text, new_uid
 from .rows import inserted_id
 from .store import Store
 from .unused_frames import delete_unused_frames, details_frames
@@ -48,6 +48,8 @@ class RecordingEdit:
     trim_start: float | None = None  # drop steps starting earlier; the first left starts at 0
     trim_end: float | None = None  # drop steps starting later than the duration minus this
     rename: str | None = None
+    instruction: str | None = None  # the recording's new instruction; "": none
+    notes: tuple[tuple[int, str], ...] = ()  # (step, its new note; "": none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,8 @@ class EditSummary:
     inserted: int
     disabled: int
     enabled: int
+    noted: int
+    instruction: str | None  # as the edit gave it: None unchanged, "" removed
     steps: int  # after the edit
     shift: float  # seconds every step moved earlier
 
@@ -71,6 +75,9 @@ def edit_recording(
     for name in (edit.rename, copy_to):
         if name is not None:
             checked_name(name)
+    checked_text(edit.instruction, "--instruction")
+    for step, note in edit.notes:
+        checked_text(note, f"the note of step {step}")
     try:
         with store.engine.begin() as conn:
             target = recording_id if copy_to is None else _copy(conn, recording_id, copy_to)
@@ -83,11 +90,10 @@ def edit_recording(
                 _check_inserts(edit, (rec.screen_width, rec.screen_height), what)
             plan = _plan(_rows(conn, target), edit, what=what)
             _apply(conn, target, plan)
-            if edit.rename is not None:
+            header = {"name": edit.rename, "instruction": edit.instruction}
+            if changed := {k: v or None for k, v in header.items() if v is not None}:
                 conn.execute(
-                    s.recordings.update()
-                    .where(s.recordings.c.id == target)
-                    .values(name=edit.rename)
+                    s.recordings.update().where(s.recordings.c.id == target).values(**changed)
                 )
     except IntegrityError:
         raise EditError(
@@ -101,6 +107,8 @@ def edit_recording(
         plan.inserted,
         plan.disabled,
         plan.enabled,
+        len(edit.notes),
+        edit.instruction,
         len(plan.rows),
         plan.shift,
     )
@@ -126,6 +134,7 @@ def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
     duration = max((r["t_end"] for r in rows), default=0.0)
     end = duration - edit.trim_end if edit.trim_end is not None else None
     start = edit.trim_start
+    notes = dict(edit.notes)
     inserts: dict[int, list[Action]] = {}
     for after, action in edit.insert_after:
         inserts.setdefault(after, []).append(action)
@@ -137,7 +146,7 @@ def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
             dropped.append(row)
         else:
             disabled = (bool(row["disabled"]) or n in edit.disable) and n not in edit.enable
-            new.append({**row, "disabled": disabled})
+            new.append({**row, "disabled": disabled, "note": notes.get(n, row["note"]) or None})
             kept.append(row)
             moved.append((n, new[-1]))
         new += [_new_row(a, row["t_end"]) for a in inserts.get(n, [])]
@@ -167,7 +176,9 @@ def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
 def _check(edit: RecordingEdit, numbers: list[int], what: str) -> None:
     known = set(numbers)
     span = f"steps 1 to {max(numbers)}" if numbers else "no steps"
-    asked = [*edit.drop, *edit.disable, *edit.enable, *(n for n, _ in edit.insert_after if n)]
+    noted = frozenset(n for n, _ in edit.notes)
+    asked = [*edit.drop, *edit.disable, *edit.enable, *noted]
+    asked += [n for n, _ in edit.insert_after if n]
     for n in sorted(set(asked)):
         if n not in known:
             raise EditError(f"{what} has no step {n} (it has {span})")
@@ -175,6 +186,7 @@ def _check(edit: RecordingEdit, numbers: list[int], what: str) -> None:
         (edit.drop, edit.disable, "dropped and disabled"),
         (edit.drop, edit.enable, "dropped and enabled"),
         (edit.disable, edit.enable, "disabled and enabled"),
+        (edit.drop, noted, "dropped and noted"),
     ):
         if a & b:
             raise EditError(f"step {min(a & b)} cannot be both {verbs}")

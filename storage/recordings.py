@@ -19,10 +19,18 @@ from . import schema as s
 from .bulk import insert_ignore, insert_rows
 from .errors import NotFoundError, StorageError
 from .rows import anchor_row, inserted_id, step_of, step_row, utc
+from .script import text_problem
 from .unused_frames import delete_unused_frames, details_frames, recording_frames
 from .values import RawEvent, Recording, Step
 
-__all__ = ["RecordingMethods", "checked_name", "free_name", "new_uid", "numbered_events"]
+__all__ = [
+    "RecordingMethods",
+    "checked_name",
+    "checked_text",
+    "free_name",
+    "new_uid",
+    "numbered_events",
+]
 
 _EVENT_ROW_BYTES = 48  # a raw-event row's size on disk, roughly; for the size column only
 
@@ -44,9 +52,11 @@ class RecordingMethods:
         dpi: float | None = None,
         keyboard_layout: str | None = None,
         extra: dict[str, Any] | None = None,
+        instruction: str | None = None,
     ) -> int:
         """Add an empty recording and return its id; names are unique per database."""
         row = dict(
+            instruction=checked_text(instruction, "the instruction"),
             name=checked_name(name),
             created=datetime.now(UTC),
             source=source,
@@ -298,6 +308,16 @@ def checked_name(name: str) -> str:
     return name
 
 
+def checked_text(text: str | None, what: str) -> str | None:
+    """An instruction or a note as stored (None for none, or for empty text), or
+    StorageError saying why it cannot be one."""
+    if text is None:
+        return None
+    if why := text_problem(text):
+        raise StorageError(f"{what} {why}")
+    return text or None
+
+
 def free_name(conn: Connection, base: str) -> str:
     """`base`, or `base-2`, `base-3`... whichever no recording in that database has (`base`
     shortened to leave room for the number)."""
@@ -374,6 +394,7 @@ def _recording(conn: Connection, row: Row[Any]) -> Recording:
         size=int(body + frame_bytes + anchor_bytes + n_events * _EVENT_ROW_BYTES),
         extra=json.loads(row.extra or "{}"),
         uid=row.uid,
+        instruction=row.instruction,
     )
 
 

@@ -82,6 +82,7 @@ def step_row(step: Step) -> dict[str, Any]:
         window_class=step.window_class,
         window_title=step.window_title,
         widget=widget_to_json(step.widget),
+        note=step.note,
     )
 
 
@@ -112,6 +113,7 @@ def step_of(row: RowMapping) -> Step:
         window_class=row["window_class"],
         window_title=row["window_title"],
         widget=widget_from_json(row["widget"]),
+        note=row["note"],
     )
 
 

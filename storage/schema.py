@@ -21,8 +21,9 @@ from sqlalchemy import (
     Text,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 NAME_MAX = 200  # characters of a recording's name
+TEXT_MAX = 20_000  # characters of an instruction or a step's note
 
 metadata = MetaData()
 
@@ -49,6 +50,8 @@ recordings = Table(
     Column("extra", Text, nullable=False, default="{}"),
     # schema 3: who a recording is in every store it is pushed to or pulled from (uuid4 hex)
     Column("uid", String(32), unique=True, index=True),
+    # schema 6: the task the person was demonstrating, as they wrote it
+    Column("instruction", Text),
 )
 
 events = Table(
@@ -127,6 +130,8 @@ actions = Table(
     Column("window_title", Text),
     # schema 5: the object the step was aimed at, as its toolkit told it (storage/widgets.py)
     Column("widget", Text),
+    # schema 6: a person's note on the step (their reasoning), as they wrote it
+    Column("note", Text),
 )
 
 masks = Table(  # schema 2: regions that verification ignores (a clock, a blinking cursor)

@@ -1,34 +1,44 @@
 """Hand-written scripts: a JSON array, or JSON lines, of action objects.
 
-The `actions` export writes the same objects with `step` and `t`, so importing an export
-gives the recording back; the lines of an `actions` dataset directory (the object under
-`action`, with the frames it was paired with beside it) import too.
+The `actions` export writes the same objects with `step` and `t` (and `screen`,
+`instruction` and `note` where known), so importing an export gives the recording back;
+the lines of an `actions` dataset directory (the objects under `action`, with the frames
+they were paired with beside them) import too.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from . import schema as s
 from .vocabulary import Action, ActionError, is_seconds
 
 __all__ = [
     "MAX_SCRIPT_BYTES",
     "MAX_T",
+    "Script",
     "ScriptError",
     "ScriptStep",
     "load_json",
+    "text_problem",
     "parse_script",
     "script_lines",
 ]
 
-# What a dataset line holds besides its `action` object (deskreel/export/trajectory.py).
-DATASET_FIELDS = ("recording", "screen", "image", "image_after")
+# What a dataset line holds besides its `action` (deskreel/export/trajectory.py); the
+# recording's own fields (`screen`, `instruction`) and the step's `note` are read, the rest
+# stays behind.
+DATASET_FIELDS = ("recording", "file_name", "image_after_file_name", "unexpressed")
+HEADER_FIELDS = ("screen", "instruction")  # the same on every line of a recording
 _TOO_DEEP = "the JSON is nested too deeply: a script is a flat list of action objects"
 MAX_T = 7 * 24 * 3600.0  # s from a script's start: a longer script is a mistake
 MAX_SCRIPT_BYTES = 64 << 20  # a script's size at most: parsing takes ~9 times that in memory
 _DIGITS = 18  # digits of a JSON integer at most: more are no seconds, pixels or count
+MAX_SCREEN = 16384  # pixels of a screen's side at most
 
 
 class ScriptError(ValueError):
@@ -39,32 +49,42 @@ class ScriptError(ValueError):
 class ScriptStep:
     action: Action
     t: float  # seconds from the start
+    note: str | None = None
 
 
-def parse_script(text: str) -> list[ScriptStep]:
+@dataclass(frozen=True, slots=True)
+class Script:
+    """A script's steps and what its lines say of the whole recording."""
+
+    steps: tuple[ScriptStep, ...]
+    screen: tuple[int, int] | None = None
+    instruction: str | None = None
+
+    def __iter__(self) -> Iterator[ScriptStep]:
+        return iter(self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def parse_script(text: str) -> Script:
     """Validate a whole script; steps without `t` follow each other, spaced by their waits."""
     objects = _objects(text)
     if not objects:
         raise ScriptError("the script holds no actions: write a JSON array of action objects")
     steps: list[ScriptStep] = []
+    header: dict[str, Any] = {}
     # `clock` is when a step without `t` starts: after the previous one and its wait. A
     # step's own `t` need only not come before the previous step's: a recorded wait is
     # rounded to the millisecond, and may end a hair after the next step started.
     clock = floor = 0.0
     for number, obj in enumerate(objects, start=1):
-        body = dict(obj) if isinstance(obj, dict) else obj
-        t = body.pop("t", None) if isinstance(body, dict) else None
-        told = body.pop("step", None) if isinstance(body, dict) else None
-        if (
-            isinstance(body, dict)
-            and isinstance(body.get("action"), dict)
-            and set(body) <= {"action", *DATASET_FIELDS}
-        ):
-            body = body["action"]  # a line of an `actions` dataset: its frames stay behind
+        line = _Line.of(obj, number, header)
         try:
-            action = Action.from_json(body, step=number)
+            action = Action.from_json(line.body, step=number)
         except ActionError as err:
             raise ScriptError(str(err)) from None
+        told, t = line.step, line.t
         if told is not None and (isinstance(told, bool) or not isinstance(told, int) or told < 1):
             raise ScriptError(
                 f"step {number} ({action.action}): step must be a whole number "
@@ -78,19 +98,134 @@ def parse_script(text: str) -> list[ScriptStep]:
                 )
             clock = float(t)
         floor = clock
-        steps.append(ScriptStep(action, clock))
+        steps.append(ScriptStep(action, clock, line.note))
         if action.action == "wait":
             clock += action.duration or 0.0
-    return steps
+    screen = header.get("screen")
+    return Script(tuple(steps), tuple(screen) if screen else None, header.get("instruction"))
 
 
-def script_lines(steps: list[tuple[Action, float]]) -> str:
-    """JSON lines for the `actions` export: each action object plus `step` and `t`."""
-    out = []
-    for number, (action, t) in enumerate(steps, start=1):
-        out.append(
-            json.dumps({"step": number, "t": round(t, 6), **action.to_json()}, ensure_ascii=False)
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One line of a script: its action object and what it says besides."""
+
+    body: Any  # the action object (Action.from_json says what is wrong with it)
+    t: Any = None
+    step: Any = None
+    note: str | None = None
+
+    @classmethod
+    def of(cls, obj: Any, number: int, header: dict[str, Any]) -> _Line:
+        if not isinstance(obj, dict):
+            return cls(obj)
+        body = dict(obj)
+        t, told = body.pop("t", None), body.pop("step", None)
+        note = _text(body.pop("note", None), f"step {number}: note")
+        for key in HEADER_FIELDS:
+            if key in body:
+                _same(header, key, _header_value(key, body.pop(key), number), number)
+        if "recording" in body:  # a line of an `actions` dataset: its frames stay behind
+            body = _dataset_action(body, number)
+        return cls(body, t, told, note)
+
+
+def _dataset_action(line: dict[str, Any], number: int) -> Any:
+    """The action object of a dataset line: under `action`, as an object (older exports)
+    or as the JSON text of a list of one object."""
+    unknown = sorted(set(line) - {"action", *DATASET_FIELDS})
+    if unknown:
+        raise ScriptError(f"step {number}: a dataset line has no field {unknown[0]!r}")
+    action = line.get("action")
+    if action is None:
+        why = line.get("unexpressed")
+        raise ScriptError(
+            f"step {number}: the line's action is null"
+            + (f" ({_printable(str(why))})" if why else "")
+            + ": only an `actions` export imports"
         )
+    if isinstance(action, str):
+        try:
+            action = load_json(action)
+        except (json.JSONDecodeError, RecursionError):
+            raise ScriptError(f"step {number}: the line's action is not JSON text") from None
+    if isinstance(action, list):
+        if len(action) != 1:
+            raise ScriptError(
+                f"step {number}: the line holds {len(action)} calls: only an `actions` "
+                f"export, one object per line, imports"
+            )
+        action = action[0]
+    return action
+
+
+def _header_value(key: str, value: Any, number: int) -> Any:
+    if key == "instruction":
+        return _text(value, f"step {number}: instruction")
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(type(n) is int and 0 < n <= MAX_SCREEN for n in value)
+    ):
+        raise ScriptError(
+            f"step {number}: screen must be [width, height] in pixels (1 to {MAX_SCREEN}), "
+            f"got {_shown_number(value)}"
+        )
+    return value
+
+
+def _same(header: dict[str, Any], key: str, value: Any, number: int) -> None:
+    if value is None:
+        return
+    if header.setdefault(key, value) != value:
+        raise ScriptError(
+            f"step {number}: its {key} differs from an earlier line's: a script is one "
+            f"recording, with one {key}"
+        )
+
+
+def _text(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ScriptError(f"{what} must be text, got {_shown_number(value)}")
+    if why := text_problem(value):
+        raise ScriptError(f"{what} {why}")
+    return value or None
+
+
+def text_problem(text: str) -> str | None:
+    """Why `text` cannot be an instruction or a note, or None: it must be UTF-8 text (no
+    lone surrogates), without control characters but newlines and tabs, at most TEXT_MAX
+    characters long."""
+    if len(text) > s.TEXT_MAX:
+        return f"has {len(text)} characters: at most {s.TEXT_MAX}"
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        return "is not UTF-8 text"
+    if any(unicodedata.category(c) == "Cc" and c not in "\n\t" for c in text):
+        return "holds control characters (only newlines and tabs may be in it)"
+    return None
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else "?" for c in text)[:200]
+
+
+def script_lines(script: Script) -> str:
+    """JSON lines for the `actions` export: each action object plus `step` and `t`, the
+    step's `note`, and the recording's `screen` and `instruction`, where known."""
+    header: dict[str, Any] = {}
+    if script.screen is not None:
+        header["screen"] = list(script.screen)
+    if script.instruction is not None:
+        header["instruction"] = script.instruction
+    out = []
+    for number, st in enumerate(script.steps, start=1):
+        line = {"step": number, "t": round(st.t, 6), **st.action.to_json()}
+        if st.note is not None:
+            line["note"] = st.note
+        out.append(json.dumps({**line, **header}, ensure_ascii=False))
     return "\n".join(out) + ("\n" if out else "")
 
 

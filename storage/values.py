@@ -81,6 +81,7 @@ class Step:
     window_class: str | None = None
     window_title: str | None = None
     widget: Widget | None = None  # what the pointer was on, where the toolkit told it
+    note: str | None = None  # a person's note on the step
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,7 @@ class Recording:
     size: int = 0  # bytes of events, actions, frames and anchors it owns
     extra: dict[str, Any] = field(default_factory=dict)
     uid: str | None = None  # the same in every store it is pushed to or pulled from
+    instruction: str | None = None  # the task the recording demonstrates
 
     @property
     def input_settings(self) -> InputSettings:

@@ -84,7 +84,7 @@ def test_new_file_is_private_and_in_wal_mode(db):
     assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     version = con.execute("select value from deskreel_meta where key='schema_version'")
     assert int(version.fetchone()[0]) == SCHEMA_VERSION
-    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0005"
+    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0006"
 
 
 def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
@@ -96,8 +96,8 @@ def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
 
 def test_new_store_is_at_the_current_version(store_url):
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 5
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0005"
+        assert store.schema_version() == SCHEMA_VERSION == 6
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0006"
 
 
 def test_round_trip(store_url):
@@ -278,8 +278,22 @@ def test_directory_missing(tmp_path):
         open_store(tmp_path / "nope" / "rec.db")
 
 
+def rewind_to_version_5(target):
+    """Make a current store look as schema 5 left it: no instruction, no notes."""
+    sql(
+        target,
+        """
+        alter table actions drop column note;
+        alter table recordings drop column instruction;
+        update deskreel_meta set value = '5' where key = 'schema_version';
+        update alembic_version set version_num = '0005'
+    """,
+    )
+
+
 def rewind_to_version_4(target):
     """Make a current store look as schema 4 left it: steps with no widget."""
+    rewind_to_version_5(target)
     sql(
         target,
         """
@@ -332,13 +346,13 @@ def test_version_1_store_is_migrated(store_url):
     """,
     )
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 5
+        assert store.schema_version() == SCHEMA_VERSION == 6
         assert store.steps(rec) == make_steps()
         assert len(store.recording(rec).uid) == 32
         store.add_mask(rec, (1, 2, 3, 4), step=2)
         store.add_mask(rec, (0, 0, 10, 10))
         assert store.masks(rec) == {2: [(1, 2, 3, 4)], None: [(0, 0, 10, 10)]}
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0005"
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0006"
 
 
 def test_version_2_store_gets_a_uid_for_every_recording(store_url):
@@ -427,13 +441,13 @@ def test_version_3_store_is_migrated_and_its_anchors_have_no_hovered_look(store_
         store.add_steps(rec, make_steps())
     rewind_to_version_3(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 5
+        assert store.schema_version() == SCHEMA_VERSION == 6
         steps = store.steps(rec)
         assert steps == make_steps() and steps[0].anchor.hover_png is None
         new = store.create_recording("new", source="recorder")
         store.add_steps(new, hovered_steps())
         assert store.steps(new) == hovered_steps()
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0005"
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0006"
     assert sql(store_url, "select count(*) from anchors where hover_png is null", scalar=True) == 1
 
 
@@ -512,9 +526,25 @@ def test_version_4_store_is_migrated_and_its_steps_have_no_widget(store_url):
         store.add_steps(rec, make_steps())
     rewind_to_version_4(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 5
+        assert store.schema_version() == SCHEMA_VERSION == 6
         assert store.steps(rec) == make_steps()
         new = store.create_recording("new", source="recorder")
         store.add_steps(new, widget_steps())
         assert store.steps(new) == widget_steps()
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0005"
+    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0006"
+
+
+def test_version_5_store_is_migrated_and_takes_instructions_and_notes(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("old", source="recorder")
+        store.add_steps(rec, make_steps())
+    rewind_to_version_5(store_url)
+    with open_store(store_url) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 6
+        assert store.recording(rec).instruction is None
+        assert store.steps(rec) == make_steps()
+        noted = [replace(st, note=f"why {st.step}") for st in make_steps()]
+        new = store.create_recording("new", source="recorder", instruction="Save the file")
+        store.add_steps(new, noted)
+        assert store.recording(new).instruction == "Save the file"
+        assert store.steps(new) == noted
