@@ -12,10 +12,13 @@ from storage import Recording, Script, ScriptStep, Store, script_lines
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
 from .export import (
-    DIALECTS,
+    COORDS,
     FORMATS,
+    TOOL_VERSIONS,
+    Dialect,
     ExportOptions,
     Summary,
+    dialect_for,
     enabled_actions,
     off_screen_step,
     write_dataset,
@@ -40,6 +43,17 @@ from xsession.files import write_private
     help="the dialect of the actions",
 )
 @click.option(
+    "--tool-version",
+    type=click.Choice(TOOL_VERSIONS),
+    help="with --format anthropic: the computer tool version (default: computer_20250124)",
+)
+@click.option(
+    "--coords",
+    type=click.Choice(COORDS),
+    help="with --format pyautogui: pixels (default), or fractions of the screen as "
+    "OpenCUA writes them",
+)
+@click.option(
     "--out",
     type=FilePath(path_type=Path),
     help="dataset directory; with --format actions, a .jsonl file or nothing "
@@ -60,6 +74,8 @@ def export(
     ref: str | None,
     every: bool,
     fmt: str,
+    tool_version: str | None,
+    coords: str | None,
     out: Path | None,
     scale_to: tuple[int, int] | None,
     with_after: bool,
@@ -67,13 +83,18 @@ def export(
 ) -> int:
     """Export recordings for agents: trajectories in a dialect, paired with the screens.
 
-    A dataset directory holds one <recording>.jsonl per recording, frames/<hash>.png and a
-    README.md dataset card. Each line pairs the screen before a step with its action.
+    A dataset directory holds metadata.jsonl (every recording's lines), frames/<hash>.png
+    and a README.md dataset card; Hugging Face datasets loads it as is, with the frames as
+    images. Each line pairs the screen before a step with its action.
     Actions a dialect cannot express are reported here and in the card, and their
     line's action is null. DB is a deskreel database file or an SQLAlchemy URL.
     """
     if ref is not None and every:
         raise UserError("give -r/--recording or --all, not both")
+    try:
+        dialect = dialect_for(fmt, tool_version=tool_version, coords=coords)
+    except ValueError as err:
+        raise UserError(str(err)) from None
     if out is None or out.suffix.lower() == ".jsonl":
         if fmt != "actions":
             raise UserError(
@@ -86,7 +107,7 @@ def export(
         recordings = store.recordings() if every else [store.recording(ref)]
         if every and not recordings:
             raise UserError(f"{store.label} holds no recordings to export")
-        summary = _write(store, recordings, out, fmt, options, progress=every)
+        summary = _write(store, recordings, out, dialect, options, progress=every)
     _tell(summary, out)
     return EXIT_OK
 
@@ -95,13 +116,13 @@ def _write(
     store: Store,
     recordings: list[Recording],
     out: Path,
-    fmt: str,
+    dialect: Dialect,
     options: ExportOptions,
     *,
     progress: bool,
 ) -> Summary:
     if not progress:
-        return write_dataset(store, recordings, out, DIALECTS[fmt], options=options)
+        return write_dataset(store, recordings, out, dialect, options=options)
     with click.progressbar(
         length=len(recordings), label="exporting", file=sys.stderr, item_show_func=lambda r: r
     ) as bar:
@@ -109,7 +130,7 @@ def _write(
         def done(rec: Recording) -> None:
             bar.update(1, rec.name)
 
-        return write_dataset(store, recordings, out, DIALECTS[fmt], options=options, each=done)
+        return write_dataset(store, recordings, out, dialect, options=options, each=done)
 
 
 def _tell(summary: Summary, out: Path) -> None:

@@ -383,7 +383,7 @@ def round_trip(
 
     db = folder / f"rt-{time.monotonic_ns()}.db"
     with open_store(db, create=True) as store:
-        steps = parse_script(json.dumps(script))
+        steps = parse_script(json.dumps(script)).steps
         script_id = store.create_recording("script", source="script")
         store.add_steps(
             script_id,

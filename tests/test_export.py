@@ -19,7 +19,7 @@ import pytest
 from deskreel.cli import run
 from deskreel.export import DIALECTS, Context, NotExpressible
 from storage import ACTIONS as ACTION_KINDS
-from storage import Action, script_lines
+from storage import Action, Script, ScriptStep, script_lines
 from tests.fixture_recording import ACTIONS, SCREEN, SECRET_ENV, build_recording, draw, frame_of
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -35,10 +35,23 @@ def fixture(tmp_path_factory):
     return build_recording(tmp_path_factory.mktemp("db") / "rec.db")
 
 
+def decoded(fmt: str, action: str | None) -> Any:
+    """A line's action as the goldens write it: code, one object, or a list of objects."""
+    if action is None or DIALECTS[fmt].join is not None:
+        return action
+    calls = json.loads(action)
+    return calls[0] if len(calls) == 1 else calls
+
+
+def read_lines(out: Path, fmt: str) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in (out / "metadata.jsonl").read_text().splitlines()]
+    return [{**line, "action": decoded(fmt, line["action"])} for line in lines]
+
+
 def export_dir(fixture, tmp_path, fmt: str, *options: object) -> list[dict[str, Any]]:
     out = tmp_path / f"out-{fmt}"
     assert deskreel("export", fixture.db, "--format", fmt, "--out", out, *options) == 0
-    return [json.loads(line) for line in (out / "every-kind.jsonl").read_text().splitlines()]
+    return read_lines(out, fmt)
 
 
 # -- golden lines: the fixture recording in each dialect ------------------------------------
@@ -176,11 +189,10 @@ GOLDEN: dict[str, dict[int, Any]] = {
         10: "mouse_dblclick(120, 80)",
         11: NULL,
         12: "mouse_drag_and_drop(10, 10, 150, 120)",
-        13: "mouse_move(160, 100)\nscroll(0, 300)",  # the pointer was at the drag's end
-        14: "scroll(0, -200)",  # already there
-        15: "scroll(-100, 0)",
-        16: "mouse_move(300, 190)\nkeyboard_down('Control')\nscroll(400, 0)\n"
-        "keyboard_up('Control')",
+        13: "scroll_at(160, 100, 0, 300)",
+        14: "scroll_at(160, 100, 0, -200)",
+        15: "scroll_at(160, 100, -100, 0)",
+        16: "keyboard_down('Control')\nscroll_at(300, 190, 400, 0)\nkeyboard_up('Control')",
         17: "noop(1500)",
         18: "mouse_down(50, 60)",
         19: "mouse_up(50, 60)",  # where step 18 left the pointer
@@ -191,7 +203,7 @@ GOLDEN: dict[str, dict[int, Any]] = {
         25: "keyboard_type('café ✓')",
         26: "keyboard_down('Shift')\nmouse_drag_and_drop(20, 180, 300, 20)\nkeyboard_up('Shift')",
         27: "keyboard_press('Escape')",
-        28: "mouse_move(160, 100)\nscroll(200, 0)",  # the drag of step 26 moved the pointer
+        28: "scroll_at(160, 100, 200, 0)",
     },
     "pyautogui": {
         1: "pyautogui.moveTo(100, 50)",
@@ -244,7 +256,7 @@ UNEXPRESSED = {
 def test_golden_lines(fixture, tmp_path, fmt):
     lines = export_dir(fixture, tmp_path, fmt)
     assert {line["step"]: line["action"] for line in lines} == GOLDEN[fmt]
-    reasons = {line["step"]: line["unexpressed"] for line in lines if "unexpressed" in line}
+    reasons = {line["step"]: line["unexpressed"] for line in lines if line["unexpressed"]}
     assert set(reasons) == set(UNEXPRESSED[fmt])
     for step, words in UNEXPRESSED[fmt].items():
         assert words in reasons[step]
@@ -265,7 +277,7 @@ def test_code_dialects_are_python(fixture, tmp_path, fmt):
             "mouse_down",
             "mouse_up",
             "mouse_drag_and_drop",
-            "scroll",
+            "scroll_at",
             "keyboard_press",
             "keyboard_down",
             "keyboard_up",
@@ -293,7 +305,7 @@ def translate(
 ) -> Any:
     dialect = DIALECTS[fmt]
     ctx = Context(screen, pointer, Action.from_json(following) if following else None)
-    return dialect.render(dialect.translate(Action.from_json(obj), ctx).items)
+    return decoded(fmt, dialect.render(dialect.translate(Action.from_json(obj), ctx).items))
 
 
 def key(text: str, **more: Any) -> dict[str, Any]:
@@ -495,30 +507,27 @@ def export_script(tmp_path, fmt: str, objects: list[dict[str, Any]]) -> dict[int
     script.write_text("".join(json.dumps(obj) + "\n" for obj in objects))
     assert deskreel("import", script, db) == 0
     assert deskreel("export", db, "--format", fmt, "--out", out) == 0
-    return {
-        line["step"]: line["action"]
-        for line in map(json.loads, (out / "script.jsonl").read_text().splitlines())
-    }
+    return {line["step"]: line["action"] for line in read_lines(out, fmt)}
 
 
 def test_an_unexpressed_step_does_not_move_the_pointer(tmp_path):
-    """BrowserGym never performed the triple click, so the pointer is still at (10, 10) and
-    the scroll must move to (50, 50) first."""
+    """BrowserGym never performed the triple click, so the pointer is still at (10, 10)
+    when the button goes down."""
     lines = export_script(
         tmp_path,
         "browsergym",
         [
             {"action": "mouse_move", "coordinate": [10, 10]},
             {"action": "triple_click", "coordinate": [50, 50]},
-            scroll([50, 50], "down"),
-            scroll([50, 50], "up"),
+            {"action": "left_mouse_down"},
+            {"action": "left_mouse_up"},
         ],
     )
     assert lines == {
         1: "mouse_move(10, 10)",
         2: None,
-        3: "mouse_move(50, 50)\nscroll(0, 100)",
-        4: "scroll(0, -100)",
+        3: "mouse_down(10, 10)",
+        4: "mouse_up(10, 10)",
     }
 
 
@@ -530,32 +539,32 @@ def test_lines_pair_the_before_frame_with_the_action(fixture, tmp_path):
     for line in lines:
         step = line["step"]
         if ACTIONS[step - 1][0]["action"] == "wait":
-            assert line["image"] is None and line["image_after"] is None
+            assert line["file_name"] == "" and line["image_after_file_name"] == ""
             continue
         k = frame_of(step)
-        assert line["image"] == f"frames/{fixture.frames[k]}.png"
-        assert line["image_after"] == f"frames/{fixture.frames[k + 1]}.png"
+        assert line["file_name"] == f"frames/{fixture.frames[k]}.png"
+        assert line["image_after_file_name"] == f"frames/{fixture.frames[k + 1]}.png"
     assert 24 not in {line["step"] for line in lines}  # disabled
     out = tmp_path / "out-anthropic"
-    named = {line[k] for line in lines for k in ("image", "image_after") if line[k]}
+    named = {line[k] for line in lines for k in ("file_name", "image_after_file_name") if line[k]}
     assert {f"frames/{p.name}" for p in (out / "frames").iterdir()} == named
-    png = cv2.imread(str(out / lines[0]["image"]))
+    png = cv2.imread(str(out / lines[0]["file_name"]))
     assert png.shape[:2] == (SCREEN[1], SCREEN[0])
     assert np.array_equal(png, draw(0))  # lossless all the way
 
 
 def test_without_after_frames_only_before_frames_are_written(fixture, tmp_path):
     lines = export_dir(fixture, tmp_path, "actions")
-    assert all("image_after" not in line for line in lines)
+    assert all("image_after_file_name" not in line for line in lines)
     frames = {p.name for p in (tmp_path / "out-actions" / "frames").iterdir()}
-    assert frames == {Path(line["image"]).name for line in lines if line["image"]}
+    assert frames == {Path(line["file_name"]).name for line in lines if line["file_name"]}
 
 
 def test_folded_submit_pairs_with_the_screen_after_the_return(fixture, tmp_path):
     lines = export_dir(fixture, tmp_path, "normalized", "--with-after")
     typed = next(line for line in lines if line["step"] == 3)
-    assert typed["image"] == f"frames/{fixture.frames[frame_of(3)]}.png"
-    assert typed["image_after"] == f"frames/{fixture.frames[frame_of(4) + 1]}.png"
+    assert typed["file_name"] == f"frames/{fixture.frames[frame_of(3)]}.png"
+    assert typed["image_after_file_name"] == f"frames/{fixture.frames[frame_of(4) + 1]}.png"
 
 
 def test_scale_to_resizes_frames_and_coordinates_per_axis(fixture, tmp_path):
@@ -610,10 +619,7 @@ def test_off_screen_coordinates_are_reported_not_clamped(tmp_path, capsys):
     for fmt, options in (("normalized", ()), ("anthropic", ("--scale-to", "160x100"))):
         out = tmp_path / fmt
         assert deskreel("export", db, "--format", fmt, "--out", out, *options) == 0
-        lines = {
-            line["step"]: line
-            for line in map(json.loads, (out / "every-kind.jsonl").read_text().splitlines())
-        }
+        lines = {line["step"]: line for line in read_lines(out, fmt)}
         assert [lines[OFF + i]["action"] for i in range(3)] == [None, None, None]
         assert lines[OFF]["unexpressed"] == (
             "its coordinate [640, 400] is off the 320x200 screen of the recording"
@@ -642,13 +648,18 @@ def test_off_screen_coordinates_are_reported_not_clamped(tmp_path, capsys):
 # -- files: plain lines, the dataset directory, atomicity ------------------------------------
 
 
+def plain_lines(fixture) -> str:
+    enabled = [st for st in fixture.steps if not st.disabled]
+    steps = tuple(ScriptStep(st.action, st.t_start, st.note) for st in enabled)
+    return script_lines(Script(steps, screen=SCREEN))
+
+
 def test_plain_lines_are_the_import_format_and_round_trip(fixture, tmp_path, capsys):
     capsys.readouterr()
     assert deskreel("export", fixture.db, "-r", fixture.name) == 0
     text, err = capsys.readouterr()
-    enabled = [st for st in fixture.steps if not st.disabled]
-    assert text == script_lines([(st.action, st.t_start) for st in enabled])
-    left_out = len(fixture.steps) - len(enabled)
+    assert text == plain_lines(fixture)
+    left_out = sum(st.disabled for st in fixture.steps)
     assert left_out and f"{left_out} disabled step" in err  # said, not silently dropped
     out = tmp_path / "steps.jsonl"
     assert deskreel("export", fixture.db, "-r", fixture.name, "--out", out) == 0
@@ -666,11 +677,10 @@ def test_an_actions_dataset_imports_too(fixture, tmp_path, capsys):
     steps and times back, the frames they were paired with left behind."""
     export_dir(fixture, tmp_path, "actions", "--with-after")
     db = tmp_path / "again.db"
-    assert deskreel("import", tmp_path / "out-actions" / "every-kind.jsonl", db) == 0
+    assert deskreel("import", tmp_path / "out-actions" / "metadata.jsonl", db) == 0
     capsys.readouterr()
     assert deskreel("export", db) == 0
-    enabled = [st for st in fixture.steps if not st.disabled]
-    assert capsys.readouterr().out == script_lines([(st.action, st.t_start) for st in enabled])
+    assert capsys.readouterr().out == plain_lines(fixture)
 
 
 def test_dataset_directory_is_private_and_complete(fixture, tmp_path):
@@ -679,7 +689,7 @@ def test_dataset_directory_is_private_and_complete(fixture, tmp_path):
     assert stat.S_IMODE(out.stat().st_mode) == 0o700
     assert stat.S_IMODE((out / "frames").stat().st_mode) == 0o700
     files = [p for p in out.rglob("*") if p.is_file()]
-    assert {p.name for p in files} >= {"README.md", "every-kind.jsonl"}
+    assert {p.name for p in files} >= {"README.md", "metadata.jsonl"}
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in files)
     assert [p.name for p in tmp_path.iterdir()] == ["out-pyautogui"]  # no temporary left
 
@@ -689,16 +699,15 @@ def test_dataset_card_says_what_is_inside(fixture, tmp_path, capsys):
     export_dir(fixture, tmp_path, "pyautogui")
     err = capsys.readouterr().err
     card = (tmp_path / "out-pyautogui" / "README.md").read_text()
-    assert card.startswith("# deskreel export: pyautogui")
+    assert card.startswith("---\n") and "\n---\n\n# deskreel export: pyautogui" in card
     for words in (
         "| every-kind | ",
-        "`every-kind.jsonl`",
         "320x200",
         "## Pairing rule",
         "before-frame",
         "| `scroll` | 5 |",
         "| `key` | 5 |",
-        "`pyautogui.click(x, y)`",
+        "`x, y` in pixels: `pyautogui.click`",
     ):
         assert words in card, words
     for lost in (
@@ -714,11 +723,11 @@ def test_lossy_steps_are_reported_too(fixture, tmp_path, capsys):
     capsys.readouterr()
     export_dir(fixture, tmp_path, "anthropic")
     err = capsys.readouterr().err
-    assert "anthropic expressed 1 screenshot step without: screenshot region" in err
+    assert "anthropic expressed 1 screenshot step without: the region" in err
     assert "anthropic cannot express 1 left_click_drag step" in err
     card = (tmp_path / "out-anthropic/README.md").read_text()
     assert "Nothing: every exported step" not in card
-    assert "(computer_20250124)" in card and "tool version `computer_20250124`" in card
+    assert "(computer_20250124)" in card and "Tool version `computer_20250124`" in card
 
 
 def test_a_non_empty_directory_is_refused_unless_a_previous_export(fixture, tmp_path, capsys):
@@ -737,7 +746,7 @@ def test_a_non_empty_directory_is_refused_unless_a_previous_export(fixture, tmp_
     (tmp_path / "out-actions").rename(done)
     assert deskreel("export", fixture.db, "--format", "normalized", "--out", done) == 2
     assert deskreel("export", fixture.db, "--format", "normalized", "--out", done, "--force") == 0
-    assert (done / "README.md").read_text().startswith("# deskreel export: normalized")
+    assert "\n# deskreel export: normalized" in (done / "README.md").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "done"]
 
 
@@ -778,17 +787,17 @@ def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
     assert deskreel("export", db, "--all", "--format", "browsergym", "--out", out) == 0
     captured = capsys.readouterr()
     assert "exporting" in captured.err and captured.out == ""
-    assert sorted(p.name for p in out.glob("*.jsonl")) == ["a_script.jsonl", "first.jsonl"]
-    script = [json.loads(line) for line in (out / "a_script.jsonl").read_text().splitlines()]
-    assert all(line["image"] is None and line["screen"] is None for line in script)
+    assert sorted(p.name for p in out.glob("*.jsonl")) == ["metadata.jsonl"]
+    lines = read_lines(out, "browsergym")
+    assert [line["recording"] for line in lines] == ["first"] * 27 + ["a/script"] * 20
+    script = lines[27:]
+    assert all(line["file_name"] == "" and line["screen"] is None for line in script)
     assert script[0]["action"] == "mouse_move(200, 150)"
     card = (out / "README.md").read_text()
-    # recording | id | source | file | lines | recorded screen | exported screen | duration
-    assert "| a/script | 2 | script | `a_script.jsonl` | 20 | unknown | unknown |" in card
-    assert "| first | 1 | recorder | `first.jsonl` | 27 | 320x200 | 320x200 |" in card
-    assert (
-        "needs BrowserGym's multiaction mode, `HighLevelActionSet(..., multiaction=True)`" in card
-    )  # the fixture's step 13 is two calls
+    # recording | id | source | lines | recorded screen | exported screen | duration
+    assert "| a/script | 2 | script | 20 | unknown | unknown |" in card
+    assert "| first | 1 | recorder | 27 | 320x200 | 320x200 |" in card
+    assert 'HighLevelActionSet(subsets=["coord"], multiaction=True)' in card
 
 
 def test_the_progress_bar_moves_on_a_terminal(tmp_path):

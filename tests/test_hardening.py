@@ -281,15 +281,16 @@ def test_no_export_or_junit_overwrites_a_file_deskreel_did_not_write(tmp_path: P
         assert deskreel(*args).returncode == 0  # its own file: replaced without --force
 
 
-def test_export_all_shortens_a_long_name_to_a_file_name_the_disk_takes(tmp_path: Path) -> None:
+def test_export_all_keeps_a_long_name_whole_in_its_lines(tmp_path: Path) -> None:
     db = imported(tmp_path, "long", [{"action": "key", "text": "Return"}])
     done = deskreel("edit", db, "-r", "1", "--rename", "録" * 200)  # 600 bytes in UTF-8
     assert done.returncode == 0, done.stderr
     out = tmp_path / "dataset"
     done = deskreel("export", db, "--all", "--format", "actions", "--out", out)
     assert done.returncode == 0, done.stderr
-    (written,) = [p for p in out.iterdir() if p.suffix == ".jsonl"]
-    assert len(written.name.encode("utf-8")) <= 255 and written.name.startswith("録")
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "frames", "metadata.jsonl"]
+    (line,) = [json.loads(x) for x in (out / "metadata.jsonl").read_text().splitlines()]
+    assert line["recording"] == "録" * 200
 
 
 @pytest.fixture
@@ -375,3 +376,13 @@ def test_an_own_looking_script_is_not_replaced_and_stdout_is_escaped(tmp_path: P
     printed = deskreel("export", db, "--format", "actions").stdout
     assert "\x9b" not in printed and "\u202e" not in printed
     assert json.loads(printed)["text"] == "a\x9b[2J\u202eb"  # the same JSON, escaped
+
+
+def test_a_missing_cookie_file_means_no_cookie(xvfb, tmp_path: Path) -> None:
+    """python-xlib refuses to connect without ~/.Xauthority; X's own clients connect to a
+    server that asks for no cookie (Xvfb without -auth), and so does deskreel."""
+    env = {**os.environ, "HOME": str(tmp_path), "DISPLAY": xvfb.display}
+    env.pop("XAUTHORITY", None)
+    done = deskreel("doctor", env=env)
+    assert done.stderr == "" and done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"display {xvfb.display}: RECORD and XTEST present\n")

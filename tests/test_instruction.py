@@ -32,8 +32,18 @@ def header(db, ref):
 def test_edit_sets_and_removes_instruction_and_notes(fixture, capsys):
     assert (
         deskreel(
-            "edit", fixture.db, "-r", fixture.name, "--instruction", INSTRUCTION,
-            "--note", "2", "the Save button, not Save As", "--note", "5", "ctrl+s saves",
+            "edit",
+            fixture.db,
+            "-r",
+            fixture.name,
+            "--instruction",
+            INSTRUCTION,
+            "--note",
+            "2",
+            "the Save button, not Save As",
+            "--note",
+            "5",
+            "ctrl+s saves",
         )  # fmt: skip
         == 0
     )
@@ -77,8 +87,15 @@ def test_instruction_notes_and_screen_round_trip_through_export_and_import(
 ):
     assert (
         deskreel(
-            "edit", fixture.db, "-r", fixture.name, "--instruction", INSTRUCTION,
-            "--note", "3", "type the greeting ✓",
+            "edit",
+            fixture.db,
+            "-r",
+            fixture.name,
+            "--instruction",
+            INSTRUCTION,
+            "--note",
+            "3",
+            "type the greeting ✓",
         )  # fmt: skip
         == 0
     )

@@ -390,7 +390,10 @@ def scripts(draw):
     if form == "array":
         return json.dumps(objects)
     if form == "dataset":
-        objects = [{"action": obj, "image": "frames/1.png"} for obj in objects]
+        objects = [
+            {"recording": "r", "file_name": "frames/1.png", "action": json.dumps([obj])}
+            for obj in objects
+        ]
     return "\n".join(json.dumps(obj) for obj in objects)
 
 
@@ -405,7 +408,7 @@ def test_importer_fuzz_reaches_the_field_checks():
     good share are imported, and the refusals come from the checks on the fields."""
     outcomes = []
 
-    @settings(max_examples=400, deadline=None, derandomize=True)  # the same scripts each run:
+    @settings(max_examples=600, deadline=None, derandomize=True)  # the same scripts each run:
     @given(scripts())  # the counts below hold
     def check(text):
         try:

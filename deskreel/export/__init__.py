@@ -20,13 +20,32 @@ DIALECTS: dict[str, Dialect] = {
     )
 }
 FORMATS = tuple(DIALECTS)
+TOOL_VERSIONS = anthropic.VERSIONS
+COORDS = pyautogui.COORDS
+
+
+def dialect_for(fmt: str, *, tool_version: str | None = None, coords: str | None = None) -> Dialect:
+    """The dialect of a format with its options; ValueError names an option it does not take."""
+    if tool_version is not None and fmt != "anthropic":
+        raise ValueError("--tool-version is for --format anthropic")
+    if coords is not None and fmt != "pyautogui":
+        raise ValueError("--coords is for --format pyautogui (normalized has fractions already)")
+    if fmt == "anthropic":
+        return anthropic.dialect(tool_version or anthropic.DEFAULT_VERSION)
+    if fmt == "pyautogui":
+        return pyautogui.dialect(coords or "pixels")
+    return DIALECTS[fmt]
+
 
 __all__ = [
+    "COORDS",
     "DIALECTS",
     "FORMATS",
+    "TOOL_VERSIONS",
     "Context",
     "Dialect",
     "ExportOptions",
+    "dialect_for",
     "NotExpressible",
     "Report",
     "Scale",

@@ -15,7 +15,8 @@ DIALECT = Dialect(
     name="actions",
     translate=translate,
     join=None,
-    summary="deskreel's vocabulary object (`Action.to_json()`): `action` plus its fields, "
-    "pixel coordinates, keys in xdotool syntax. `deskreel import` reads these.",
+    summary="the JSON text of a list holding deskreel's vocabulary object "
+    "(`Action.to_json()`): `action` plus its fields, pixel coordinates, keys in xdotool "
+    "syntax. `deskreel import` reads these lines back.",
     notes=("Every action of the vocabulary is expressible.",),
 )

@@ -1,22 +1,89 @@
-"""The `anthropic` dialect: the computer-use tool's input objects, tool version
-computer_20250124.
+"""The `anthropic` dialect: the computer-use tool's inputs, for one tool version.
 
-Seed 000 describes an earlier version of the tool, whose clicks take no coordinate and which
-has no scroll, hold_key, wait, triple_click or left_mouse_down/up; this export needs the
-20250124 tool. Pixel `coordinate`, `start_coordinate` for drags, modifiers of clicks and
-scrolls in `text`, keys in xdotool syntax, `hold_key` with `duration` for a held key.
+- `computer_20241022` is seed 000's shape: `coordinate` only on `mouse_move` and
+  `left_click_drag` (which drags from where the pointer is), so a click is a `mouse_move`
+  and then the click; no scroll, hold_key, wait, triple_click or button press and release.
+- `computer_20250124` (the default) adds those, a `coordinate` on clicks and scrolls,
+  modifiers in `text`, `start_coordinate` on drags.
+- `computer_20251124` adds `zoom` with `region` [x0, y0, x1, y1] (the tool needs
+  `enable_zoom`): a screenshot of a region is a zoom.
+- `computer_toolset_20260801` makes each action a member tool: a call is `{"name":
+  member, "input": {...}}`; its drags take modifiers, and its durations are whole seconds.
+
+An action a version lacks is not expressible, never changed into another.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from storage import CLICKS, Action
 
 from .dialect import Context, Dialect, NotExpressible, Translation, one
 
+VERSIONS = (
+    "computer_20241022",
+    "computer_20250124",
+    "computer_20251124",
+    "computer_toolset_20260801",
+)
+DEFAULT_VERSION = "computer_20250124"
+MAX_WAIT = 100  # seconds of one `wait` (the tool's range is 0 to 100); longer ones are several
+_FIRST = frozenset(
+    {
+        "key",
+        "type",
+        "mouse_move",
+        "left_click",
+        "left_click_drag",
+        "right_click",
+        "middle_click",
+        "double_click",
+        "screenshot",
+        "cursor_position",
+    }
+)
+Obj = dict[str, Any]
 
-def translate(action: Action, ctx: Context) -> Translation:
+
+def translate_for(version: str) -> Callable[[Action, Context], Translation]:
+    """The translation of one tool version."""
+    first = version == "computer_20241022"
+    toolset = version.startswith("computer_toolset_")
+    zoom = version in ("computer_20251124", "computer_toolset_20260801")
+
+    def translate(action: Action, ctx: Context) -> Translation:
+        kind = action.action
+        if first and (kind not in _FIRST or (kind == "key" and action.duration)):
+            shown = "hold_key" if kind == "key" else kind
+            raise NotExpressible(f"{version} has no {shown} action")
+        if kind == "screenshot" and action.region:
+            if not zoom:
+                return one(
+                    {"action": "screenshot"}, losses=["the region (the whole screen is taken)"]
+                )
+            x, y, w, h = action.region
+            return one({"action": "zoom", "region": [x, y, x + w, y + h]})
+        out = _first(action) if first else _later(action, drag_keys=toolset)
+        return _members(out) if toolset else out
+
+    return translate
+
+
+def _first(action: Action) -> Translation:
+    """Seed 000's shape: clicks where the pointer is, drags from where it is."""
+    kind = action.action
+    if action.with_key:
+        raise NotExpressible(f"computer_20241022's {kind} takes no modifier keys")
+    if kind in CLICKS:
+        return one(_move(action.coordinate), {"action": kind})
+    if kind == "left_click_drag":
+        return one(_move(action.start_coordinate), {"action": kind, **_at(action.coordinate)})
+    return _later(action, drag_keys=False)
+
+
+def _later(action: Action, *, drag_keys: bool) -> Translation:
     kind = action.action
     if kind == "key":
         if action.duration:
@@ -25,43 +92,111 @@ def translate(action: Action, ctx: Context) -> Translation:
     if kind in CLICKS or kind == "scroll":
         return one(_with_text(action.to_json(), action.with_key))
     if kind == "left_click_drag":
-        if action.with_key:
+        if action.with_key and not drag_keys:
             raise NotExpressible("the tool's left_click_drag takes no modifier keys")
-        return one(action.to_json())
+        return one(_with_text(action.to_json(), action.with_key))
     if kind in ("left_mouse_down", "left_mouse_up"):
-        # The reference tool refuses a coordinate here: move there first.
+        # The tool refuses a coordinate here: move there first.
         press = {"action": kind}
-        if action.coordinate is None:
-            return one(press)
-        return one({"action": "mouse_move", "coordinate": list(action.coordinate)}, press)
-    if kind == "screenshot" and action.region:
-        return one({"action": "screenshot"}, loss="screenshot region (the whole screen is taken)")
-    return one(action.to_json())  # type, mouse_move, wait, screenshot, cursor_position
+        return one(press) if action.coordinate is None else one(_move(action.coordinate), press)
+    if kind == "wait":
+        left, waits = action.duration or 0.0, list[Obj]()
+        while not waits or left > 0:
+            waits.append({"action": "wait", "duration": min(left, MAX_WAIT)})
+            left -= MAX_WAIT
+        return one(*waits)
+    return one(action.to_json())  # type, mouse_move, screenshot, cursor_position
 
 
-def _with_text(obj: dict[str, Any], with_key: str | None) -> dict[str, Any]:
+def _members(translation: Translation) -> Translation:
+    """Objects as member-tool calls: the action names the tool, the rest is its input;
+    durations are whole seconds."""
+    calls, losses = [], list(translation.losses)
+    for obj in translation.items:
+        fields = {k: v for k, v in obj.items() if k != "action"}
+        if "duration" in fields:
+            whole = round(fields["duration"])
+            if whole != fields["duration"]:
+                losses.append(f"a duration of {fields['duration']:g} s as {whole} (whole seconds)")
+            fields["duration"] = whole
+        calls.append({"name": obj["action"], "input": fields})
+    return one(*calls, losses=losses)
+
+
+def _move(point: tuple[int, int] | None) -> Obj:
+    return {"action": "mouse_move", **_at(point)}
+
+
+def _at(point: tuple[int, int] | None) -> Obj:
+    assert point is not None  # the vocabulary requires it for these actions
+    return {"coordinate": list(point)}
+
+
+def _with_text(obj: Obj, with_key: str | None) -> Obj:
     obj.pop("with_key", None)
     if with_key:
         obj["text"] = with_key
     return obj
 
 
-DIALECT = Dialect(
-    name="anthropic",
-    translate=translate,
-    join=None,
-    summary="the computer-use tool's input object (computer_20250124): `action` with "
-    "`coordinate` in pixels, `start_coordinate` for drags, `text` for keys, typed text "
-    "and the modifiers held during a click or scroll, `scroll_direction`/"
-    "`scroll_amount`, `duration` for `wait` and `hold_key`. A step that needs two "
-    "tool calls holds a list of two objects.",
-    notes=(
-        "The objects are for the tool version `computer_20250124`: earlier versions "
-        "have no `scroll`, `hold_key`, `wait`, `triple_click` or `left_mouse_down`/"
-        "`left_mouse_up`, and no coordinate on clicks.",
-        "Keys are in xdotool syntax (`ctrl+s`, `Return`, `alt+Tab`).",
-        "`left_mouse_down`/`left_mouse_up` take no coordinate in the tool: a step that "
-        "has one becomes `[mouse_move, left_mouse_down]`.",
-        "A held key is `hold_key` with `text` and `duration`.",
-    ),
+def dialect(version: str = DEFAULT_VERSION) -> Dialect:
+    """The dialect for one tool version (one of VERSIONS)."""
+    if version not in VERSIONS:
+        raise ValueError(f"unknown computer tool version {version!r}")
+    toolset = version.startswith("computer_toolset_")
+    shape = (
+        'a member-tool call `{"name": ..., "input": {...}}` of the computer toolset'
+        if toolset
+        else "the computer tool's input object, `action` and its fields"
+    )
+    return Dialect(
+        name="anthropic",
+        translate=translate_for(version),
+        join=None,
+        variant=version,
+        summary=f"the JSON text of a list of tool calls for `{version}`, each {shape}: "
+        "`coordinate` in pixels, `start_coordinate` for drags, `text` for keys, typed text "
+        "and the modifiers held during a click or scroll, `scroll_direction`/"
+        "`scroll_amount`, `duration` for `wait` and `hold_key`. Most steps are one call; "
+        "some need two (`mouse_move` first).",
+        notes=_NOTES[version] + _COMMON,
+    )
+
+
+_COMMON = (
+    "Keys are in xdotool syntax (`ctrl+s`, `Return`, `alt+Tab`, `KP_0`): the recorded "
+    "keysyms, unchanged.",
+    "`left_mouse_down`/`left_mouse_up` take no coordinate: a step that has one is a "
+    "`mouse_move` and then the press.",
 )
+_NOTES = {
+    "computer_20241022": (
+        "Tool version `computer_20241022` (beta `computer-use-2024-10-22`), seed 000's "
+        "shape: `coordinate` only on `mouse_move` and `left_click_drag`. A click is "
+        "`mouse_move` and then the click; a drag is `mouse_move` to its start and then "
+        "`left_click_drag`.",
+        "This version has no `scroll`, `hold_key`, `wait`, `triple_click`, "
+        "`left_mouse_down`/`left_mouse_up` and no modifier keys on clicks: such steps "
+        "are not expressible (action null).",
+    ),
+    "computer_20250124": (
+        "Tool version `computer_20250124` (beta `computer-use-2025-01-24`).",
+        f"A wait over {MAX_WAIT} s is several `wait` calls of at most {MAX_WAIT} s.",
+    ),
+    "computer_20251124": (
+        "Tool version `computer_20251124` (beta `computer-use-2025-11-24`), declared "
+        "with `enable_zoom: true`: a screenshot of a region is `zoom` with `region` "
+        "[x0, y0, x1, y1].",
+        f"A wait over {MAX_WAIT} s is several `wait` calls of at most {MAX_WAIT} s.",
+    ),
+    "computer_toolset_20260801": (
+        "Tool type `computer_toolset_20260801`: every action is its own member tool, "
+        "called by name with the fields as its input (`toolset_name` `computer`); "
+        "`zoom` is enabled in the toolset's `configs`.",
+        "Member tools take whole seconds: a `wait` or `hold_key` duration is rounded, "
+        "and reported when that changed it.",
+        f"A wait over {MAX_WAIT} s is several `wait` calls of at most {MAX_WAIT} s.",
+    ),
+}
+
+DIALECT = dialect()

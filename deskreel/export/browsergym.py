@@ -1,49 +1,40 @@
-"""The `browsergym` dialect: BrowserGym's coordinate actions as Python call strings (seed 001).
+"""The `browsergym` dialect: BrowserGym's coordinate actions as Python call strings.
 
-Keys use Playwright's names; modifiers around a click, drag or scroll are held with
-`keyboard_down`/`keyboard_up`. Several calls in one step are joined by newlines: BrowserGym
-runs such a step only in its multiaction mode (`HighLevelActionSet(multiaction=True)`);
-otherwise it refuses it ("Received a multi-action").
+These calls are BrowserGym's `coord` action subset (`HighLevelActionSet(subsets=["coord"],
+multiaction=True)`), not seed 001's default set, whose element-id actions need a page's
+DOM. Keys use Playwright's names; modifiers around a click, drag or scroll are held with
+`keyboard_down`/`keyboard_up`. Several calls in one step are joined by newlines, which
+BrowserGym runs only in its multiaction mode.
 """
 
 from __future__ import annotations
 
-from storage import Action, parse_chord
+from storage import Action
+from storage.keys import is_modifier
 
-from .dialect import (
-    Context,
-    Dialect,
-    NotExpressible,
-    Translation,
-    held,
-    modifiers,
-    one,
-    python_args,
-    xy,
-)
-from .keynames import playwright_key
+from .dialect import Context, Dialect, NotExpressible, Translation, held, one, python_args, xy
+from .keynames import PLAYWRIGHT, KeyNames
 
-PIXELS_PER_CLICK = 100  # one wheel click as scroll(delta_x, delta_y) pixels
+PIXELS_PER_CLICK = 100  # one wheel click as scroll_at(x, y, delta_x, delta_y) pixels
+KEYS = KeyNames("Playwright", PLAYWRIGHT)
 _BUTTONS = {"left_click": "left", "right_click": "right", "middle_click": "middle"}
 _DOWN, _UP = "keyboard_down({})", "keyboard_up({})"
 _DELTAS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+NO_REPEAT = "autorepeat: a held key is one keydown, which does not repeat"
 
 
 def translate(action: Action, ctx: Context) -> Translation:
     kind = action.action
     if kind == "key":
-        return one(*_key(action))
+        return _key(action)
     if kind == "type":
         return one(f"keyboard_type({python_args(action.text)})")
     if kind == "wait":
         return one(f"noop({_ms(action.duration or 0.0)})")
     if kind == "mouse_move":
         return one(f"mouse_move({python_args(*xy(action.coordinate))})")
-    # The pointer goes to a scroll's place first: modifiers are held around the wheel only.
-    move = kind == "scroll" and ctx.pointer != action.coordinate
-    prelude = [f"mouse_move({python_args(*xy(action.coordinate))})"] if move else []
-    keys = [playwright_key(k) for k in modifiers(action.with_key)]
-    return one(*prelude, *held(keys, _pointer(action, ctx), down=_DOWN, up=_UP))
+    keys = KEYS.chord(action.with_key)
+    return one(*held(keys.names, _pointer(action, ctx), down=_DOWN, up=_UP), losses=keys.losses)
 
 
 def _pointer(action: Action, ctx: Context) -> list[str]:
@@ -70,15 +61,20 @@ def _pointer(action: Action, ctx: Context) -> list[str]:
     if kind == "scroll":
         dx, dy = _DELTAS[action.scroll_direction or "down"]
         pixels = (action.scroll_amount or 1) * PIXELS_PER_CLICK
-        return [f"scroll({python_args(dx * pixels, dy * pixels)})"]
+        return [f"scroll_at({python_args(*at, dx * pixels, dy * pixels)})"]
     raise NotExpressible(f"BrowserGym has no {kind} action")
 
 
-def _key(action: Action) -> list[str]:
-    names = [playwright_key(k) for k in parse_chord(action.text or "").keys]
+def _key(action: Action) -> Translation:
+    from storage import parse_chord
+
+    keysyms = parse_chord(action.text or "").keys
+    keys = KEYS.keys(keysyms)
     if not action.duration:
-        return [f"keyboard_press({python_args('+'.join(names))})"]
-    return held(names, [f"noop({_ms(action.duration)})"], down=_DOWN, up=_UP)
+        return one(f"keyboard_press({python_args('+'.join(keys.names))})", losses=keys.losses)
+    calls = held(keys.names, [f"noop({_ms(action.duration)})"], down=_DOWN, up=_UP)
+    repeats = not all(is_modifier(k) for k in keysyms)
+    return one(*calls, losses=keys.losses + ((NO_REPEAT,) if repeats else ()))
 
 
 def _ms(seconds: float) -> int:
@@ -96,23 +92,28 @@ DIALECT = Dialect(
     name="browsergym",
     translate=translate,
     join="\n",
-    summary="a BrowserGym coordinate action as a Python call string: `mouse_click(x, y, "
+    summary="BrowserGym `coord` actions as a Python call string: `mouse_click(x, y, "
     "button=...)`, `mouse_dblclick`, `mouse_move`, `mouse_drag_and_drop(from_x, "
-    "from_y, to_x, to_y)`, `mouse_down`/`mouse_up`, `scroll(delta_x, delta_y)`, "
+    "from_y, to_x, to_y)`, `mouse_down`/`mouse_up`, `scroll_at(x, y, delta_x, delta_y)`, "
     "`keyboard_press('Control+a')`, `keyboard_down`/`keyboard_up`, "
     "`keyboard_type('...')`, `noop(wait_ms)`. Several calls are joined by newlines.",
     notes=(
-        "A step of several calls (newline-separated) needs BrowserGym's multiaction mode, "
-        "`HighLevelActionSet(..., multiaction=True)`: without it BrowserGym refuses the "
-        'step ("Received a multi-action, only single-actions are allowed").',
-        f"`scroll` deltas are pixels: {PIXELS_PER_CLICK} per wheel click, positive right "
-        "and down. BrowserGym scrolls where the pointer is, so a `mouse_move` comes first "
-        "unless the pointer is already there.",
+        "Run these with BrowserGym's coordinate action subset: "
+        '`HighLevelActionSet(subsets=["coord"], multiaction=True)`. The default subsets '
+        "(seed 001's element-id actions) have none of these calls but `noop`.",
+        "A step of several calls (newline-separated) needs `multiaction=True`: without it "
+        'BrowserGym refuses the step ("Received a multi-action, only single-actions are '
+        'allowed").',
+        f"`scroll_at` deltas are pixels: {PIXELS_PER_CLICK} per wheel click, positive right "
+        "and down, at the step's point.",
         "Coordinates are screen pixels; BrowserGym reads them as page (viewport) pixels, "
         "which match only when the page fills the screen.",
         "Keys use Playwright's names (`Enter`, `Backspace`, `ArrowLeft`, `PageUp`, "
-        "`Control`, `Meta` for super); text is a Python string literal.",
-        "A held key is `keyboard_down`, `noop(ms)`, `keyboard_up`; modifiers held during a "
-        "click, drag or scroll wrap it in `keyboard_down`/`keyboard_up`.",
+        "`Control`, `Meta` for super; `ControlRight`, `NumpadEnter` where the side "
+        "matters); text is a Python string literal.",
+        "A held key is `keyboard_down`, `noop(ms)`, `keyboard_up`: one keydown, which "
+        "Playwright does not repeat, so a held key that typed repeatedly loses its "
+        "repeats (reported); modifiers held during a click, drag or scroll wrap it in "
+        "`keyboard_down`/`keyboard_up`.",
     ),
 )

@@ -1,7 +1,13 @@
-"""The dataset card: README.md of an export, saying what each file and field holds."""
+"""The dataset card: README.md of an export, saying what each file and field holds.
+
+It begins with the YAML front matter the Hugging Face Hub and `datasets` read: `configs`
+names the data files, so `load_dataset(DIR)` builds the frames into `Image` features.
+The YAML is written by hand (JSON strings are YAML strings): no YAML library is needed.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from ..table import format_duration
@@ -9,15 +15,19 @@ from ..table import format_duration
 if TYPE_CHECKING:
     from .writer import Summary
 
-__all__ = ["CARD_TITLE", "dataset_card"]
+__all__ = ["CARD_TITLE", "dataset_card", "is_card"]
 
-CARD_TITLE = "# deskreel export"  # the first line of every card; --force looks for it
+CARD_TITLE = "# deskreel export"  # the first line after the front matter; --force looks for it
+_FENCE = "---"
+# The Hub's size_categories: the upper bounds of each, in lines
+_SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (10**6, "100K<n<1M"))
 
 
 def dataset_card(summary: Summary) -> str:
-    """The whole card as Markdown."""
+    """The whole card: YAML front matter, then Markdown."""
     sections = [
         _header(summary),
+        _loading(summary),
         _files(),
         _recordings(summary),
         _lines(summary),
@@ -26,7 +36,41 @@ def dataset_card(summary: Summary) -> str:
         _kinds(summary),
         _lost(summary),
     ]
-    return "\n\n".join(sections) + "\n"
+    return front_matter(summary) + "\n" + "\n\n".join(sections) + "\n"
+
+
+def front_matter(summary: Summary) -> str:
+    """The card's YAML block: what the Hub lists, and the data files `datasets` loads."""
+    name = summary.dialect.name
+    lines = sum(e.lines for e in summary.recordings)
+    size = next((label for bound, label in _SIZES if lines < bound), "1M<n<10M")
+    data = ["metadata.jsonl"] + (["frames/*.png"] if summary.frames else [])
+    out = [
+        _FENCE,
+        f"pretty_name: {json.dumps(f'deskreel export ({name})')}",
+        "license: other",
+        "license_name: unspecified",
+        "task_categories:",
+        "- image-to-text",
+        "tags:",
+        *(f"- {tag}" for tag in ("computer-use", "gui-agent", "deskreel", name)),
+        "size_categories:",
+        f"- {size}",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+        "  - split: train",
+        "    path:",
+        *(f"    - {json.dumps(path)}" for path in data),
+        _FENCE,
+    ]
+    return "\n".join(out) + "\n"
+
+
+def is_card(text: str) -> bool:
+    """Whether `text` begins as a card deskreel wrote: front matter, then its title."""
+    head, fence, body = text.partition(f"\n{_FENCE}\n")
+    return head.startswith(f"{_FENCE}\n") and bool(fence) and body.lstrip().startswith(CARD_TITLE)
 
 
 def _header(summary: Summary) -> str:
@@ -37,16 +81,48 @@ def _header(summary: Summary) -> str:
         f"{CARD_TITLE}: {summary.dialect.name}\n\n"
         f"Exported by deskreel {__version__} on "
         f"{summary.created.strftime('%Y-%m-%d %H:%M UTC')}: {n} recording{'s' * (n != 1)}, "
-        f"{steps} lines, {summary.frames} frames, in the `{summary.dialect.name}` dialect."
+        f"{steps} lines, {summary.frames} frames, in the `{summary.dialect.name}` dialect"
+        f"{_variant(summary)}. The license is unspecified: set `license` above before "
+        "publishing it."
+    )
+
+
+def _variant(summary: Summary) -> str:
+    return f" ({summary.dialect.variant})" if summary.dialect.variant else ""
+
+
+def _loading(summary: Summary) -> str:
+    images = (
+        "`image` (and `image_after`) are `Image` features"
+        if summary.frames
+        else "no step has a frame, so there are no images"
+    )
+    return (
+        "## Loading\n\n"
+        "```python\n"
+        "import json\n"
+        "from datasets import load_dataset\n\n"
+        'ds = load_dataset("path/to/this/directory", split="train")  # or imagefolder:\n'
+        'ds = load_dataset("imagefolder", data_dir="path/to/this/directory", split="train")\n'
+        'calls = ds[0]["action"]  # '
+        + (
+            "Python code"
+            if summary.dialect.join is not None
+            else "JSON text: json.loads(calls) is a list of objects"
+        )
+        + "\n```\n\n"
+        f"Either way {images}, from any working directory. "
+        '`pyarrow.json.read_json("metadata.jsonl")` reads the lines as one table.'
     )
 
 
 def _files() -> str:
     return (
         "## Files\n\n"
-        "- `<recording>.jsonl`: one trajectory per recording, one JSON object per line.\n"
-        "- `frames/<hash>.png`: the screens, each stored once, named by the SHA-256 of the "
-        "recorded pixels.\n"
+        "- `metadata.jsonl`: every recording's trajectory, one JSON object per step, "
+        "in recorded order.\n"
+        "- `frames/<hash>.png`: the screens, each stored once however many lines show it, "
+        "named by the SHA-256 of the recorded pixels.\n"
         "- `README.md`: this card."
     )
 
@@ -57,7 +133,6 @@ def _recordings(summary: Summary) -> str:
             e.recording.name,
             str(e.recording.id),
             e.recording.source,
-            f"`{e.file}`",
             str(e.lines),
             _size(e.recording.screen),
             _size(e.screen),
@@ -69,35 +144,47 @@ def _recordings(summary: Summary) -> str:
         "recording",
         "id",
         "source",
-        "file",
         "lines",
         "recorded screen",
         "exported screen",
         "duration",
     ]
-    return "## Recordings\n\n" + _markdown(header, rows)
+    tasks = [
+        f"- {_cell(e.recording.name)}: {_cell(e.recording.instruction)}"
+        for e in summary.recordings
+        if e.recording.instruction
+    ]
+    told = "\n\nTask instructions:\n\n" + "\n".join(tasks) if tasks else ""
+    return "## Recordings\n\n" + _markdown(header, rows) + told
 
 
 def _lines(summary: Summary) -> str:
     after = (
-        "- `image_after`: the screen once the step's effects settled (null when not captured).\n"
+        "- `image_after_file_name`: the screen once the step's effects settled (`image_after` "
+        "in `datasets`; empty when not captured).\n"
         if summary.options.with_after
         else ""
     )
     return (
         "## Lines\n\n"
+        "Every line has every key. Text that is absent is an empty string, not null: Arrow "
+        "needs one type per column, and `datasets` infers it from the first lines.\n\n"
         "- `recording`: the recording's name.\n"
         "- `step`: its number in `deskreel show`; disabled steps are left out, so "
         "numbers may skip.\n"
         "- `t`: seconds from the start of the recording.\n"
         "- `screen`: `[width, height]` of the exported screen in pixels (null when "
         "unknown).\n"
-        "- `image`: the screen before the action (null for steps without frames, such "
-        "as imported scripts).\n"
+        "- `instruction`: the task the recording demonstrates, as its author wrote it "
+        "(`deskreel record --instruction`, `deskreel edit --instruction`).\n"
+        "- `note`: the author's note on the step, such as their reasoning (`deskreel edit "
+        "--note`).\n"
+        "- `file_name`: the screen before the action, `image` in `datasets` (empty for "
+        "steps without frames, such as imported scripts).\n"
         f"{after}"
         f"- `action`: {summary.dialect.summary} Null when the dialect cannot express "
         "the step.\n"
-        "- `unexpressed`: only on lines whose `action` is null: why."
+        "- `unexpressed`: why `action` is null; empty on the other lines."
     )
 
 
@@ -112,7 +199,7 @@ def _pairing(summary: Summary) -> str:
     )
     return (
         "## Pairing rule\n\n"
-        "Each line pairs the state the person saw with what they did: `image` is the "
+        "Each line pairs the state the person saw with what they did: `file_name` is the "
         "step's before-frame, the last visually distinct frame captured before the "
         "action began. Steps follow each other in recorded order. Typed text that came "
         "from a `{{env:NAME}}` placeholder stays a placeholder: values are never "
@@ -122,7 +209,7 @@ def _pairing(summary: Summary) -> str:
 
 def _format(summary: Summary) -> str:
     notes = "\n".join(f"- {note}" for note in summary.dialect.notes)
-    return f"## Format: `{summary.dialect.name}`\n\n{notes}"
+    return f"## Format: `{summary.dialect.name}`{_variant(summary)}\n\n{notes}"
 
 
 def _kinds(summary: Summary) -> str:
@@ -138,6 +225,10 @@ def _lost(summary: Summary) -> str:
         else "Nothing: every exported step is expressed in full."
     )
     return "## What could not be expressed\n\n" + body
+
+
+def _cell(text: str | None) -> str:
+    return " ".join((text or "").split()).replace("|", "\\|")
 
 
 def _size(screen: tuple[int, int] | None) -> str:

@@ -2,11 +2,16 @@
 
 A dialect turns one vocabulary `Action` (already scaled to the exported screen) into the
 items an agent family writes for it: objects (anthropic, normalized) or call strings
-(browsergym, pyautogui). One step may need several items; `Dialect.render` joins them.
+(browsergym, pyautogui). One step may need several items; `Dialect.render` makes them one
+string, as a line stores it: code joined, or the JSON text of the list of objects (as tool
+calls carry their arguments). A string in every dialect keeps each column one Arrow type:
+the seeds' fields change type between actions (seed 004's `text` is a string for `type`
+and a list for `key`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,7 +51,7 @@ class Translation:
 
     items: tuple[Any, ...]
     folds_next: bool = False  # the next step is part of this one (type + Return as submit)
-    loss: str | None = None  # what was left out while still expressing the step
+    losses: tuple[str, ...] = ()  # what was left out or changed while expressing the step
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +63,18 @@ class Dialect:
     join: str | None  # code dialects join several calls with this; object dialects list them
     summary: str  # the card's paragraph on what a line's "action" holds
     notes: tuple[str, ...] = ()  # conventions and choices, one card bullet each
+    variant: str | None = None  # the tool version or coordinate form, when it has several
 
-    def render(self, items: Sequence[Any]) -> Any:
-        """One item as itself; several as a list, or as one code string."""
-        if len(items) == 1:
-            return items[0]
-        return self.join.join(items) if self.join is not None else list(items)
+    def render(self, items: Sequence[Any]) -> str:
+        """The line's `action`: code joined, or the JSON text of the list of objects."""
+        if self.join is not None:
+            return self.join.join(items)
+        return json.dumps(list(items), ensure_ascii=False)
 
 
-def one(*items: Any, folds_next: bool = False, loss: str | None = None) -> Translation:
+def one(*items: Any, folds_next: bool = False, losses: Sequence[str] = ()) -> Translation:
     """A translation from items, spelled short in the dialect tables."""
-    return Translation(tuple(items), folds_next=folds_next, loss=loss)
+    return Translation(tuple(items), folds_next=folds_next, losses=tuple(losses))
 
 
 def python_args(*args: Any, **kwargs: Any) -> str:

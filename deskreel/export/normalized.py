@@ -2,17 +2,22 @@
 
 Coordinates are fractions of the screen in [0, 1] (x / width, 4 decimals); keys are lists
 of names; `type` says whether Enter follows (`submit`), folding that Return step in.
+`with_key` holds one key in the seed ("ctrl", "shift"): a chord of several is not
+expressible.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from storage import CLICKS, Action, parse_chord
 
 from .dialect import Context, Dialect, NotExpressible, Translation, one
-from .keynames import seed_key
+from .keynames import SEED, KeyNames, Named
 
 MAX_SCROLL = 30  # the seed's range for scroll_amount; larger scrolls become several
 SUBMIT_KEY = "Return"
+KEYS = KeyNames("seed 004", SEED, unknown_as_x=True)
 
 
 def translate(action: Action, ctx: Context) -> Translation:
@@ -26,32 +31,42 @@ def translate(action: Action, ctx: Context) -> Translation:
         )
         return one({"action": "type", "text": action.text, "submit": submit}, folds_next=submit)
     if kind == "key":
-        names = [seed_key(k) for k in parse_chord(action.text or "").keys]
-        return one({"action": "key", "text": names, "with_duration": action.duration})
+        keys = KEYS.keys(parse_chord(action.text or "").keys)
+        obj = {"action": "key", "text": list(keys.names), "with_duration": action.duration}
+        return one(obj, losses=keys.losses)
     if kind == "wait":
         return one({"action": "wait", "duration": action.duration})
     if kind == "mouse_move":
         return one({"action": "mouse_move", "to_coordinate": _at(action.coordinate, ctx)})
     if kind in CLICKS:
-        return one(
-            {
-                "action": kind,
-                "at_coordinate": _at(action.coordinate, ctx),
-                "with_key": action.with_key,
-            }
-        )
+        with_key = _with_key(action)
+        click: dict[str, Any] = {"action": kind, "at_coordinate": _at(action.coordinate, ctx)}
+        return one({**click, "with_key": _one(with_key)}, losses=with_key.losses)
     if kind == "left_click_drag":
-        return one(
-            {
-                "action": kind,
-                "from_coordinate": _at(action.start_coordinate, ctx),
-                "to_coordinate": _at(action.coordinate, ctx),
-                "with_key": action.with_key,
-            }
-        )
+        with_key = _with_key(action)
+        drag: dict[str, Any] = {
+            "action": kind,
+            "from_coordinate": _at(action.start_coordinate, ctx),
+            "to_coordinate": _at(action.coordinate, ctx),
+            "with_key": _one(with_key),
+        }
+        return one(drag, losses=with_key.losses)
     if kind == "scroll":
         return _scroll(action, ctx)
     raise NotExpressible(_MISSING.get(kind, f"the seed has no {kind} action"))
+
+
+def _with_key(action: Action) -> Named:
+    keys = KEYS.chord(action.with_key)
+    if len(keys.names) > 1:
+        raise NotExpressible(
+            f"the seed's with_key holds one key, and {action.with_key} is {len(keys.names)}"
+        )
+    return keys
+
+
+def _one(keys: Named) -> str | None:
+    return keys.names[0] if keys.names else None
 
 
 def _scroll(action: Action, ctx: Context) -> Translation:
@@ -91,12 +106,12 @@ DIALECT = Dialect(
     name="normalized",
     translate=translate,
     join=None,
-    summary="seed 004's `computer` action object: `mouse_move` with `to_coordinate`; clicks "
-    "(incl. `triple_click`) with `at_coordinate` and `with_key` (null when none); "
-    "`left_click_drag` with `from_coordinate`/`to_coordinate`; `type` with `text` and "
-    "`submit`; `key` with `text` as a list of key names and `with_duration` (null for "
-    "a tap); `scroll` with `at_coordinate`, `scroll_direction`, `scroll_amount`; "
-    "`wait` with `duration`.",
+    summary="the JSON text of a list of seed 004 `computer` action objects (most steps "
+    "are one): `mouse_move` with `to_coordinate`; clicks (incl. `triple_click`) with "
+    "`at_coordinate` and `with_key` (null when none); `left_click_drag` with "
+    "`from_coordinate`/`to_coordinate`; `type` with `text` and `submit`; `key` with "
+    "`text` as a list of key names and `with_duration` (null for a tap); `scroll` with "
+    "`at_coordinate`, `scroll_direction`, `scroll_amount`; `wait` with `duration`.",
     notes=(
         "Coordinates are [x / width, y / height] of the exported screen, 4 decimals: "
         "(0, 0) is the top-left corner; pixel x is round(fraction * width).",
@@ -105,6 +120,9 @@ DIALECT = Dialect(
         f"Scrolls above {MAX_SCROLL} wheel clicks become a list of scrolls of at most "
         f"{MAX_SCROLL}.",
         "Key names are lower-case (`enter`, `esc`, `pageup`, `f5`); modifiers are `ctrl`, "
-        "`shift`, `alt`, `super`.",
+        "`shift`, `alt`, `super`, one name for either side's key: a right-hand modifier "
+        "or the keypad's Enter is reported as a rename.",
+        "`with_key` is one key: a click or drag with two modifiers held (ctrl+shift) is "
+        "not expressible.",
     ),
 )

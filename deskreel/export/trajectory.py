@@ -4,6 +4,10 @@ Each enabled step becomes one line; its image is the step's before-frame (the la
 distinct frame before the action began). `--scale-to` scales coordinates here, before the
 dialect sees them, so every dialect speaks of the exported screen. A step whose coordinates
 lie off the recorded screen is unexpressed in every dialect.
+
+Every line has every key, and absent text is "" rather than null: `datasets` infers a
+column's type from the first 10 MB of lines, and a column that is null there cannot hold
+text later.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from storage import Action, Recording, Step
 from storage.edit import off_screen
 
 from ..errors import UserError
-from .dialect import Context, Dialect, NotExpressible
+from .dialect import Context, Dialect, NotExpressible, Translation
 
 __all__ = ["Report", "Scale", "Trajectory", "enabled_actions", "off_screen_step", "trajectory"]
 
@@ -55,6 +59,10 @@ class Report:
 
     unexpressed: Counter[tuple[str, str]] = field(default_factory=Counter)
     losses: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def count(self, action: Action, translation: Translation) -> None:
+        for loss in dict.fromkeys(translation.losses):
+            self.losses[(action.action, loss)] += 1
 
     def lines(self, dialect: str) -> list[str]:
         """One line per kind and reason, most frequent first; [] when nothing was lost."""
@@ -102,16 +110,18 @@ def trajectory(
         line, folds = _line(
             recording, step, action, dialect, Context(screen, pointer, following), report
         )
-        last = enabled[i + 1] if folds else step
+        done = enabled[i : i + 1 + folds]
         line["screen"] = list(screen) if screen else None
-        line["image"] = _image(step.before_frame, frames)
+        line["instruction"] = recording.instruction or ""
+        line["note"] = "\n".join(st.note for st in done if st.note)
+        line["file_name"] = _image(step.before_frame, frames)
         if with_after:
-            line["image_after"] = _image(last.after_frame, frames)
+            line["image_after_file_name"] = _image(done[-1].after_frame, frames)
         lines.append(_ordered(line))
-        for done in actions[i : i + 1 + folds]:
-            kinds[done.action] += 1
+        for act in actions[i : i + 1 + folds]:
+            kinds[act.action] += 1
             if line["action"] is not None:  # an unexpressed step moves no pointer
-                pointer = _pointer_after(done, pointer)
+                pointer = _pointer_after(act, pointer)
         i += 1 + folds
     return Trajectory(lines, list(frames), kinds, screen)
 
@@ -138,7 +148,7 @@ def _line(
     line: dict[str, Any] = {
         "recording": recording.name,
         "step": step.step,
-        "t": round(step.t_start, 6),
+        "t": float(round(step.t_start, 6)),
     }
     try:
         if off := off_screen_step(recording, step):
@@ -148,22 +158,34 @@ def _line(
         report.unexpressed[(action.action, str(why))] += 1
         line.update(action=None, unexpressed=str(why))
         return line, 0
-    if translation.loss:
-        report.losses[(action.action, translation.loss)] += 1
-    line["action"] = dialect.render(translation.items)
+    report.count(action, translation)
+    line.update(action=dialect.render(translation.items), unexpressed="")
     return line, int(translation.folds_next)
 
 
-_ORDER = ("recording", "step", "t", "screen", "image", "image_after", "action", "unexpressed")
+# The keys of a line, in order; `file_name` and `*_file_name` are the images, as
+# `datasets`' imagefolder reads them (image, image_after).
+LINE_KEYS = (
+    "recording",
+    "step",
+    "t",
+    "screen",
+    "instruction",
+    "note",
+    "file_name",
+    "image_after_file_name",
+    "action",
+    "unexpressed",
+)
 
 
 def _ordered(line: dict[str, Any]) -> dict[str, Any]:
-    return {key: line[key] for key in _ORDER if key in line}
+    return {key: line[key] for key in LINE_KEYS if key in line}
 
 
-def _image(frame: str | None, frames: dict[str, None]) -> str | None:
+def _image(frame: str | None, frames: dict[str, None]) -> str:
     if frame is None:
-        return None
+        return ""
     frames[frame] = None
     return f"frames/{frame}.png"
 

@@ -1,5 +1,9 @@
 """The dataset directory: trajectories, frames as PNG and the dataset card, written atomically.
 
+`metadata.jsonl` holds every line of every recording, with `file_name` naming its frame:
+`datasets` loads the directory as is (`load_dataset(DIR)` through the card's `configs`,
+or `imagefolder`), with the frames as `Image` features, and pyarrow reads the file.
+
 Everything goes into a private temporary directory next to the target, which is renamed
 into place at the end: an export that fails leaves nothing behind, and an export that
 succeeds is complete. Directories are 0700 and files 0600: they hold what people typed.
@@ -9,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 from collections import Counter
@@ -17,15 +20,26 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TextIO
 
 from storage import Recording, Store
 
 from ..errors import UserError
-from .card import CARD_TITLE, dataset_card
+from .card import dataset_card, is_card
 from .dialect import Dialect
 from .trajectory import Report, trajectory
 
-__all__ = ["ExportOptions", "Exported", "Summary", "check_target", "png_frame", "write_dataset"]
+__all__ = [
+    "METADATA",
+    "ExportOptions",
+    "Exported",
+    "Summary",
+    "check_target",
+    "png_frame",
+    "write_dataset",
+]
+
+METADATA = "metadata.jsonl"  # the name imagefolder looks for
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +54,6 @@ class Exported:
     """One recording's part of the dataset, as the card lists it."""
 
     recording: Recording
-    file: str
     lines: int
     screen: tuple[int, int] | None
 
@@ -75,9 +88,11 @@ def write_dataset(
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))  # mode 0700
         (tmp / "frames").mkdir(mode=0o700)
         written: set[str] = set()
-        for rec in recordings:
-            _write_recording(store, rec, tmp, summary, written)
-            each(rec)
+        fd = os.open(tmp / METADATA, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as metadata:
+            for rec in recordings:
+                _write_recording(store, rec, tmp, metadata, summary, written)
+                each(rec)
         summary.frames = len(written)
         _write_file(tmp / "README.md", dataset_card(summary).encode("utf-8"))
         _publish(tmp, out, replace=replace)
@@ -119,7 +134,7 @@ def check_target(out: Path, *, force: bool) -> bool:
 
 
 def _write_recording(
-    store: Store, rec: Recording, tmp: Path, summary: Summary, written: set[str]
+    store: Store, rec: Recording, tmp: Path, metadata: TextIO, summary: Summary, written: set[str]
 ) -> None:
     opts = summary.options
     tr = trajectory(
@@ -130,15 +145,13 @@ def _write_recording(
         with_after=opts.with_after,
         report=summary.report,
     )
-    name = _file_name(rec, {e.file for e in summary.recordings})
-    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in tr.lines)
-    _write_file(tmp / name, text.encode("utf-8"))
+    metadata.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in tr.lines)
     for key in tr.frames:
         if key not in written:
             data, fmt = store.frame(key)
             _write_file(tmp / "frames" / f"{key}.png", png_frame(data, fmt, opts.scale_to))
             written.add(key)
-    summary.recordings.append(Exported(rec, name, len(tr.lines), tr.screen))
+    summary.recordings.append(Exported(rec, len(tr.lines), tr.screen))
     summary.kinds.update(tr.kinds)
 
 
@@ -190,19 +203,9 @@ def _publish(tmp: Path, out: Path, *, replace: bool) -> None:
 def _is_export(out: Path) -> bool:
     try:
         with (out / "README.md").open(encoding="utf-8") as f:
-            return f.readline().startswith(CARD_TITLE)
+            return is_card(f.read(_CARD_HEAD))
     except (OSError, UnicodeDecodeError):
         return False
 
 
-_STEM_BYTES = 200  # of a file name's stem: file systems allow 255 bytes, and "-ID.jsonl" follows
-
-
-def _file_name(rec: Recording, taken: set[str]) -> str:
-    stem = re.sub(r"[^\w.-]+", "_", rec.name).strip("._") or f"recording-{rec.id}"
-    # a name of 200 characters may take 800 bytes in UTF-8: cut it at a character's end
-    stem = stem.encode("utf-8")[:_STEM_BYTES].decode("utf-8", "ignore")
-    name = f"{stem}.jsonl"
-    if name in taken:
-        name = f"{stem}-{rec.id}.jsonl"
-    return name
+_CARD_HEAD = 64 << 10  # characters of a card read to find its title
