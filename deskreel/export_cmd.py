@@ -157,7 +157,7 @@ def _plain_lines(
     """The actions as `deskreel import` reads them back: one object per step, with step and t."""
     if every:
         raise UserError(
-            "--all writes a dataset directory: give --out DIR (one .jsonl per recording)"
+            "--all writes a dataset directory: give --out DIR (one metadata.jsonl for all)"
         )
     if with_after:
         raise UserError("--with-after pairs frames: give --out DIR for a dataset directory")
