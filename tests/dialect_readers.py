@@ -273,9 +273,7 @@ def read_pyautogui(code: str, screen: tuple[int, int] | None) -> Obj:
     return {"action": kind[name], "coordinate": point(args, kwargs), **held}
 
 
-def read(
-    dialect: str, variant: str | None, action: str, screen: tuple[int, int] | None
-) -> Action:
+def read(dialect: str, action: str, screen: tuple[int, int] | None) -> Action:
     """The vocabulary action a harness of the dialect performs for a line's `action`."""
     if dialect == "actions":
         (obj,) = json.loads(action)

@@ -98,7 +98,7 @@ def outcome(dialect: Dialect, obj: dict[str, Any]) -> tuple[str, str]:
     if translation.losses:
         assert all(loss.strip() for loss in translation.losses)
         return "lossy", "; ".join(translation.losses)
-    performed = read(dialect.name, dialect.variant, line, SCREEN)
+    performed = read(dialect.name, line, SCREEN)
     assert canonical(performed) == canonical(action), (dialect.name, dialect.variant, line)
     return "exact", ""
 
