@@ -125,6 +125,11 @@ class _Line:
             if key in body:
                 _same(header, key, _header_value(key, body.pop(key), number), number)
         if "recording" in body:  # a line of an `actions` dataset: its frames stay behind
+            if header.setdefault("recording", body["recording"]) != body["recording"]:
+                raise ScriptError(
+                    f"step {number}: the lines hold more than one recording: import one "
+                    f"at a time (export it with -r NAME)"
+                )
             body = _dataset_action(body, number)
         return cls(body, t, told, note)
 

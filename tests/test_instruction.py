@@ -162,6 +162,24 @@ def test_import_screen_gives_a_script_its_screen(tmp_path, capsys):
         ([{"action": "wait", "duration": 1, "screen": [0, 600]}], (), "screen must be"),
         ([{"action": "wait", "duration": 1, "screen": "800x600"}], (), "screen must be"),
         ([{"action": "wait", "duration": 1, "note": 3}], (), "step 1: note must be text"),
+        (
+            [
+                {"recording": "a", "action": '[{"action": "wait", "duration": 1}]'},
+                {"recording": "b", "action": '[{"action": "wait", "duration": 1}]'},
+            ],
+            (),
+            "step 2: the lines hold more than one recording",
+        ),
+        (
+            [{"recording": "a", "action": '[{"action": "wait", "duration": 1}]', "image": "x"}],
+            (),
+            "a dataset line has no field 'image'",
+        ),
+        (
+            [{"recording": "a", "action": None, "unexpressed": "no"}],
+            (),
+            "the line's action is null (no)",
+        ),
         ([{"action": "wait", "duration": 1, "note": "\x07"}], (), "control characters"),
     ],
 )
