@@ -166,7 +166,7 @@ def _dataset_action(line: dict[str, Any], number: int) -> Any:
 def _header_value(key: str, value: Any, number: int) -> Any:
     if key == "instruction":
         return _text(value, f"step {number}: instruction")
-    if value is None:
+    if value is None or value == []:  # unknown, as a dataset line says it
         return None
     if (
         not isinstance(value, list)

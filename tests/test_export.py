@@ -539,7 +539,7 @@ def test_lines_pair_the_before_frame_with_the_action(fixture, tmp_path):
     for line in lines:
         step = line["step"]
         if ACTIONS[step - 1][0]["action"] == "wait":
-            assert line["file_name"] == "" and line["image_after_file_name"] == ""
+            assert line["file_name"] == "" and line["image_after_file_name"] is None
             continue
         k = frame_of(step)
         assert line["file_name"] == f"frames/{fixture.frames[k]}.png"
@@ -791,7 +791,7 @@ def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
     lines = read_lines(out, "browsergym")
     assert [line["recording"] for line in lines] == ["first"] * 27 + ["a/script"] * 20
     script = lines[27:]
-    assert all(line["file_name"] == "" and line["screen"] is None for line in script)
+    assert all(line["file_name"] == "" and line["screen"] == [] for line in script)
     assert script[0]["action"] == "mouse_move(200, 150)"
     card = (out / "README.md").read_text()
     # recording | id | source | lines | recorded screen | exported screen | duration

@@ -196,3 +196,16 @@ def test_a_bad_screen_option_is_a_usage_error(tmp_path, capsys):
     script.write_text('[{"action": "wait", "duration": 1}]')
     assert deskreel("import", script, tmp_path / "x.db", "--screen", "12x") == 2
     assert "write WIDTHxHEIGHT" in capsys.readouterr().err
+
+
+def test_an_actions_dataset_without_a_screen_imports_without_one(tmp_path):
+    script = tmp_path / "s.json"
+    script.write_text('[{"action": "left_click", "coordinate": [5, 5]}]')
+    assert deskreel("import", script, tmp_path / "a.db") == 0
+    assert (
+        deskreel("export", tmp_path / "a.db", "--format", "actions", "--out", tmp_path / "d") == 0
+    )
+    (line,) = (tmp_path / "d" / "metadata.jsonl").read_text().splitlines()
+    assert json.loads(line)["screen"] == []
+    assert deskreel("import", tmp_path / "d" / "metadata.jsonl", tmp_path / "b.db") == 0
+    assert header(tmp_path / "b.db", "metadata")[0].screen is None

@@ -161,26 +161,26 @@ def _recordings(summary: Summary) -> str:
 def _lines(summary: Summary) -> str:
     after = (
         "- `image_after_file_name`: the screen once the step's effects settled (`image_after` "
-        "in `datasets`; empty when not captured).\n"
+        "in `datasets`; null when not captured).\n"
         if summary.options.with_after
         else ""
     )
     return (
         "## Lines\n\n"
-        "Every line has every key. Text that is absent is an empty string, not null: Arrow "
-        "needs one type per column, and `datasets` infers it from the first lines.\n\n"
+        "Every line has every key. What is absent is empty, not null: Arrow needs one type "
+        "per column, and `datasets` and pyarrow infer it from the first lines.\n\n"
         "- `recording`: the recording's name.\n"
         "- `step`: its number in `deskreel show`; disabled steps are left out, so "
         "numbers may skip.\n"
         "- `t`: seconds from the start of the recording.\n"
-        "- `screen`: `[width, height]` of the exported screen in pixels (null when "
+        "- `screen`: `[width, height]` of the exported screen in pixels (`[]` when "
         "unknown).\n"
         "- `instruction`: the task the recording demonstrates, as its author wrote it "
         "(`deskreel record --instruction`, `deskreel edit --instruction`).\n"
         "- `note`: the author's note on the step, such as their reasoning (`deskreel edit "
         "--note`).\n"
-        "- `file_name`: the screen before the action, `image` in `datasets` (empty for "
-        "steps without frames, such as imported scripts).\n"
+        "- `file_name`: the screen before the action, `image` in `datasets` when the export "
+        "has frames (empty for steps without frames, such as imported scripts).\n"
         f"{after}"
         f"- `action`: {summary.dialect.summary} Null when the dialect cannot express "
         "the step.\n"

@@ -5,9 +5,11 @@ distinct frame before the action began). `--scale-to` scales coordinates here, b
 dialect sees them, so every dialect speaks of the exported screen. A step whose coordinates
 lie off the recorded screen is unexpressed in every dialect.
 
-Every line has every key, and absent text is "" rather than null: `datasets` infers a
-column's type from the first 10 MB of lines, and a column that is null there cannot hold
-text later.
+Every line has every key, and what is absent is empty rather than null ("", and [] for an
+unknown screen): `datasets` infers a column's type from the first 10 MB of lines, and
+pyarrow from each block, and a column that is null there cannot hold text or a list
+later. The after-frame is the exception: `datasets` reads an empty image path as the
+dataset's folder, so a missing one is null.
 """
 
 from __future__ import annotations
@@ -111,12 +113,12 @@ def trajectory(
             recording, step, action, dialect, Context(screen, pointer, following), report
         )
         done = enabled[i : i + 1 + folds]
-        line["screen"] = list(screen) if screen else None
+        line["screen"] = list(screen) if screen else []
         line["instruction"] = recording.instruction or ""
         line["note"] = "\n".join(st.note for st in done if st.note)
         line["file_name"] = _image(step.before_frame, frames)
-        if with_after:
-            line["image_after_file_name"] = _image(done[-1].after_frame, frames)
+        if with_after:  # null when missing: datasets reads "" as a path (the folder)
+            line["image_after_file_name"] = _image(done[-1].after_frame, frames) or None
         lines.append(_ordered(line))
         for act in actions[i : i + 1 + folds]:
             kinds[act.action] += 1
