@@ -158,7 +158,7 @@ def _solve(
     part's score and how sure it is along that axis, and its covariance (from the weighted
     residuals); with `scale`, s is that and only x0, y0 are fitted (s's variance is 0)."""
     n = len(rows)
-    a = np.zeros((2 * n, 3))
+    a: npt.NDArray[np.float64] = np.zeros((2 * n, 3))
     a[:n, 0], a[n:, 1] = 1, 1
     a[:n, 2], a[n:, 2] = rows[:, 3], rows[:, 4]
     b = np.concatenate([rows[:, 1], rows[:, 2]])

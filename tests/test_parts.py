@@ -21,7 +21,8 @@ TARGET = (600, 300)  # in a flat stretch of a framed panel, 200 px from its mark
 def texture(seed: int, size: tuple[int, int], scale: float) -> np.ndarray:
     """Smooth random texture (like text or an icon: it survives resizing)."""
     noise = np.random.default_rng(seed).integers(0, 256, (size[1], size[0]), dtype=np.uint8)
-    patch = cv2.normalize(cv2.GaussianBlur(noise, (0, 0), 1.5), None, 0, 255, cv2.NORM_MINMAX)
+    # OpenCV's stubs want a dst array; None asks for a new one, as the library allows
+    patch = cv2.normalize(cv2.GaussianBlur(noise, (0, 0), 1.5), None, 0, 255, cv2.NORM_MINMAX)  # type: ignore[call-overload]
     return (
         patch
         if scale == 1.0
