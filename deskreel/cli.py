@@ -307,4 +307,5 @@ from . import (  # noqa: E402,F401  (each module registers its commands)
     record_cmd,
     replay_cmd,
     report_cmd,
+    test_cmd,
 )

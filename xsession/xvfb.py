@@ -30,6 +30,7 @@ class VirtualDisplay:
         *,
         width: int = 1280,
         height: int = 800,
+        depth: int = 24,
         dpi: int = 96,
         start_timeout: float = 10.0,
         stop_timeout: float = 5.0,
@@ -38,6 +39,7 @@ class VirtualDisplay:
         self.extensions = list(extensions)  # e.g. ("-extension", "RECORD") for error tests
         self.width = width
         self.height = height
+        self.depth = depth
         self.dpi = dpi
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
@@ -117,7 +119,7 @@ class VirtualDisplay:
             f":{number}",
             "-screen",
             "0",
-            f"{self.width}x{self.height}x24",
+            f"{self.width}x{self.height}x{self.depth}",
             "-dpi",
             str(self.dpi),
             "-noreset",

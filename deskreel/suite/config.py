@@ -1,0 +1,445 @@
+"""The suite file (`deskreel.toml`): which recordings to run, against which application.
+
+TOML, read with the standard library. Every key is checked against the schema below: a
+missing key, a wrong type, an unknown key or a recording that does not exist is one
+`SuiteError` naming the key and its line. Paths are relative to the suite file's folder.
+
+    [suite]
+    recordings = ["recordings.db", "more/*.db:login-*"]  # DB, DB:NAME, globs in both
+    workers = 2
+    retries = 1
+
+    [app]                       # what each test starts, and when it is ready
+    command = ["python3", "app.py"]
+    cwd = "."
+    env = { LANG = "C.UTF-8" }
+    setup = "cp fixtures/clean.db data.db"  # before the app starts, and after it stops:
+    teardown = "rm -f data.db"
+    ready = { window_class = "MyApp", timeout = 20 }  # or window_title, or command
+
+    [screen]
+    size = "1280x800"
+    depth = 24
+
+    [verify]
+    tolerance = 0.02
+    masks = ["0,0,200,30"]
+    timeout = 5
+    speed = 1
+    max_idle = 2
+
+    [[test]]                     # per recording: its own app, screen or verify keys
+    recordings = ["recordings.db:checkout"]
+    app = { command = ["python3", "app.py", "--cart"] }
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import re
+import shlex
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, NoReturn
+
+from storage.script import MAX_SCREEN
+
+__all__ = [
+    "AppSpec",
+    "Ready",
+    "ScreenSpec",
+    "Suite",
+    "SuiteError",
+    "TestSpec",
+    "VerifySpec",
+    "load_suite",
+]
+
+DEFAULT_SUITE = "deskreel.toml"
+DEFAULT_READY_TIMEOUT = 20.0  # s an application has to show its window
+DEPTHS = (8, 16, 24)
+
+
+class SuiteError(ValueError):
+    """A suite file that cannot run; the message names the file, the line and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """When an application is ready: a window of this class or title (globs) is mapped,
+    or a command exits 0; none of them: as soon as it started."""
+
+    window_class: str | None = None
+    window_title: str | None = None
+    command: tuple[str, ...] | None = None
+    timeout: float = DEFAULT_READY_TIMEOUT
+
+
+@dataclass(frozen=True, slots=True)
+class AppSpec:
+    command: tuple[str, ...] | None = None  # None: the recordings need no application
+    cwd: Path | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    setup: tuple[str, ...] | None = None
+    teardown: tuple[str, ...] | None = None
+    ready: Ready = field(default_factory=Ready)
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenSpec:
+    size: tuple[int, int] = (1280, 800)
+    depth: int = 24
+
+
+@dataclass(frozen=True, slots=True)
+class VerifySpec:
+    tolerance: float | None = None
+    masks: tuple[str, ...] = ()
+    timeout: float | None = None
+    speed: float | None = None
+    max_idle: float | None = None
+
+    def replay_args(self) -> list[str]:
+        """The options of `deskreel replay --verify` these stand for."""
+        args = []
+        for name in ("tolerance", "timeout", "speed", "max_idle"):
+            value = getattr(self, name)
+            if value is not None:
+                args += [f"--{name.replace('_', '-')}", f"{value:g}"]
+        for mask in self.masks:
+            args += ["--mask", mask]
+        return args
+
+
+@dataclass(frozen=True, slots=True)
+class TestSpec:
+    """One recording to run: its name in reports, where it is, and how."""
+
+    name: str
+    database: Path
+    recording: str
+    app: AppSpec
+    screen: ScreenSpec
+    verify: VerifySpec
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    path: Path
+    tests: tuple[TestSpec, ...]
+    workers: int = 1
+    retries: int = 0
+
+
+# -- the schema: each table's keys and what each must be -------------------------------------
+
+Check = Callable[[Any], str | None]  # None when the value is right, else what it must be
+
+
+def _is(kind: type | tuple[type, ...], what: str) -> Check:
+    def check(value: Any) -> str | None:
+        return None if isinstance(value, kind) and not isinstance(value, bool) else what
+
+    return check
+
+
+def _strings(value: Any) -> str | None:
+    ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return None if ok else "a list of strings"
+
+
+def _command(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return None
+    ok = isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+    return None if ok else "a command: a string, or a list of strings"
+
+
+def _positive(value: Any) -> str | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    return None if ok else "a number above 0"
+
+
+def _count(least: int) -> Check:
+    def check(value: Any) -> str | None:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= least
+        return None if ok else f"a whole number of at least {least}"
+
+    return check
+
+
+def _env(value: Any) -> str | None:
+    ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+    return None if ok else 'a table of strings (NAME = "value")'
+
+
+def _size(value: Any) -> str | None:
+    return (
+        None if isinstance(value, str) and _parse_size(value) else "WIDTHxHEIGHT, such as 1280x800"
+    )
+
+
+def _depth(value: Any) -> str | None:
+    return None if value in DEPTHS and not isinstance(value, bool) else "8, 16 or 24"
+
+
+def _fraction(value: Any) -> str | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+    return None if ok else "a fraction from 0 to 1"
+
+
+def _boxes(value: Any) -> str | None:
+    pattern = re.compile(r"\d+,\d+,\d+,\d+")
+    ok = isinstance(value, list) and all(isinstance(v, str) and pattern.fullmatch(v) for v in value)
+    return None if ok else 'a list of "X,Y,W,H" regions'
+
+
+_READY: dict[str, Check] = {
+    "window_class": _is(str, "a window class (a glob)"),
+    "window_title": _is(str, "a window title (a glob)"),
+    "command": _command,
+    "timeout": _positive,
+}
+_APP: dict[str, Check] = {
+    "command": _command,
+    "cwd": _is(str, "a folder"),
+    "env": _env,
+    "setup": _command,
+    "teardown": _command,
+    "ready": _is(dict, "a table"),
+}
+_SCREEN: dict[str, Check] = {"size": _size, "depth": _depth}
+_VERIFY: dict[str, Check] = {
+    "tolerance": _fraction,
+    "masks": _boxes,
+    "timeout": _positive,
+    "speed": _positive,
+    "max_idle": _positive,
+}
+_SUITE: dict[str, Check] = {"recordings": _strings, "workers": _count(1), "retries": _count(0)}
+_TEST: dict[str, Check] = {
+    "recordings": _strings,
+    "app": _is(dict, "a table"),
+    "screen": _is(dict, "a table"),
+    "verify": _is(dict, "a table"),
+}
+_TOP: dict[str, Check] = {
+    "suite": _is(dict, "a table"),
+    "app": _is(dict, "a table"),
+    "screen": _is(dict, "a table"),
+    "verify": _is(dict, "a table"),
+    "test": _is(list, "an array of tables ([[test]])"),
+}
+_REQUIRED = {"suite": ("recordings",), "test": ("recordings",)}
+
+
+# -- loading ---------------------------------------------------------------------------------
+
+
+def load_suite(path: Path) -> Suite:
+    """The suite in `path`, checked whole; SuiteError says what is wrong, and where."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SuiteError(
+            f"{path} does not exist: write a suite file (see `deskreel test --help`) or name one"
+        ) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise SuiteError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise SuiteError(f"{path}: not valid TOML: {err}") from None
+    return _Loader(path, text).suite(data)
+
+
+@dataclass
+class _Loader:
+    path: Path
+    text: str
+
+    def suite(self, data: dict[str, Any]) -> Suite:
+        self._table(data, _TOP, ())
+        suite = data.get("suite")
+        if suite is None:
+            self._fail((), "suite", "is missing: add a [suite] table with recordings")
+        self._table(suite, _SUITE, ("suite",))
+        app = self._app(data.get("app", {}), ("app",), AppSpec())
+        screen = self._screen(data.get("screen", {}), ("screen",), ScreenSpec())
+        verify = self._verify(data.get("verify", {}), ("verify",), VerifySpec())
+        tests: dict[str, TestSpec] = {}
+        for spec in self._recordings(suite["recordings"], ("suite", "recordings")):
+            tests[spec[0]] = TestSpec(spec[0], spec[1], spec[2], app, screen, verify)
+        for n, entry in enumerate(data.get("test", [])):
+            where = ("test", n)
+            if not isinstance(entry, dict):
+                self._fail(("test",), str(n), "must be a table")
+            self._table(entry, _TEST, where)
+            for name, db, rec in self._recordings(entry["recordings"], (*where, "recordings")):
+                base = tests.get(name) or TestSpec(name, db, rec, app, screen, verify)
+                tests[name] = replace(
+                    base,
+                    app=self._app(entry.get("app", {}), (*where, "app"), base.app),
+                    screen=self._screen(entry.get("screen", {}), (*where, "screen"), base.screen),
+                    verify=self._verify(entry.get("verify", {}), (*where, "verify"), base.verify),
+                )
+        if not tests:
+            self._fail(("suite",), "recordings", "names no recording")
+        return Suite(
+            self.path,
+            tuple(tests.values()),
+            workers=suite.get("workers", 1),
+            retries=suite.get("retries", 0),
+        )
+
+    # -- tables ------------------------------------------------------------------------
+
+    def _app(self, data: dict[str, Any], where: tuple[Any, ...], base: AppSpec) -> AppSpec:
+        self._table(data, _APP, where)
+        ready = base.ready
+        if "ready" in data:
+            self._table(data["ready"], _READY, (*where, "ready"))
+            ready = Ready(
+                data["ready"].get("window_class"),
+                data["ready"].get("window_title"),
+                _argv(data["ready"]["command"]) if "command" in data["ready"] else None,
+                float(data["ready"].get("timeout", DEFAULT_READY_TIMEOUT)),
+            )
+        cwd = base.cwd
+        if "cwd" in data:
+            cwd = (self.path.parent / data["cwd"]).resolve()
+            if not cwd.is_dir():
+                self._fail(where, "cwd", f"names {cwd}, which is not a folder")
+        return AppSpec(
+            command=_argv(data["command"]) if "command" in data else base.command,
+            cwd=cwd,
+            env=tuple(data["env"].items()) if "env" in data else base.env,
+            setup=_argv(data["setup"]) if "setup" in data else base.setup,
+            teardown=_argv(data["teardown"]) if "teardown" in data else base.teardown,
+            ready=ready,
+        )
+
+    def _screen(self, data: dict[str, Any], where: tuple[Any, ...], base: ScreenSpec) -> ScreenSpec:
+        self._table(data, _SCREEN, where)
+        size = _parse_size(data["size"]) if "size" in data else base.size
+        return ScreenSpec(size or base.size, data.get("depth", base.depth))
+
+    def _verify(self, data: dict[str, Any], where: tuple[Any, ...], base: VerifySpec) -> VerifySpec:
+        self._table(data, _VERIFY, where)
+        changes: dict[str, Any] = {
+            k: (tuple(v) if k == "masks" else float(v)) for k, v in data.items()
+        }
+        return replace(base, **changes)
+
+    def _table(self, data: Any, schema: dict[str, Check], where: tuple[Any, ...]) -> None:
+        if not isinstance(data, dict):
+            self._fail(where[:-1], str(where[-1]), "must be a table")
+        for key, value in data.items():
+            if key not in schema:
+                known = ", ".join(schema)
+                self._fail(where, key, f"is not a key here (known: {known})")
+            if (need := schema[key](value)) is not None:
+                self._fail(where, key, f"must be {need}")
+        table = where[0] if where else None
+        if len(where) <= 2:
+            for key in _REQUIRED.get(str(table), ()):
+                if key not in data and (table != "suite" or where == ("suite",)):
+                    self._fail(where, key, "is missing")
+
+    # -- recordings --------------------------------------------------------------------
+
+    def _recordings(
+        self, patterns: list[str], where: tuple[Any, ...]
+    ) -> list[tuple[str, Path, str]]:
+        """(test name, database, recording name) for each recording the patterns name."""
+        from storage import StorageError, open_store
+
+        found: list[tuple[str, Path, str]] = []
+        for pattern in patterns:
+            db_part, _, name_part = pattern.partition(".db:")
+            db_glob = db_part + ".db" if name_part or pattern.endswith(".db:") else pattern
+            name_glob = name_part or "*"
+            databases = sorted(Path(p) for p in glob.glob(str(self.path.parent / db_glob)))
+            if not databases:
+                self._fail(where[:-1], where[-1], f"names {db_glob}, and no such database exists")
+            matched = False
+            for db in databases:
+                try:
+                    with open_store(db, create=False, readonly=True) as store:
+                        names = [r.name for r in store.recordings()]
+                except StorageError as err:
+                    self._fail(where[:-1], where[-1], f"names {db}, which cannot be read: {err}")
+                for name in names:
+                    if fnmatch.fnmatchcase(name, name_glob):
+                        found.append((name, db.resolve(), name))
+                        matched = True
+            if not matched:
+                self._fail(where[:-1], where[-1], f"has {pattern!r}, which names no recording")
+        return _unique(found)
+
+    def _fail(self, where: tuple[Any, ...], key: str, what: str) -> NoReturn:
+        shown = ".".join(str(part) for part in (*where, key) if part != "")
+        line = _line_of(self.text, where, key)
+        at = f" line {line}" if line else ""
+        raise SuiteError(f"{self.path}{at}: {shown} {what}")
+
+
+def _unique(found: list[tuple[str, Path, str]]) -> list[tuple[str, Path, str]]:
+    """Test names: the recording's, or `DB:NAME` where two databases share one."""
+    counts: dict[str, int] = {}
+    for name, _, _ in found:
+        counts[name] = counts.get(name, 0) + 1
+    return [(f"{db.stem}:{name}" if counts[name] > 1 else name, db, rec) for name, db, rec in found]
+
+
+def _argv(value: str | list[str]) -> tuple[str, ...]:
+    return tuple(shlex.split(value)) if isinstance(value, str) else tuple(value)
+
+
+def _parse_size(text: str) -> tuple[int, int] | None:
+    size = re.fullmatch(r"(\d+)x(\d+)", text.lower(), re.ASCII)
+    if size is None or not all(0 < int(n) <= MAX_SCREEN for n in size.groups()):
+        return None
+    return int(size[1]), int(size[2])
+
+
+def _line_of(text: str, where: tuple[Any, ...], key: str) -> int | None:
+    """The line of `key` in the table `where` (`("test", 2, "app")`: in the third [[test]]),
+    or inline in it; else the table's header line; None when neither is found."""
+    lines = text.splitlines()
+    names = [str(part) for part in where if not isinstance(part, int)]
+    index = next((part for part in where if isinstance(part, int)), None)
+    start, end = _span(lines, names, index)
+    key_at = re.compile(rf"(^|[{{,])\s*{re.escape(key)}\s*=")
+    for number in range(start, end):
+        if key_at.search(lines[number]):
+            return number + 1
+    return start if start > 0 else None
+
+
+_HEADER = re.compile(r"\s*\[\[?\s*([\w.]+)\s*\]\]?\s*(#.*)?")
+
+
+def _span(lines: list[str], names: list[str], index: int | None) -> tuple[int, int]:
+    """The lines of a table: after its header (`[a.b]`, or the index-th `[[a]]`, or `[a]`
+    for a table written inline in it) up to the next header; all lines for the top."""
+    if not names:
+        return 0, len(lines)
+    wanted = [".".join(names), names[0]] if index is None else [names[0]]
+    for name in wanted:
+        seen = -1
+        for number, line in enumerate(lines):
+            head = _HEADER.fullmatch(line)
+            if head is None or head[1] != name:
+                continue
+            seen += 1
+            if index is None or seen == index:
+                end = next(
+                    (n for n in range(number + 1, len(lines)) if _HEADER.fullmatch(lines[n])),
+                    len(lines),
+                )
+                return number + 1, end
+    return 0, len(lines)

@@ -1,0 +1,325 @@
+"""Running a suite: workers, each with its own X server, take the tests one at a time.
+
+For each attempt of a test, in order: a private copy of its recording, the setup command,
+the application (until it is ready), `deskreel replay --verify` on the worker's display,
+then always: the application stopped with its whole process group, the teardown command,
+and every key and button released. A failed test is tried again on a fresh application;
+one that passes only then is flaky. Each attempt keeps its own folder of evidence.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from xsession.xvfb import VirtualDisplay
+
+from .app import AppFailure, RunningApp, run_command, stop_group
+from .config import ScreenSpec, TestSpec
+
+__all__ = ["Attempt", "Outcome", "Options", "run_tests", "shard", "test_folder"]
+
+SETUP_TIMEOUT = 120.0  # s a setup or teardown command may take
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One try of a test: its verdict, and where its evidence is (relative to the report)."""
+
+    number: int
+    verdict: str  # passed, failed, error
+    seconds: float
+    folder: str  # tests/<name>/attempt-<n>
+    display: str
+    started: float  # wall-clock seconds (time.time())
+    ended: float
+    step: int | None = None  # the first step that failed
+    check: str = ""  # what failed there, or why the attempt could not run
+    phases: dict[str, float] = field(default_factory=dict)  # seconds of each stage
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A test and its attempts; the verdict follows from them."""
+
+    name: str
+    attempts: tuple[Attempt, ...]
+
+    @property
+    def verdict(self) -> str:
+        """passed (first try), flaky (passed on a retry) or failed."""
+        if self.attempts[-1].verdict != "passed":
+            return "failed"
+        return "passed" if len(self.attempts) == 1 else "flaky"
+
+    @property
+    def seconds(self) -> float:
+        return sum(a.seconds for a in self.attempts)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    workers: int = 1
+    retries: int = 0
+    out: Path = Path("deskreel-report")
+
+
+def shard(tests: Sequence[TestSpec], index: int, total: int) -> list[TestSpec]:
+    """Shard `index` of `total` (from 1): every total-th test by name, from the index-th, so
+    that the shards of one suite together run each test exactly once."""
+    ordered = sorted(tests, key=lambda t: t.name)
+    return [t for n, t in enumerate(ordered) if n % total == index - 1]
+
+
+def test_folder(name: str) -> str:
+    """A test's folder under tests/: its name with anything but word characters replaced."""
+    return re.sub(r"[^\w.-]+", "_", name).strip("._")[:120] or "test"
+
+
+def run_tests(
+    tests: Sequence[TestSpec],
+    options: Options,
+    *,
+    done: Callable[[Outcome], None],
+    stop: threading.Event,
+) -> list[Outcome]:
+    """Run `tests` on `options.workers` workers; `done` is told of each as it finishes
+    (from the worker's thread, one at a time). `stop` ends every worker early: their
+    applications and X servers are stopped before this returns."""
+    todo: queue.SimpleQueue[TestSpec] = queue.SimpleQueue()
+    for test in tests:
+        todo.put(test)
+    results: list[Outcome] = []
+    lock = threading.Lock()
+
+    def tell(outcome: Outcome) -> None:
+        with lock:
+            results.append(outcome)
+            done(outcome)
+
+    workers = [
+        threading.Thread(target=_Worker(options, stop, tell).run, args=(todo,), daemon=True)
+        for _ in range(min(options.workers, len(tests)))
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        while worker.is_alive():
+            worker.join(0.2)  # a short join: Ctrl-C reaches the main thread between them
+    order = {t.name: n for n, t in enumerate(tests)}
+    return sorted(results, key=lambda o: order[o.name])
+
+
+@dataclass
+class _Worker:
+    options: Options
+    stop: threading.Event
+    tell: Callable[[Outcome], None]
+    display: VirtualDisplay | None = None
+    screen: ScreenSpec | None = None
+
+    def run(self, todo: queue.SimpleQueue[TestSpec]) -> None:
+        try:
+            while not self.stop.is_set():
+                try:
+                    test = todo.get_nowait()
+                except queue.Empty:
+                    return
+                attempts: list[Attempt] = []
+                for number in range(1, self.options.retries + 2):
+                    attempt = self._attempt(test, number)
+                    if self.stop.is_set():
+                        return  # an interrupted attempt has no verdict
+                    attempts.append(attempt)
+                    if attempt.verdict == "passed":
+                        break
+                self.tell(Outcome(test.name, tuple(attempts)))
+        finally:
+            if self.display is not None:
+                self.display.stop()
+
+    def _screen(self, screen: ScreenSpec) -> tuple[VirtualDisplay, float]:
+        """The worker's X server for this screen (a new one when the size differs), and
+        the seconds starting it took."""
+        if self.display is not None and self.screen == screen:
+            return self.display, 0.0
+        if self.display is not None:
+            self.display.stop()
+        began = time.monotonic()
+        width, height = screen.size
+        self.display = VirtualDisplay(width=width, height=height, depth=screen.depth).start()
+        self.screen = screen
+        return self.display, round(time.monotonic() - began, 3)
+
+    def _attempt(self, test: TestSpec, number: int) -> Attempt:
+        folder = Path(test_folder(test.name)) / f"attempt-{number}"
+        path = self.options.out / "tests" / folder
+        path.mkdir(parents=True, mode=0o700)
+        display, xvfb = self._screen(test.screen)
+        began, wall = time.monotonic(), time.time()
+        phases = {"xvfb": xvfb}
+        verdict, step, check = _Attempt(test, path, display, self.stop, phases).run()
+        return Attempt(
+            number,
+            verdict,
+            round(time.monotonic() - began, 3),
+            f"tests/{folder}",
+            display.display,
+            wall,
+            time.time(),
+            step,
+            check,
+            phases,
+        )
+
+
+@dataclass
+class _Attempt:
+    test: TestSpec
+    path: Path
+    display: VirtualDisplay
+    stop: threading.Event
+    phases: dict[str, float]
+
+    def run(self) -> tuple[str, int | None, str]:
+        """(verdict, failed step, what failed) of one attempt."""
+        spec = self.test.app
+        env = {**self.display.env(), **dict(spec.env)}
+        app = RunningApp(spec, env, self.path / "app.log")
+        try:
+            db = self._timed("copy", lambda: _private_copy(self.test.database, self.path))
+            setup = spec.setup
+            if setup and self._timed("setup", lambda: _command(setup, env, spec)):
+                return "error", None, f"the setup command `{' '.join(setup)}` failed"
+            if spec.command is not None:
+                self._timed("app", lambda: app.start(self.stop))
+            code = self._timed("replay", lambda: self._replay(db))
+        except AppFailure as failure:
+            return "error", None, str(failure)
+        finally:
+            self._timed("teardown", lambda: self._teardown(app, env))
+        return _verdict(db, code)
+
+    def _replay(self, db: Path) -> int:
+        argv = [
+            sys.executable,
+            "-m",
+            "deskreel",
+            "replay",
+            str(db),
+            "-r",
+            self.test.recording,
+            "--verify",
+            "--report",
+            str(self.path / "report"),
+            "--junit",
+            str(self.path / "junit.xml"),
+            "--display",
+            self.display.display,
+            "--quiet",
+            *self.test.verify.replay_args(),
+        ]
+        out = os.open(self.path / "replay.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(out, "wb") as log:
+            proc = subprocess.Popen(
+                argv,
+                env=self.display.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            while proc.poll() is None:
+                if self.stop.is_set():
+                    stop_group(proc)
+                    break
+                time.sleep(0.05)
+        return proc.returncode
+
+    def _teardown(self, app: RunningApp, env: dict[str, str]) -> None:
+        app.stop()
+        spec = self.test.app
+        if spec.teardown:
+            _command(spec.teardown, env, spec)
+        _release_all(self.display.display)
+
+    def _timed(self, phase: str, work: Callable[[], T]) -> T:
+        began = time.monotonic()
+        try:
+            return work()
+        finally:
+            self.phases[phase] = round(time.monotonic() - began, 3)
+
+
+def _command(argv: Sequence[str], env: dict[str, str], spec: object) -> bool:
+    """Run a setup or teardown command; True when it failed."""
+    cwd = getattr(spec, "cwd", None)
+    return run_command(argv, env, cwd, timeout=SETUP_TIMEOUT) != 0
+
+
+def _private_copy(database: Path, folder: Path) -> Path:
+    """A consistent copy of the suite's database (its WAL included) that the replay may
+    write its run into: the suite's own file never changes."""
+    target = folder / "run.db"
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    source = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        copy = sqlite3.connect(target)
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+    finally:
+        source.close()
+    return target
+
+
+def _release_all(display: str) -> None:
+    from replayer import release_held
+
+    from xsession.display import DisplayError, connect
+
+    try:
+        conn = connect(display, extensions=("XTEST",))
+    except DisplayError:
+        return  # the server is gone: nothing is held on it
+    try:
+        release_held(conn)
+    finally:
+        conn.close()
+
+
+def _verdict(db: Path, code: int) -> tuple[str, int | None, str]:
+    """The attempt's verdict from the run the replay stored: its first failed step and
+    what failed there."""
+    from storage import open_store
+
+    from ..report.outcome import check_line, checks_of
+
+    if code not in (0, 1):
+        return "error", None, f"replay --verify ended with exit code {code} (see replay.log)"
+    with open_store(db, create=False, readonly=True) as store:
+        runs = store.runs()
+        if not runs:
+            return "error", None, "the replay stored no run (see replay.log)"
+        run = runs[-1]
+        results = store.step_results(run.id)
+    if code == 0:
+        return "passed", None, ""
+    failed = next((r for r in results if r.status == "failed"), None)
+    if failed is None:
+        return "failed", None, f"the run {run.status} (see replay.log)"
+    checks = [c for c in checks_of(failed) if not c.get("passed", True)]
+    what = check_line(checks[0]) if checks else failed.message
+    return "failed", failed.step, what

@@ -1,0 +1,164 @@
+"""`deskreel test`: a suite of recordings replayed with --verify against a launched
+application, on private X servers, in parallel, with retries and one report."""
+
+from __future__ import annotations
+
+import re
+import signal
+import threading
+import time
+from pathlib import Path
+
+import click
+
+from .cli import cli
+from .errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UserError
+from .paths import FilePath
+from .table import printable
+
+# `deskreel test --help` in full: what a suite file holds
+SUITE_HELP = """Run the recordings a suite file names, each against a freshly started
+application on a private Xvfb, with --verify.
+
+SUITE is a TOML file (default: deskreel.toml): [suite] recordings = ["DB", "DB:NAME",
+globs], workers, retries; [app] command, cwd, env, setup, teardown, ready = {window_class
+| window_title | command, timeout}; [screen] size, depth; [verify] tolerance, masks,
+timeout, speed, max_idle; [[test]] recordings = [...] with its own app, screen or verify.
+
+A test that passes only on a retry is flaky, and fails the run unless --allow-flaky.
+Exit 0 when every test passed, 1 when one failed, 2 for a bad suite, 130 when
+interrupted (every application and X server it started is stopped first).
+"""
+
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int]:
+    if value is None:
+        return 1, 1
+    found = re.fullmatch(r"(\d+)/(\d+)", value.strip(), re.ASCII)
+    if found is None or not 1 <= int(found[1]) <= int(found[2]):
+        raise click.BadParameter(f"write I/N with 1 <= I <= N, such as 1/2; got {value!r}")
+    return int(found[1]), int(found[2])
+
+
+@cli.command("test", help=SUITE_HELP)
+@click.argument("suite", required=False, type=FilePath(dir_okay=False, path_type=Path))
+@click.option(
+    "--workers", type=click.IntRange(1, 64), help="tests run at once (default: the suite's)"
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 10),
+    help="tries again after a failure (default: the suite's)",
+)
+@click.option(
+    "--shard", callback=_shard, metavar="I/N", help="run the I-th of N shares of the tests"
+)
+@click.option("--grep", metavar="PATTERN", help="run only the tests whose name matches (a regex)")
+@click.option(
+    "--report",
+    "out",
+    type=FilePath(file_okay=False, path_type=Path),
+    default=Path("deskreel-report"),
+    show_default=True,
+    help="folder of the report: index.html, junit.xml, results.json, each attempt's evidence",
+)
+@click.option(
+    "--junit", type=FilePath(dir_okay=False, path_type=Path), help="also write JUnit XML here"
+)
+@click.option(
+    "--allow-flaky", is_flag=True, help="a test that passed on a retry does not fail the run"
+)
+def test(
+    suite: Path | None,
+    workers: int | None,
+    retries: int | None,
+    shard: tuple[int, int],
+    grep: str | None,
+    out: Path,
+    junit: Path | None,
+    allow_flaky: bool,
+) -> int:
+    from .suite.config import DEFAULT_SUITE, SuiteError, load_suite
+    from .suite.report import Results, clear_report_folder, write_report
+    from .suite.runner import Options, run_tests
+    from .suite.runner import shard as share
+
+    try:
+        loaded = load_suite(suite or Path(DEFAULT_SUITE))
+    except SuiteError as err:
+        raise UserError(str(err)) from None
+    tests = share(loaded.tests, *shard)
+    if grep is not None:
+        try:
+            wanted = re.compile(grep)
+        except re.error as err:
+            raise UserError(f"--grep {grep!r} is not a regular expression: {err}") from None
+        tests = [t for t in tests if wanted.search(t.name)]
+    if not tests:
+        raise UserError("no test to run: --grep or --shard left none")
+    clear_report_folder(out)
+    options = Options(
+        workers=workers or loaded.workers,
+        retries=loaded.retries if retries is None else retries,
+        out=out,
+    )
+    stop = threading.Event()
+    began = time.monotonic()
+    with _stopped_by_signals(stop):
+        outcomes = run_tests(tests, options, done=_progress, stop=stop)
+    if stop.is_set():
+        click.echo(
+            "deskreel test: interrupted; every application and X server is stopped", err=True
+        )
+        return EXIT_INTERRUPTED
+    shards = "all" if shard == (1, 1) else f"{shard[0]}/{shard[1]}"
+    results = Results(
+        outcomes, seconds=time.monotonic() - began, workers=options.workers, shards=shards
+    )
+    write_report(out, results, allow_flaky=allow_flaky, junit=junit)
+    return _summary(results, out, allow_flaky=allow_flaky)
+
+
+def _progress(outcome: object) -> None:
+    from .suite.report import failure_line
+    from .suite.runner import Outcome
+
+    assert isinstance(outcome, Outcome)
+    mark = {"passed": "passed", "flaky": "FLAKY ", "failed": "FAILED"}[outcome.verdict]
+    line = f"  {mark}  {outcome.name}  ({outcome.seconds:.1f} s)"
+    if outcome.verdict != "passed":
+        line += f"  {failure_line(outcome)}"
+    click.echo(printable(line))
+
+
+def _summary(results: object, out: Path, *, allow_flaky: bool) -> int:
+    from .suite.report import Results
+
+    assert isinstance(results, Results)
+    tally = results.counts()
+    said = ", ".join(f"{tally[v]} {v}" for v in ("passed", "flaky", "failed") if tally[v])
+    click.echo(
+        f"{len(results.outcomes)} tests: {said} in {results.seconds:.1f} s on "
+        f"{results.workers} worker{'s' * (results.workers != 1)}; report: {out}/index.html"
+    )
+    failing = tally["failed"] or (tally["flaky"] and not allow_flaky)
+    return EXIT_FAILED if failing else EXIT_OK
+
+
+class _stopped_by_signals:
+    """SIGINT and SIGTERM set `stop` (the workers then end their tests) instead of raising."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+        self.previous: dict[int, object] = {}
+
+    def __enter__(self) -> None:
+        def heard(number: int, frame: object) -> None:
+            self.stop.set()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self.previous[sig] = signal.signal(sig, heard)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
