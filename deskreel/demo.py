@@ -1,28 +1,33 @@
-"""`make demo`: replay the committed sample recording with --verify against the sample app on a
-private Xvfb, the app moved on the screen and its widgets pushed down by a banner, and write the
-HTML report, the JUnit XML and the run's database to a folder.
+"""`make demo`: the sample suite (samples/deskreel.toml) run as `deskreel test` runs it: the
+committed sample recording replayed with --verify against the sample app on a private Xvfb,
+the app moved on the screen and its widgets pushed down by a banner. The report folder holds
+the suite's index.html and junit.xml, and the attempt's per-step report, database and logs.
 
-The recording is samples/demo.db, made by `make samples` (samples/make_sample.py). The demo
-replays a private copy of it, so the committed file never changes. Run from a source checkout:
-`python -m deskreel.demo --out out/demo`.
+The recording is samples/demo.db, made by `make samples` (samples/make_sample.py). Each
+attempt replays a private copy of it, so the committed file never changes. Run from a source
+checkout: `python -m deskreel.demo --out out/demo`.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
-import os
-import shutil
-import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from xsession.xvfb import VirtualDisplay
 
+from .suite.app import AppFailure, RunningApp
+from .suite.config import AppSpec, Ready
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_APP = ROOT / "samples" / "app.py"
 SAMPLE = ROOT / "samples" / "demo.db"
+SUITE = ROOT / "samples" / "deskreel.toml"
+SAMPLE_TITLE = "deskreel sample"  # the sample app's window title (samples/app.py --title)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,114 +42,97 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out: Path = args.out
     if not SAMPLE_APP.exists():
-        print(
-            f"deskreel demo: {SAMPLE_APP} is missing: run it from a source checkout",
-            file=sys.stderr,
-        )
-        return 2
+        return _refuse(f"{SAMPLE_APP} is missing: run it from a source checkout")
     if not args.sample.is_file():
-        print(
-            f"deskreel demo: the sample recording {args.sample} is missing: "
-            f"`make samples` records it",
-            file=sys.stderr,
-        )
-        return 2
-    if out.exists():
+        return _refuse(f"the sample recording {args.sample} is missing: `make samples` records it")
+    if out.exists() and any(out.iterdir()) and not (out / "results.json").exists():
         # Only a folder an earlier demo wrote (or an empty one) is cleared: --out ~ is not.
-        if any(out.iterdir()) and not (out / "demo.db").exists():
-            print(
-                f"deskreel demo: {out} holds other files: give --out a new or an "
-                f"earlier demo's folder",
-                file=sys.stderr,
-            )
-            return 2
-        shutil.rmtree(out)
-    out.mkdir(parents=True, mode=0o700)
+        return _refuse(f"{out} holds other files: give --out a new or an earlier demo's folder")
     try:
-        code = _replay(args.sample, out)
+        return _run(args.sample, out)
     except KeyboardInterrupt:
         print("deskreel demo: interrupted", file=sys.stderr)
         return 130
-    page = out / "report" / "index.html"
+
+
+def _run(sample: Path, out: Path) -> int:
+    """The sample suite with `sample` as its recording, into `out`: 0 passed, 1 failed."""
+    from .suite.config import load_suite
+    from .suite.report import Results, clear_report_folder, write_report
+    from .suite.runner import Options, run_tests
+
+    suite = load_suite(SUITE)
+    tests = [dataclasses.replace(t, database=sample.resolve()) for t in suite.tests]
+    clear_report_folder(out)
+    began = time.monotonic()
+    outcomes = run_tests(tests, Options(out=out), done=lambda o: None, stop=threading.Event())
+    write_report(
+        out, Results(outcomes, seconds=time.monotonic() - began, workers=1, shards="all"),
+        allow_flaky=False, junit=None,
+    )  # fmt: skip
+    attempt = outcomes[0].attempts[-1]
+    folder = out / attempt.folder
+    page = folder / "report" / "index.html"
     print(
-        f"deskreel demo: {_verdict(out / 'demo.db', code)}"
+        f"deskreel demo: {_verdict(folder / 'run.db', attempt.verdict)}"
         + (f"; report: {page}" if page.exists() else "")
     )
-    return code
+    return 0 if attempt.verdict == "passed" else 1
 
 
-def _replay(sample: Path, out: Path) -> int:
-    """Replay a copy of `sample` with --verify into `out`; replay's exit code."""
-    # the replay writes its run into the database: give it a private copy to write into
-    db = out / "demo.db"
-    _private_copy(sample, db)
-    with VirtualDisplay() as display:
-        # the app the sample was recorded against, moved and with a banner pushing it down
-        app = SampleApp(display, out / "app.jsonl", "--geometry", "+180+120", "--banner")
-        try:
-            return subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "deskreel",
-                    "replay",
-                    str(db),
-                    "--verify",
-                    "--max-idle",
-                    "1",
-                    "--report",
-                    str(out / "report"),
-                    "--junit",
-                    str(out / "junit.xml"),
-                ],
-                env=display.env(),
-            ).returncode
-        finally:
-            app.stop()
+def _refuse(message: str) -> int:
+    print(f"deskreel demo: {message}", file=sys.stderr)
+    return 2
 
 
 class SampleApp:
-    """samples/app.py on a display, logging to `log`; `widgets` come from its ready line."""
+    """samples/app.py on a display, logging to `log`, started and stopped as `deskreel test`
+    starts and stops applications; `widgets` come from its ready line."""
 
     def __init__(self, display: VirtualDisplay, log: Path, *args: str):
-        self.proc = subprocess.Popen(
-            [sys.executable, str(SAMPLE_APP), "--log", str(log), *args], env=display.env()
+        command = (sys.executable, str(SAMPLE_APP), "--log", str(log), *args)
+        self.app = RunningApp(
+            AppSpec(command=command, ready=Ready(window_title=SAMPLE_TITLE)),
+            display.env(),
+            log.with_name(log.name + ".out"),
         )
-        deadline = time.monotonic() + 20
-        while not (log.exists() and log.read_text().strip()):
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                self.stop()
-                print(f"deskreel: the sample app did not start (its log: {log})", file=sys.stderr)
-                raise SystemExit(2)
-            time.sleep(0.05)
-        self.widgets = json.loads(log.read_text().splitlines()[0])["widgets"]
+        try:
+            self.app.start()
+            self.widgets = json.loads(_first_line(log))["widgets"]
+        except (AppFailure, TimeoutError) as failure:
+            self.stop()
+            print(f"deskreel: the sample app did not start: {failure}", file=sys.stderr)
+            raise SystemExit(2) from None
 
     def center(self, name: str) -> tuple[int, int]:
         x, y, w, h = self.widgets[name]
         return x + w // 2, y + h // 2
 
     def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait()
+        self.app.stop()
 
 
-def _private_copy(source: Path, target: Path) -> None:
-    """Copy a database into a new file that is 0600 from the start, like every database."""
-    with (
-        source.open("rb") as src,
-        open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as dst,
-    ):
-        shutil.copyfileobj(src, dst)
+def _first_line(log: Path, timeout: float = 5.0) -> str:
+    """The first line the app logs (its widgets), which follows its window's mapping."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and (text := log.read_text()).endswith("\n"):
+            return text.splitlines()[0]
+        time.sleep(0.05)
+    raise TimeoutError(f"it logged nothing to {log}")
 
 
-def _verdict(db: Path, code: int) -> str:
+def _verdict(db: Path, verdict: str) -> str:
     """'verdict passed (8 of 8 steps passed)', from the run the replay stored."""
     from storage import open_store
 
-    if code not in (0, 1):
-        return f"no verdict: replay --verify ended with exit code {code}"
+    if verdict == "error" or not db.exists():
+        return "no verdict: the attempt could not run (see its replay.log and app.log)"
     with open_store(db, readonly=True) as store:
-        run = store.runs()[-1]
+        runs = store.runs()
+        if not runs:
+            return "no verdict: the replay stored no run (see its replay.log)"
+        run = runs[-1]
         total = sum(not step.disabled for step in store.steps(run.recording_id))
     failed = f", {run.steps_failed} failed" if run.steps_failed else ""
     return f"verdict {run.status} ({run.steps_passed} of {total} steps passed{failed})"

@@ -15,7 +15,12 @@ from .table import format_duration, render_table
 
 
 @cli.command("report")
-@click.argument("db")
+@click.argument("sources", nargs=-1, required=True, metavar="DB | --merge DIR...")
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="merge the report folders of `deskreel test` runs (the shards of a suite) into OUT",
+)
 @click.option(
     "-r", "--recording", "ref", help="recording id or name (default: the latest, or the run's)"
 )
@@ -36,7 +41,8 @@ from .table import format_duration, render_table
     "--force", is_flag=True, help="let --junit replace a file that deskreel did not write"
 )
 def report(
-    db: str,
+    sources: tuple[str, ...],
+    merge: bool,
     ref: str | None,
     run_id: int | None,
     last_run: bool,
@@ -48,11 +54,19 @@ def report(
 
     The page needs no network and runs no scripts: open OUT/index.html in a browser or
     keep the directory as a CI artifact. Without --run or --last-run it shows the
-    recording alone: its steps, frames, anchors and windows.
+    recording alone: its steps, frames, anchors and windows. With --merge, SOURCES are
+    the report folders of `deskreel test` runs (a suite's shards), merged into OUT.
     """
     from .report import write_junit, write_report
     from .report.writable import JUNIT_MARK, check_replaceable, check_writable
 
+    if merge:
+        if ref is not None or run_id is not None or last_run:
+            raise UserError("--merge takes report folders and --out (and --junit), nothing else")
+        return _merge(sources, out, junit, force=force)
+    if len(sources) != 1:
+        raise UserError("give one DB (or --merge and the report folders of `deskreel test`)")
+    (db,) = sources
     if run_id is not None and last_run:
         raise UserError("give --run ID or --last-run, not both")
     if junit is not None and run_id is None and not last_run:
@@ -117,6 +131,26 @@ def runs(db: str, ref: str | None) -> int:
         render_table(
             ["run", "recording", "started", "mode", "status", "passed", "failed", "duration"], rows
         )
+    )
+    return EXIT_OK
+
+
+def _merge(sources: tuple[str, ...], out: Path, junit: Path | None, *, force: bool) -> int:
+    from .report.writable import JUNIT_MARK, check_replaceable
+    from .suite.report import merge
+
+    folders = [Path(s) for s in sources]
+    if any(out.resolve() == f.resolve() for f in folders):
+        raise UserError(f"--out {out} is one of the folders merged: give a new folder")
+    if junit is not None:
+        check_replaceable(junit, mark=JUNIT_MARK, what="JUnit file of deskreel's", force=force)
+    results = merge(folders, out, allow_flaky=False, junit=junit)
+    tally = results.counts()
+    said = ", ".join(f"{tally[v]} {v}" for v in ("passed", "flaky", "failed") if tally[v])
+    click.echo(
+        f"merged {len(folders)} reports: {len(results.outcomes)} tests ({said}) into "
+        f"{out}/index.html",
+        err=True,
     )
     return EXIT_OK
 

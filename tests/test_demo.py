@@ -30,18 +30,21 @@ def test_demo_verifies_the_committed_sample(
 
     code = demo.main(["--out", str(out)])
 
-    page = out / "report" / "index.html"
+    attempt = out / "tests" / "demo" / "attempt-1"  # as `deskreel test` lays it out
+    page = attempt / "report" / "index.html"
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"deskreel demo: verdict passed (8 of 8 steps passed); report: {page}"
     )
     assert code == 0
-    assert page.is_file()
+    assert page.is_file() and (out / "index.html").is_file()
+    steps = ET.parse(attempt / "junit.xml").getroot()
+    assert (steps.get("tests"), steps.get("failures")) == ("8", "0")
     suite = ET.parse(out / "junit.xml").getroot()
-    assert (suite.get("tests"), suite.get("failures")) == ("8", "0")
-    assert (out / "demo.db").stat().st_mode & 0o777 == 0o600
+    assert (suite.get("tests"), suite.get("failures")) == ("1", "0")
+    assert (attempt / "run.db").stat().st_mode & 0o777 == 0o600
     assert _sha256(demo.SAMPLE) == committed
     # what the replayed session did to the app, independently of the screens compared
-    events = [json.loads(line) for line in (out / "app.jsonl").read_text().splitlines()]
+    events = [json.loads(line) for line in (attempt / "app.jsonl").read_text().splitlines()]
     assert [
         (e["event"], e["widget"])
         for e in events

@@ -267,7 +267,7 @@ class _Loader:
         if suite is None:
             self._fail((), "suite", "is missing: add a [suite] table with recordings")
         self._table(suite, _SUITE, ("suite",))
-        app = self._app(data.get("app", {}), ("app",), AppSpec())
+        app = self._app(data.get("app", {}), ("app",), AppSpec(cwd=self.path.parent.resolve()))
         screen = self._screen(data.get("screen", {}), ("screen",), ScreenSpec())
         verify = self._verify(data.get("verify", {}), ("verify",), VerifySpec())
         tests: dict[str, TestSpec] = {}
@@ -355,7 +355,8 @@ class _Loader:
         self, patterns: list[str], where: tuple[Any, ...]
     ) -> list[tuple[str, Path, str]]:
         """(test name, database, recording name) for each recording the patterns name."""
-        from storage import StorageError, open_store
+        from storage import StorageError
+        from storage.peek import recording_names
 
         found: list[tuple[str, Path, str]] = []
         for pattern in patterns:
@@ -368,8 +369,7 @@ class _Loader:
             matched = False
             for db in databases:
                 try:
-                    with open_store(db, create=False, readonly=True) as store:
-                        names = [r.name for r in store.recordings()]
+                    names = recording_names(db)
                 except StorageError as err:
                     self._fail(where[:-1], where[-1], f"names {db}, which cannot be read: {err}")
                 for name in names:

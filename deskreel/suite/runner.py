@@ -18,18 +18,20 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
 from xsession.xvfb import VirtualDisplay
 
 from .app import AppFailure, RunningApp, run_command, stop_group
-from .config import ScreenSpec, TestSpec
+from .config import AppSpec, ScreenSpec, TestSpec
 
 __all__ = ["Attempt", "Outcome", "Options", "run_tests", "shard", "test_folder"]
 
 SETUP_TIMEOUT = 120.0  # s a setup or teardown command may take
+ATTEMPT_DIR = "{attempt_dir}"  # in a command's words: the attempt's own folder
+ATTEMPT_ENV = "DESKREEL_ATTEMPT_DIR"  # and in the environment of every command
 T = TypeVar("T")
 
 
@@ -194,8 +196,8 @@ class _Attempt:
 
     def run(self) -> tuple[str, int | None, str]:
         """(verdict, failed step, what failed) of one attempt."""
-        spec = self.test.app
-        env = {**self.display.env(), **dict(spec.env)}
+        spec = placed(self.test.app, self.path)
+        env = {**self.display.env(), **dict(spec.env), ATTEMPT_ENV: str(self.path.resolve())}
         app = RunningApp(spec, env, self.path / "app.log")
         try:
             db = self._timed("copy", lambda: _private_copy(self.test.database, self.path))
@@ -249,7 +251,7 @@ class _Attempt:
 
     def _teardown(self, app: RunningApp, env: dict[str, str]) -> None:
         app.stop()
-        spec = self.test.app
+        spec = placed(self.test.app, self.path)
         if spec.teardown:
             _command(spec.teardown, env, spec)
         _release_all(self.display.display)
@@ -260,6 +262,24 @@ class _Attempt:
             return work()
         finally:
             self.phases[phase] = round(time.monotonic() - began, 3)
+
+
+def placed(spec: AppSpec, folder: Path) -> AppSpec:
+    """The application's commands with {attempt_dir} replaced by the attempt's folder, where
+    an application writes what must not collide with another worker's (its log)."""
+    where = str(folder.resolve())
+
+    def fill(argv: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if argv is None else tuple(w.replace(ATTEMPT_DIR, where) for w in argv)
+
+    ready = replace(spec.ready, command=fill(spec.ready.command))
+    return replace(
+        spec,
+        command=fill(spec.command),
+        setup=fill(spec.setup),
+        teardown=fill(spec.teardown),
+        ready=ready,
+    )
 
 
 def _command(argv: Sequence[str], env: dict[str, str], spec: object) -> bool:
