@@ -201,7 +201,11 @@ def show(db: str, ref: str | None) -> int:
 @cli.command("import")
 @click.argument("script", type=FilePath(dir_okay=False, path_type=Path))
 @click.argument("db")
-@click.option("--name", help="name of the new recording (default: the script's file name)")
+@click.option(
+    "--name",
+    help="name of the new recording (default: the name a dataset's lines give, else the "
+    "script's file name)",
+)
 @click.option(
     "--screen",
     callback=screen_size,
@@ -219,7 +223,7 @@ def import_script(script: Path, db: str, name: str | None, screen: tuple[int, in
     from storage import Step, store_to_fill
     from storage.recordings import checked_name
 
-    name = checked_name(name or script.stem)  # before anything is created
+    name = checked_name(name or parsed.recording or script.stem)  # before anything is created
     screen = _script_screen(script, parsed, screen)
     with store_to_fill(db) as store:  # a new file goes again when the import fails
         rec_id = store.create_recording(

@@ -19,7 +19,7 @@ from .errors import EXIT_OK, UserError
 from .table import format_bytes, format_duration, json_shown, printable
 
 from storage import Step
-from storage.recordings import checked_text
+from storage.script import checked_text
 from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
 
 if TYPE_CHECKING:

@@ -22,7 +22,8 @@ from sqlalchemy.exc import IntegrityError
 from . import schema as s
 from .bulk import chunks
 from .errors import StorageError
-from .recordings import checked_name, checked_text, new_uid
+from .recordings import checked_name, new_uid
+from .script import checked_text
 from .rows import inserted_id
 from .store import Store
 from .unused_frames import delete_unused_frames, details_frames
@@ -152,6 +153,8 @@ def _plan(rows: list[Row], edit: RecordingEdit, *, what: str) -> _Plan:
         new += [_new_row(a, row["t_end"]) for a in inserts.get(n, [])]
     if not new:
         raise EditError(f"the edit would leave {what} without steps: drop or trim less")
+    if trimmed := sorted(r["step"] for r in dropped if r["step"] in notes):
+        raise EditError(f"step {trimmed[0]} cannot be both trimmed and noted")
     shift = min(r["t_start"] for r in kept) if start is not None and kept else 0.0
     for number, row in enumerate(new, start=1):
         row.update(
@@ -177,6 +180,9 @@ def _check(edit: RecordingEdit, numbers: list[int], what: str) -> None:
     known = set(numbers)
     span = f"steps 1 to {max(numbers)}" if numbers else "no steps"
     noted = frozenset(n for n, _ in edit.notes)
+    if len(noted) != len(edit.notes):
+        twice = next(n for n in noted if sum(m == n for m, _ in edit.notes) > 1)
+        raise EditError(f"step {twice} is given two notes: give one --note per step")
     asked = [*edit.drop, *edit.disable, *edit.enable, *noted]
     asked += [n for n, _ in edit.insert_after if n]
     for n in sorted(set(asked)):

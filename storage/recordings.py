@@ -19,18 +19,11 @@ from . import schema as s
 from .bulk import insert_ignore, insert_rows
 from .errors import NotFoundError, StorageError
 from .rows import anchor_row, inserted_id, step_of, step_row, utc
-from .script import text_problem
+from .script import checked_text
 from .unused_frames import delete_unused_frames, details_frames, recording_frames
 from .values import RawEvent, Recording, Step
 
-__all__ = [
-    "RecordingMethods",
-    "checked_name",
-    "checked_text",
-    "free_name",
-    "new_uid",
-    "numbered_events",
-]
+__all__ = ["RecordingMethods", "checked_name", "free_name", "new_uid", "numbered_events"]
 
 _EVENT_ROW_BYTES = 48  # a raw-event row's size on disk, roughly; for the size column only
 
@@ -306,16 +299,6 @@ def checked_name(name: str) -> str:
             f"{len(name)}: give a shorter one with --name"
         )
     return name
-
-
-def checked_text(text: str | None, what: str) -> str | None:
-    """An instruction or a note as stored (None for none, or for empty text), or
-    StorageError saying why it cannot be one."""
-    if text is None:
-        return None
-    if why := text_problem(text):
-        raise StorageError(f"{what} {why}")
-    return text or None
 
 
 def free_name(conn: Connection, base: str) -> str:

@@ -24,6 +24,7 @@ __all__ = [
     "ScriptError",
     "ScriptStep",
     "load_json",
+    "checked_text",
     "text_problem",
     "parse_script",
     "script_lines",
@@ -59,6 +60,7 @@ class Script:
     steps: tuple[ScriptStep, ...]
     screen: tuple[int, int] | None = None
     instruction: str | None = None
+    recording: str | None = None  # the name a dataset's lines give their recording
 
     def __iter__(self) -> Iterator[ScriptStep]:
         return iter(self.steps)
@@ -102,7 +104,12 @@ def parse_script(text: str) -> Script:
         if action.action == "wait":
             clock += action.duration or 0.0
     screen = header.get("screen")
-    return Script(tuple(steps), tuple(screen) if screen else None, header.get("instruction"))
+    return Script(
+        tuple(steps),
+        tuple(screen) if screen else None,
+        header.get("instruction"),
+        header.get("recording") if isinstance(header.get("recording"), str) else None,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +207,18 @@ def _text(value: Any, what: str) -> str | None:
     return value or None
 
 
+def checked_text(text: str | None, what: str) -> str | None:
+    """An instruction or a note as stored (None for none, or for empty text), or
+    StorageError saying why it cannot be one."""
+    from .errors import StorageError
+
+    if text is None:
+        return None
+    if why := text_problem(text):
+        raise StorageError(f"{what} {why}")
+    return text or None
+
+
 def text_problem(text: str) -> str | None:
     """Why `text` cannot be an instruction or a note, or None: it must be UTF-8 text (no
     lone surrogates), without control characters but newlines and tabs, at most TEXT_MAX
@@ -271,7 +290,9 @@ def _objects(text: str) -> list[Any]:
             raise ScriptError("a script is a JSON array of action objects")
         return data
     objects = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # JSON lines end at "\n" only: a note may hold U+2028, which splitlines() splits at
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         try:

@@ -225,10 +225,15 @@ def _copy_runs(src: Connection, dst: Connection, source_id: int, new_id: int) ->
 
 
 def _content(conn: Connection, recording_id: int) -> tuple[str, dict[int, str]]:
-    """A digest of what a copy carries and an edit or a redaction changes (raw events,
-    steps with their anchors, masks; not the name, ids or runs), and each step's body."""
+    """A digest of what a copy carries and an edit or a redaction changes (the instruction,
+    raw events, steps with their anchors, masks; not the name, ids or runs), and each step's
+    body."""
     a, an, e, m = s.actions.c, s.anchors.c, s.events.c, s.masks.c
     digest = hashlib.sha256()
+    instruction = conn.execute(
+        select(s.recordings.c.instruction).where(s.recordings.c.id == recording_id)
+    ).scalar_one()
+    digest.update(repr(("instruction", instruction)).encode())
     steps = conn.execute(
         select(
             *(c for c in s.actions.c if c.name not in ("recording_id", "anchor_id")),

@@ -80,8 +80,19 @@ def canonical(action: Action) -> Obj:
 # -- anthropic -----------------------------------------------------------------------------
 
 
-def read_anthropic(calls: list[Obj]) -> Obj:
-    objs = [{"action": c["name"], **c["input"]} if "name" in c else dict(c) for c in calls]
+FIRST_POINTED = ("mouse_move", "left_click_drag")  # seed 000: the only ones with coordinate
+
+
+def read_anthropic(calls: list[Obj], version: str) -> Obj:
+    """As the tool version's harness reads its calls: member-tool calls for a toolset, input
+    objects otherwise; seed 000's shape for computer_20241022."""
+    toolset = version.startswith("computer_toolset_")
+    assert all(set(c) == {"name", "input"} for c in calls) == toolset, (version, calls)
+    objs = [{"action": c["name"], **c["input"]} if toolset else dict(c) for c in calls]
+    if version == "computer_20241022":
+        for obj in objs:
+            assert obj["action"] in FIRST_POINTED or "coordinate" not in obj, (version, obj)
+            assert "start_coordinate" not in obj and obj["action"] != "zoom", (version, obj)
     if all(o["action"] == "wait" for o in objs):
         return {"action": "wait", "duration": sum(o["duration"] for o in objs)}
     if len(objs) == 2 and objs[0]["action"] == "mouse_move":  # move, then act there
@@ -273,12 +284,13 @@ def read_pyautogui(code: str, screen: tuple[int, int] | None) -> Obj:
     return {"action": kind[name], "coordinate": point(args, kwargs), **held}
 
 
-def read(dialect: str, action: str, screen: tuple[int, int] | None) -> Action:
+def read(dialect: str, variant: str | None, action: str, screen: tuple[int, int] | None) -> Action:
     """The vocabulary action a harness of the dialect performs for a line's `action`."""
     if dialect == "actions":
         (obj,) = json.loads(action)
     elif dialect == "anthropic":
-        obj = read_anthropic(json.loads(action))
+        assert variant is not None
+        obj = read_anthropic(json.loads(action), variant)
     elif dialect == "normalized":
         assert screen is not None
         obj = read_normalized(json.loads(action), screen)

@@ -70,6 +70,8 @@ def test_edit_sets_and_removes_instruction_and_notes(fixture, capsys):
         (("--note", "x", "y"), "--note 'x': not a step number"),
         (("--note", "0", "y"), "--note '0': not a step number"),
         (("--drop", "2", "--note", "2", "y"), "cannot be both dropped and noted"),
+        (("--trim-start", "1", "--note", "1", "y"), "step 1 cannot be both trimmed and noted"),
+        (("--note", "2", "a", "--note", "2", "b"), "step 2 is given two notes"),
         (("--instruction", "a\x1b[2Jb"), "holds control characters"),
         (("--instruction", "x" * 20_001), "at most 20000"),
     ],
@@ -95,16 +97,16 @@ def test_instruction_notes_and_screen_round_trip_through_export_and_import(
             INSTRUCTION,
             "--note",
             "3",
-            "type the greeting ✓",
+            "type the greeting ✓\u2028second line",
         )  # fmt: skip
         == 0
     )
     out = tmp_path / "steps.jsonl"
     assert deskreel("export", fixture.db, "-r", fixture.name, "--out", out) == 0
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    lines = [json.loads(line) for line in out.read_text().split("\n") if line]  # not at U+2028
     assert all(line["instruction"] == INSTRUCTION for line in lines)
     assert all(line["screen"] == list(SCREEN) for line in lines)
-    assert [line.get("note") for line in lines if "note" in line] == ["type the greeting ✓"]
+    assert [x.get("note") for x in lines if "note" in x] == ["type the greeting ✓\u2028second line"]
     again = tmp_path / "again.db"
     assert deskreel("import", out, again, "--name", "back") == 0
     assert f"({SCREEN[0]}x{SCREEN[1]})" in capsys.readouterr().err
@@ -119,7 +121,7 @@ def test_instruction_notes_and_screen_round_trip_through_export_and_import(
     # and again, unchanged: the export of the import is the export
     second = tmp_path / "second.jsonl"
     assert deskreel("export", again, "--out", second) == 0
-    assert [{**json.loads(x), "t": 0} for x in second.read_text().splitlines()] == [
+    assert [{**json.loads(x), "t": 0} for x in second.read_text().split("\n") if x] == [
         {**x, "t": 0, "step": n} for n, x in enumerate(lines, start=1)
     ]
 
@@ -208,4 +210,4 @@ def test_an_actions_dataset_without_a_screen_imports_without_one(tmp_path):
     (line,) = (tmp_path / "d" / "metadata.jsonl").read_text().splitlines()
     assert json.loads(line)["screen"] == []
     assert deskreel("import", tmp_path / "d" / "metadata.jsonl", tmp_path / "b.db") == 0
-    assert header(tmp_path / "b.db", "metadata")[0].screen is None
+    assert header(tmp_path / "b.db", "s")[0].screen is None  # named as its lines say

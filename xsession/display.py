@@ -63,9 +63,10 @@ def connect(name: str | None = None, *, extensions: tuple[str, ...] = ()) -> Any
 
 def _missing_cookies_are_none() -> None:
     """python-xlib refuses to connect when the cookie file ($XAUTHORITY, else ~/.Xauthority)
-    is missing, and prints a warning on stdout when it is empty, where X's own clients
-    connect without a cookie. Its cookie lookup is wrapped once: a missing file holds no
-    cookies, so such a server (Xvfb without -auth) is reached, quietly."""
+    is missing, where X's own clients connect without a cookie. Its cookie lookup is
+    wrapped, once per process (python-xlib offers no other hook): a missing file holds no
+    cookies, so such a server (Xvfb without -auth) is reached. An empty file is python-
+    xlib's own case, and it still prints a warning for it."""
     from Xlib.support import unix_connect
 
     lookup = unix_connect.get_auth

@@ -29,7 +29,7 @@ VERSIONS = (
     "computer_toolset_20260801",
 )
 DEFAULT_VERSION = "computer_20250124"
-MAX_WAIT = 100  # seconds of one `wait` (the tool's range is 0 to 100); longer ones are several
+WAIT_LIMIT = 100  # seconds of one `wait` (the tool's range is 0 to 100); longer are several
 _FIRST = frozenset(
     {
         "key",
@@ -59,16 +59,20 @@ def translate_for(version: str) -> Callable[[Action, Context], Translation]:
             shown = "hold_key" if kind == "key" else kind
             raise NotExpressible(f"{version} has no {shown} action")
         if kind == "screenshot" and action.region:
-            if not zoom:
-                return one(
-                    {"action": "screenshot"}, losses=["the region (the whole screen is taken)"]
-                )
-            x, y, w, h = action.region
-            return one({"action": "zoom", "region": [x, y, x + w, y + h]})
-        out = _first(action) if first else _later(action, drag_keys=toolset)
+            out = _region(action.region, zoom=zoom)
+        else:
+            out = _first(action) if first else _later(action, drag_keys=toolset)
         return _members(out) if toolset else out
 
     return translate
+
+
+def _region(region: tuple[int, int, int, int], *, zoom: bool) -> Translation:
+    """A screenshot of a region: `zoom` where the version has it, else the whole screen."""
+    if not zoom:
+        return one({"action": "screenshot"}, losses=["the region (the whole screen is taken)"])
+    x, y, w, h = region
+    return one({"action": "zoom", "region": [x, y, x + w, y + h]})
 
 
 def _first(action: Action) -> Translation:
@@ -102,8 +106,8 @@ def _later(action: Action, *, drag_keys: bool) -> Translation:
     if kind == "wait":
         left, waits = action.duration or 0.0, list[Obj]()
         while not waits or left > 0:
-            waits.append({"action": "wait", "duration": min(left, MAX_WAIT)})
-            left -= MAX_WAIT
+            waits.append({"action": "wait", "duration": min(left, WAIT_LIMIT)})
+            left -= WAIT_LIMIT
         return one(*waits)
     return one(action.to_json())  # type, mouse_move, screenshot, cursor_position
 
@@ -159,10 +163,16 @@ def dialect(version: str = DEFAULT_VERSION) -> Dialect:
         "and the modifiers held during a click or scroll, `scroll_direction`/"
         "`scroll_amount`, `duration` for `wait` and `hold_key`. Most steps are one call; "
         "some need two (`mouse_move` first).",
-        notes=_NOTES[version] + _COMMON,
+        notes=_NOTES[version] + (() if version == "computer_20241022" else _LATER) + _COMMON,
     )
 
 
+_LATER = (
+    f"A wait over {WAIT_LIMIT} s is several `wait` calls of at most {WAIT_LIMIT} s.",
+    "Modifiers held during a click, scroll or drag are in `text`, as the API's input "
+    "schema has them (Anthropic's reference harness, computer-use-demo, reads them from a "
+    "`key` field instead).",
+)
 _COMMON = (
     "Keys are in xdotool syntax (`ctrl+s`, `Return`, `alt+Tab`, `KP_0`): the recorded "
     "keysyms, unchanged.",
@@ -178,16 +188,14 @@ _NOTES = {
         "This version has no `scroll`, `hold_key`, `wait`, `triple_click`, "
         "`left_mouse_down`/`left_mouse_up` and no modifier keys on clicks: such steps "
         "are not expressible (action null).",
+        "Today's reference harness (computer-use-demo) wants `start_coordinate` on this "
+        "version's `left_click_drag` too; seed 000 has none, and these lines follow it.",
     ),
-    "computer_20250124": (
-        "Tool version `computer_20250124` (beta `computer-use-2025-01-24`).",
-        f"A wait over {MAX_WAIT} s is several `wait` calls of at most {MAX_WAIT} s.",
-    ),
+    "computer_20250124": ("Tool version `computer_20250124` (beta `computer-use-2025-01-24`).",),
     "computer_20251124": (
         "Tool version `computer_20251124` (beta `computer-use-2025-11-24`), declared "
         "with `enable_zoom: true`: a screenshot of a region is `zoom` with `region` "
         "[x0, y0, x1, y1].",
-        f"A wait over {MAX_WAIT} s is several `wait` calls of at most {MAX_WAIT} s.",
     ),
     "computer_toolset_20260801": (
         "Tool type `computer_toolset_20260801`: every action is its own member tool, "
@@ -195,7 +203,6 @@ _NOTES = {
         "`zoom` is enabled in the toolset's `configs`.",
         "Member tools take whole seconds: a `wait` or `hold_key` duration is rounded, "
         "and reported when that changed it.",
-        f"A wait over {MAX_WAIT} s is several `wait` calls of at most {MAX_WAIT} s.",
     ),
 }
 

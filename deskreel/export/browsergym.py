@@ -10,9 +10,18 @@ BrowserGym runs only in its multiaction mode.
 from __future__ import annotations
 
 from storage import Action
-from storage.keys import is_modifier
 
-from .dialect import Context, Dialect, NotExpressible, Translation, held, one, python_args, xy
+from .dialect import (
+    Context,
+    Dialect,
+    NotExpressible,
+    Translation,
+    held,
+    held_losses,
+    one,
+    python_args,
+    xy,
+)
 from .keynames import PLAYWRIGHT, KeyNames
 
 PIXELS_PER_CLICK = 100  # one wheel click as scroll_at(x, y, delta_x, delta_y) pixels
@@ -20,7 +29,6 @@ KEYS = KeyNames("Playwright", PLAYWRIGHT)
 _BUTTONS = {"left_click": "left", "right_click": "right", "middle_click": "middle"}
 _DOWN, _UP = "keyboard_down({})", "keyboard_up({})"
 _DELTAS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
-NO_REPEAT = "autorepeat: a held key is one keydown, which does not repeat"
 
 
 def translate(action: Action, ctx: Context) -> Translation:
@@ -73,8 +81,7 @@ def _key(action: Action) -> Translation:
     if not action.duration:
         return one(f"keyboard_press({python_args('+'.join(keys.names))})", losses=keys.losses)
     calls = held(keys.names, [f"noop({_ms(action.duration)})"], down=_DOWN, up=_UP)
-    repeats = not all(is_modifier(k) for k in keysyms)
-    return one(*calls, losses=keys.losses + ((NO_REPEAT,) if repeats else ()))
+    return one(*calls, losses=keys.losses + held_losses(keysyms))
 
 
 def _ms(seconds: float) -> int:
@@ -105,7 +112,7 @@ DIALECT = Dialect(
         'BrowserGym refuses the step ("Received a multi-action, only single-actions are '
         'allowed").',
         f"`scroll_at` deltas are pixels: {PIXELS_PER_CLICK} per wheel click, positive right "
-        "and down, at the step's point.",
+        "and down, at the step's point (`scroll_at` came with BrowserGym 0.14.1).",
         "Coordinates are screen pixels; BrowserGym reads them as page (viewport) pixels, "
         "which match only when the page fills the screen.",
         "Keys use Playwright's names (`Enter`, `Backspace`, `ArrowLeft`, `PageUp`, "

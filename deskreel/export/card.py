@@ -68,7 +68,10 @@ def front_matter(summary: Summary) -> str:
 
 
 def is_card(text: str) -> bool:
-    """Whether `text` begins as a card deskreel wrote: front matter, then its title."""
+    """Whether `text` begins as a card deskreel wrote: front matter, then its title (or the
+    title alone, as cards before the front matter began)."""
+    if text.startswith(CARD_TITLE):
+        return True
     head, fence, body = text.partition(f"\n{_FENCE}\n")
     return head.startswith(f"{_FENCE}\n") and bool(fence) and body.lstrip().startswith(CARD_TITLE)
 
@@ -167,8 +170,9 @@ def _lines(summary: Summary) -> str:
     )
     return (
         "## Lines\n\n"
-        "Every line has every key. What is absent is empty, not null: Arrow needs one type "
-        "per column, and `datasets` and pyarrow infer it from the first lines.\n\n"
+        "Every line has every key. Text and lists that are absent are empty, not null: "
+        "Arrow needs one type per column, and `datasets` and pyarrow infer it from the "
+        "first lines. Only `action` (unexpressed) and a missing after-frame are null.\n\n"
         "- `recording`: the recording's name.\n"
         "- `step`: its number in `deskreel show`; disabled steps are left out, so "
         "numbers may skip.\n"

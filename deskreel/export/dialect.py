@@ -24,7 +24,7 @@ __all__ = [
     "NotExpressible",
     "Translation",
     "held",
-    "modifiers",
+    "held_losses",
     "one",
     "python_args",
     "seconds",
@@ -89,13 +89,6 @@ def seconds(value: float) -> str:
     return f"{value:g}"
 
 
-def modifiers(with_key: str | None) -> list[str]:
-    """The modifier keysym names of a `with_key` chord, in order; [] for none."""
-    from storage import parse_chord
-
-    return list(parse_chord(with_key).keys) if with_key else []
-
-
 def held(keys: Sequence[str], calls: Sequence[str], *, down: str, up: str) -> list[str]:
     """`calls` with `keys` pressed before them and released after, in reverse order.
 
@@ -106,6 +99,17 @@ def held(keys: Sequence[str], calls: Sequence[str], *, down: str, up: str) -> li
         + list(calls)
         + [up.format(python_args(k)) for k in reversed(keys)]
     )
+
+
+NO_REPEAT = "autorepeat: a held key is one keydown, which does not repeat"
+
+
+def held_losses(keysyms: Sequence[str]) -> tuple[str, ...]:
+    """What holding these keys with one keydown loses: the repeats a held key that types
+    would have made (X does not repeat modifiers)."""
+    from storage.keys import is_modifier
+
+    return () if all(is_modifier(k) for k in keysyms) else (NO_REPEAT,)
 
 
 def xy(point: tuple[int, int] | None) -> tuple[int, int]:

@@ -179,7 +179,7 @@ class KeyNames:
         if char is not None and self.chars(char):
             return char, None
         if self.unknown_as_x:
-            return keysym, None
+            return keysym, f"{keysym} under its X name, which {self.dialect} does not name"
         raise NotExpressible(f"{self.dialect} has no name for the key {keysym}")
 
     def keys(self, keysyms: Iterable[str]) -> Named:

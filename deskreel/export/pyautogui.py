@@ -13,15 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from storage import Action, parse_chord
-from storage.keys import is_modifier
 
-from .browsergym import NO_REPEAT
 from .dialect import (
     Context,
     Dialect,
     NotExpressible,
     Translation,
     held,
+    held_losses,
     one,
     python_args,
     seconds,
@@ -120,8 +119,7 @@ def _key(action: Action) -> Translation:
     keys = KEYS.keys(keysyms)
     if action.duration:
         calls = held(keys.names, [f"time.sleep({seconds(action.duration)})"], down=_DOWN, up=_UP)
-        repeats = not all(is_modifier(k) for k in keysyms)
-        return one(*calls, losses=keys.losses + ((NO_REPEAT,) if repeats else ()))
+        return one(*calls, losses=keys.losses + held_losses(keysyms))
     if len(keys.names) == 1:
         return one(f"pyautogui.press({python_args(keys.names[0])})", losses=keys.losses)
     return one(f"pyautogui.hotkey({python_args(*keys.names)})", losses=keys.losses)
