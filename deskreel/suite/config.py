@@ -381,7 +381,9 @@ class _Loader:
         return _unique(found)
 
     def _fail(self, where: tuple[Any, ...], key: str, what: str) -> NoReturn:
-        shown = ".".join(str(part) for part in (*where, key) if part != "")
+        shown = ""
+        for part in (*where, key):  # test[2].app.command: arrays of tables count from 1
+            shown += f"[{part + 1}]" if isinstance(part, int) else f"{'.' * bool(shown)}{part}"
         line = _line_of(self.text, where, key)
         at = f" line {line}" if line else ""
         raise SuiteError(f"{self.path}{at}: {shown} {what}")
