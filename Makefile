@@ -74,6 +74,8 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -qq --upgrade pip
 	$(PY) -m pip install -qq -e '.[test]'
+	@# pyautogui asks for python3-Xlib, whose files would overwrite python-xlib's: not it
+	$(PY) -m pip install -qq --no-deps pyautogui==0.9.54 mouseinfo==0.1.3
 	touch $@
 
 clean:

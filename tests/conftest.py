@@ -115,10 +115,11 @@ def xvfb() -> Iterator[VirtualDisplay]:
 
 @pytest.fixture
 def xdisplay(xvfb: VirtualDisplay) -> Iterator[Display]:
-    """A python-xlib connection to the test server, never to the developer's $DISPLAY."""
-    from Xlib.display import Display
+    """A python-xlib connection to the test server, never to the developer's $DISPLAY (made
+    as deskreel makes its own: without a cookie file where there is none)."""
+    from xsession.display import connect
 
-    connection = Display(xvfb.display)
+    connection = connect(xvfb.display)
     yield connection
     connection.close()
 

@@ -19,6 +19,7 @@ from Xlib import XK, X
 from Xlib.display import Display
 from Xlib.ext import xtest
 
+from xsession.display import connect
 from xsession.xvfb import VirtualDisplay, set_keyboard_layout
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ def test_set_keyboard_layout_switches_to_german() -> None:
     # A display of its own: the session display must keep its US layout for other tests.
     with VirtualDisplay(width=320, height=240) as extra:
         set_keyboard_layout(extra.display, "de")
-        connection = Display(extra.display)
+        connection = connect(extra.display)
         try:
             assert connection.keysym_to_keycode(XK.string_to_keysym("adiaeresis")) != 0
         finally:

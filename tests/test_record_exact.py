@@ -147,9 +147,9 @@ def test_the_servers_repeat_controls_are_stored_and_decide(quick_keyboard, xvfb,
 
 def _keycode(display: str, keysym: str) -> int:
     from Xlib import XK
-    from Xlib.display import Display
+    from xsession.display import connect
 
-    conn = Display(display)
+    conn = connect(display)
     try:
         return conn.keysym_to_keycode(XK.string_to_keysym(keysym))
     finally:
@@ -170,9 +170,9 @@ def _xset_repeating(display: str) -> frozenset[int]:
 def settings_manager(display: str, **values: int) -> Iterator[None]:
     """An XSETTINGS manager (as GNOME's, KDE's or Xfce's) serving integer `values`."""
     from Xlib import X
-    from Xlib.display import Display
+    from xsession.display import connect
 
-    conn = Display(display)
+    conn = connect(display)
     try:
         window = conn.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
         atom = conn.intern_atom("_XSETTINGS_SETTINGS")

@@ -236,7 +236,7 @@ def test_newer_schema_is_refused(store_url):
     with pytest.raises(
         StorageError,
         match=r"schema version 99, newer than this deskreel "
-        r"understands \(5\): upgrade deskreel",
+        r"understands \(6\): upgrade deskreel",
     ):
         open_store(store_url)
 

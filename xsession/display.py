@@ -42,7 +42,6 @@ def connect(name: str | None = None, *, extensions: tuple[str, ...] = ()) -> Any
     from Xlib import error as xerror
 
     name = display_name(name)
-    _missing_cookies_are_none()
     try:
         conn = xdisplay.Display(name)
     except (xerror.DisplayError, xerror.ConnectionClosedError, xerror.XauthError, OSError) as err:
@@ -59,28 +58,6 @@ def connect(name: str | None = None, *, extensions: tuple[str, ...] = ()) -> Any
                 details={"display": name, "extension": ext},
             )
     return conn
-
-
-def _missing_cookies_are_none() -> None:
-    """python-xlib refuses to connect when the cookie file ($XAUTHORITY, else ~/.Xauthority)
-    is missing, where X's own clients connect without a cookie. Its cookie lookup is
-    wrapped, once per process (python-xlib offers no other hook): a missing file holds no
-    cookies, so such a server (Xvfb without -auth) is reached. An empty file is python-
-    xlib's own case, and it still prints a warning for it."""
-    from Xlib.support import unix_connect
-
-    lookup = unix_connect.get_auth
-    if getattr(lookup, "deskreel", False):
-        return
-
-    def get_auth(sock: Any, dname: str, host: str, dno: int) -> tuple[str, str]:
-        home = os.path.join(os.path.expanduser("~"), ".Xauthority")
-        if not os.path.exists(os.environ.get("XAUTHORITY") or home):
-            return "", ""
-        return lookup(sock, dname, host, dno)
-
-    get_auth.deskreel = True  # type: ignore[attr-defined]
-    unix_connect.get_auth = get_auth
 
 
 def xwayland(conn: Any) -> bool:
