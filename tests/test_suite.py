@@ -269,3 +269,22 @@ def test_ctrl_c_stops_every_app_and_x_server(four: Path, tmp_path: Path) -> None
     assert proc.returncode == 130, out + err
     assert "interrupted" in err
     assert not left_behind(tmp_path, pids=servers)
+
+
+def test_each_server_takes_only_its_own_cookie(four: Path, tmp_path: Path) -> None:
+    """The setup command runs on the worker's display: xdpyinfo with the run's cookies
+    connects, without them it is refused (and so are other users' clients)."""
+    probe = (
+        "xdpyinfo >/dev/null 2>&1 && touch {attempt_dir}/with-cookie; "
+        "XAUTHORITY=/dev/null xdpyinfo >/dev/null 2>&1 && touch {attempt_dir}/without; true"
+    )
+    path = suite(tmp_path, four, extra="")
+    text = path.read_text().replace(
+        "[app]\n", f"[app]\nsetup = {json.dumps(['sh', '-c', probe])}\n"
+    )
+    path.write_text(text)
+    report = tmp_path / "report"
+    done = deskreel("test", path, "--grep", "^demo$", "--report", report)
+    assert done.returncode == 0, done.stdout + done.stderr
+    attempt = report / "tests" / "demo" / "attempt-1"
+    assert (attempt / "with-cookie").exists() and not (attempt / "without").exists()

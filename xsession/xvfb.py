@@ -14,7 +14,7 @@ import time
 from types import TracebackType
 from typing import IO, Self
 
-__all__ = ["VirtualDisplay", "set_keyboard_layout"]
+__all__ = ["VirtualDisplay", "cookie_entry", "set_keyboard_layout"]
 
 _SOCKET_DIR = "/tmp/.X11-unix"
 _FIRST_DISPLAY = 50  # well above :0/:1 and the :10+ range ssh X forwarding likes
@@ -35,7 +35,10 @@ class VirtualDisplay:
         start_timeout: float = 10.0,
         stop_timeout: float = 5.0,
         extensions: Sequence[str] = ("+extension", "RECORD", "+extension", "XTEST"),
+        cookies: str | None = None,
     ) -> None:
+        """`cookies`: an Xauthority file of the caller's; when given, the server accepts only
+        clients with a cookie of its own, which is added there (and in env()'s XAUTHORITY)."""
         self.extensions = list(extensions)  # e.g. ("-extension", "RECORD") for error tests
         self.width = width
         self.height = height
@@ -46,6 +49,8 @@ class VirtualDisplay:
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
         self._number: int | None = None
+        self.cookies = cookies
+        self._auth: str | None = None  # the server's own file: its cookie alone
 
     @property
     def display(self) -> str:
@@ -63,6 +68,8 @@ class VirtualDisplay:
         """A copy of os.environ pointing DISPLAY at this server."""
         env = dict(os.environ)
         env["DISPLAY"] = self.display
+        if self.cookies is not None:
+            env["XAUTHORITY"] = self.cookies
         return env
 
     def start(self) -> Self:
@@ -92,6 +99,9 @@ class VirtualDisplay:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+        if self._auth is not None:
+            shutil.rmtree(os.path.dirname(self._auth), ignore_errors=True)
+            self._auth = None
         self._number = None
 
     def __enter__(self) -> Self:
@@ -108,6 +118,21 @@ class VirtualDisplay:
     def __repr__(self) -> str:
         state = f":{self._number}" if self._number is not None else "stopped"
         return f"VirtualDisplay({state}, {self.width}x{self.height}, dpi={self.dpi})"
+
+    def _auth_args(self, number: int) -> list[str]:
+        """With `cookies`: a new cookie for display `number`, in a private file of the
+        server's and appended to the caller's; the -auth option that makes Xvfb ask it."""
+        if self.cookies is None:
+            return []
+        if self._auth is not None:  # an earlier try on another number
+            shutil.rmtree(os.path.dirname(self._auth), ignore_errors=True)
+        entry = cookie_entry(number, os.urandom(16))
+        self._auth = os.path.join(tempfile.mkdtemp(prefix="deskreel-xauth-"), "server")
+        for path in (self._auth, self.cookies):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            with os.fdopen(fd, "ab") as f:
+                f.write(entry)
+        return ["-auth", self._auth]
 
     def _try_start(self, binary: str, number: int) -> str | None:
         """Start Xvfb on `number`; return None on success or why it failed."""
@@ -126,6 +151,7 @@ class VirtualDisplay:
             "-nolisten",
             "tcp",
             *self.extensions,
+            *self._auth_args(number),
             # Xvfb writes the display number here once it is ready for clients.
             "-displayfd",
             str(write_fd),
@@ -153,6 +179,23 @@ class VirtualDisplay:
             return error + (f" (Xvfb said: {output[-1]})" if output else "")
         self._proc, self._stderr, self._number = proc, stderr, number
         return None
+
+
+def cookie_entry(number: int, cookie: bytes) -> bytes:
+    """One Xauthority entry: an MIT-MAGIC-COOKIE-1 for display `number` on this host's
+    local sockets, as xauth writes it (each field length-prefixed, big-endian)."""
+
+    def field(data: bytes) -> bytes:
+        return len(data).to_bytes(2, "big") + data
+
+    family_local = 256
+    return (
+        family_local.to_bytes(2, "big")
+        + field(socket.gethostname().encode())
+        + field(str(number).encode())
+        + field(b"MIT-MAGIC-COOKIE-1")
+        + field(cookie)
+    )
 
 
 def set_keyboard_layout(display: str, layout: str, *, variant: str | None = None) -> None:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import queue
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -110,17 +112,41 @@ def run_tests(
             results.append(outcome)
             done(outcome)
 
-    workers = [
-        threading.Thread(target=_Worker(options, stop, tell).run, args=(todo,), daemon=True)
-        for _ in range(min(options.workers, len(tests)))
-    ]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        while worker.is_alive():
-            worker.join(0.2)  # a short join: Ctrl-C reaches the main thread between them
+    with _Cookies() as cookies:
+        workers = [
+            threading.Thread(
+                target=_Worker(options, stop, tell, cookies).run, args=(todo,), daemon=True
+            )
+            for _ in range(min(options.workers, len(tests)))
+        ]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(0.2)  # a short join: Ctrl-C reaches the main thread between them
     order = {t.name: n for n, t in enumerate(tests)}
     return sorted(results, key=lambda o: order[o.name])
+
+
+class _Cookies:
+    """A private Xauthority file for the run: each worker's X server adds its own cookie,
+    and accepts only clients that show it. This process reads it too (XAUTHORITY, while
+    the run lasts): it asks the servers for windows and releases keys on them."""
+
+    def __enter__(self) -> str:
+        self.folder = tempfile.mkdtemp(prefix="deskreel-test-")  # mode 0700
+        self.path = os.path.join(self.folder, "Xauthority")
+        os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        self.previous = os.environ.get("XAUTHORITY")
+        os.environ["XAUTHORITY"] = self.path
+        return self.path
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is None:
+            os.environ.pop("XAUTHORITY", None)
+        else:
+            os.environ["XAUTHORITY"] = self.previous
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @dataclass
@@ -128,6 +154,7 @@ class _Worker:
     options: Options
     stop: threading.Event
     tell: Callable[[Outcome], None]
+    cookies: str
     display: VirtualDisplay | None = None
     screen: ScreenSpec | None = None
 
@@ -160,7 +187,9 @@ class _Worker:
             self.display.stop()
         began = time.monotonic()
         width, height = screen.size
-        self.display = VirtualDisplay(width=width, height=height, depth=screen.depth).start()
+        self.display = VirtualDisplay(
+            width=width, height=height, depth=screen.depth, cookies=self.cookies
+        ).start()
         self.screen = screen
         return self.display, round(time.monotonic() - began, 3)
 
