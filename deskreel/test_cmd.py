@@ -8,6 +8,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,6 +16,10 @@ from .cli import cli
 from .errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UserError
 from .paths import FilePath
 from .table import printable
+
+if TYPE_CHECKING:
+    from .suite.config import TestSpec
+    from .suite.runner import Outcome
 
 # `deskreel test --help` in full: what a suite file holds
 SUITE_HELP = """Run the recordings a suite file names, each against a freshly started
@@ -68,6 +73,12 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
 @click.option(
     "--allow-flaky", is_flag=True, help="a test that passed on a retry does not fail the run"
 )
+@click.option(
+    "--update-masks",
+    is_flag=True,
+    help="mask, in the suite's databases, the regions whose screens differed in failed "
+    "tests (every step replayed, no retries); review them with deskreel show",
+)
 def test(
     suite: Path | None,
     workers: int | None,
@@ -77,6 +88,7 @@ def test(
     out: Path,
     junit: Path | None,
     allow_flaky: bool,
+    update_masks: bool,
 ) -> int:
     from .suite.config import DEFAULT_SUITE, SuiteError, load_suite
     from .suite.report import Results, clear_report_folder, write_report
@@ -97,10 +109,13 @@ def test(
     if not tests:
         raise UserError("no test to run: --grep or --shard left none")
     clear_report_folder(out)
+    if update_masks and retries:
+        raise UserError("--update-masks runs each test once: leave out --retries")
     options = Options(
         workers=workers or loaded.workers,
-        retries=loaded.retries if retries is None else retries,
+        retries=0 if update_masks else loaded.retries if retries is None else retries,
         out=out,
+        keep_going=update_masks,
     )
     stop = threading.Event()
     began = time.monotonic()
@@ -116,7 +131,21 @@ def test(
         outcomes, seconds=time.monotonic() - began, workers=options.workers, shards=shards
     )
     write_report(out, results, allow_flaky=allow_flaky, junit=junit)
-    return _summary(results, out, allow_flaky=allow_flaky)
+    code = _summary(results, out, allow_flaky=allow_flaky)
+    if update_masks:
+        _update_masks(tests, outcomes, out)
+    return code
+
+
+def _update_masks(tests: list[TestSpec], outcomes: list[Outcome], out: Path) -> None:
+    from .suite.masks import update_masks
+
+    for update in update_masks(tests, outcomes, out):
+        for step, (x, y, w, h) in update.masked:
+            click.echo(f"masked {update.test} step {step}: {x},{y},{w},{h}")
+        for step, why in update.left:
+            click.echo(printable(f"not masked: {update.test} step {step}: {why}"))
+    click.echo("run the suite again to verify with the new masks", err=True)
 
 
 def _progress(outcome: object) -> None:

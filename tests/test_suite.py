@@ -288,3 +288,30 @@ def test_each_server_takes_only_its_own_cookie(four: Path, tmp_path: Path) -> No
     assert done.returncode == 0, done.stdout + done.stderr
     attempt = report / "tests" / "demo" / "attempt-1"
     assert (attempt / "with-cookie").exists() and not (attempt / "without").exists()
+
+
+def test_update_masks_accepts_a_changed_screen_and_nothing_else(tmp_path: Path) -> None:
+    """The OK button's status text changed today: --update-masks masks that region in the
+    suite's database, and the next run passes; a recording whose target is gone is not
+    masked."""
+    db = tmp_path / "mine.db"
+    with sqlite3.connect(f"{SAMPLE.as_uri()}?mode=ro", uri=True) as src:
+        dst = sqlite3.connect(db)
+        src.backup(dst)
+        dst.close()
+    changed = [sys.executable, str(APP), "--log", "{attempt_dir}/app.jsonl", "--effect", "changed"]
+    path = suite(tmp_path, db, app=changed)
+    done = deskreel("test", path, "--update-masks", "--report", tmp_path / "first")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "masked demo step 4: " in done.stdout and "not masked" not in done.stdout
+    shown = deskreel("show", db)
+    assert "masked for step 4: " in shown.stdout
+    done = deskreel("test", path, "--report", tmp_path / "second")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    renamed = [sys.executable, str(APP), "--log", "{attempt_dir}/app.jsonl", "--layout", "renamed"]
+    path = suite(tmp_path, db, app=renamed)
+    done = deskreel("test", path, "--update-masks", "--report", tmp_path / "third")
+    assert done.returncode == 1
+    assert "not masked: demo step 8: " in done.stdout
+    assert "masked for step 8" not in deskreel("show", db).stdout

@@ -77,6 +77,7 @@ class Options:
     workers: int = 1
     retries: int = 0
     out: Path = Path("deskreel-report")
+    keep_going: bool = False  # every step is replayed, failed or not (--update-masks)
 
 
 def shard(tests: Sequence[TestSpec], index: int, total: int) -> list[TestSpec]:
@@ -200,7 +201,8 @@ class _Worker:
         display, xvfb = self._screen(test.screen)
         began, wall = time.monotonic(), time.time()
         phases = {"xvfb": xvfb}
-        verdict, step, check = _Attempt(test, path, display, self.stop, phases).run()
+        attempt = _Attempt(test, path, display, self.stop, phases, self.options.keep_going)
+        verdict, step, check = attempt.run()
         return Attempt(
             number,
             verdict,
@@ -222,6 +224,7 @@ class _Attempt:
     display: VirtualDisplay
     stop: threading.Event
     phases: dict[str, float]
+    keep_going: bool = False
 
     def run(self) -> tuple[str, int | None, str]:
         """(verdict, failed step, what failed) of one attempt."""
@@ -259,6 +262,7 @@ class _Attempt:
             "--display",
             self.display.display,
             "--quiet",
+            *(["--keep-going"] if self.keep_going else []),
             *self.test.verify.replay_args(),
         ]
         out = os.open(self.path / "replay.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
