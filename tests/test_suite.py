@@ -315,3 +315,35 @@ def test_update_masks_accepts_a_changed_screen_and_nothing_else(tmp_path: Path) 
     assert done.returncode == 1
     assert "not masked: demo step 8: " in done.stdout
     assert "masked for step 8" not in deskreel("show", db).stdout
+
+
+def test_a_window_manager_and_an_accessibility_bus_where_the_suite_asks(
+    four: Path, tmp_path: Path
+) -> None:
+    """Each worker's server gets the suite's window manager (here a stand-in that only
+    runs) and a private accessibility bus, which deskreel's own doctor finds there; both
+    stop with the server."""
+    probe = (
+        f"{sys.executable} -m deskreel doctor > {{attempt_dir}}/doctor.txt 2>&1; "
+        "pgrep -f 'sleep 4321.5' > {attempt_dir}/manager.txt; true"
+    )
+    path = suite(tmp_path, four)
+    text = path.read_text().replace(
+        "[app]\n", f"[app]\nsetup = {json.dumps(['sh', '-c', probe])}\n"
+    )
+    manager = ["sleep", "4321.5"]
+    text += f"\n[screen]\nwindow_manager = {json.dumps(manager)}\naccessibility = true\n"
+    path.write_text(text)
+    report = tmp_path / "report"
+    done = subprocess.run(
+        [sys.executable, "-m", "deskreel", "test", str(path), "--grep", "^demo$"]
+        + ["--report", str(report)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    doctor = (report / "tests" / "demo" / "attempt-1" / "doctor.txt").read_text()
+    assert "no accessibility bus" not in doctor and "accessib" in doctor, doctor
+    assert (report / "tests" / "demo" / "attempt-1" / "manager.txt").read_text().strip()
+    assert not alive("sleep 4321.5") and not left_behind(tmp_path)

@@ -6,11 +6,12 @@ trees there (GTK, Qt, Chromium)."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
 from typing import Self
+
+from .groups import stop_group
 
 __all__ = ["BUS_LAUNCHER", "AccessibilityBus", "stop_group"]
 
@@ -94,21 +95,6 @@ class AccessibilityBus:
             raise RuntimeError(f"no accessibility bus on {self.display} after {timeout:g} s")
         finally:
             conn.close()
-
-
-def stop_group(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
-    """Stop `proc` and everything in its process group: SIGTERM, then SIGKILL."""
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
 
 
 def _on_path(name: str) -> bool:

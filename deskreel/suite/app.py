@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -13,12 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from xsession.groups import stop_group
+
 from .config import AppSpec, Ready
 
-__all__ = ["AppFailure", "RunningApp", "run_command", "stop_group"]
+__all__ = ["AppFailure", "RunningApp", "run_command"]
 
-STOP_GRACE = 5.0  # s between SIGTERM and SIGKILL for a process group that will not end
-_POLL = 0.05  # s between looks at a window list or a process
+_POLL = 0.05  # s between looks at a window list
 
 
 class AppFailure(Exception):
@@ -156,34 +156,3 @@ def run_command(
     except subprocess.TimeoutExpired:
         stop_group(proc)
         return -1
-
-
-def stop_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the process's group, SIGKILL to what is left of it after STOP_GRACE, and
-    reap the leader. A member that never ends (a zombie nobody reaps) is waited for no
-    longer than twice STOP_GRACE."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break  # the whole group has ended
-        deadline = time.monotonic() + STOP_GRACE
-        while time.monotonic() < deadline:
-            proc.poll()  # reap the leader, so that it no longer counts
-            if not _group_alive(proc.pid):
-                break
-            time.sleep(_POLL)
-        else:
-            continue
-        break
-    proc.wait()
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

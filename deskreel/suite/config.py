@@ -20,6 +20,8 @@ missing key, a wrong type, an unknown key or a recording that does not exist is 
     [screen]
     size = "1280x800"
     depth = 24
+    window_manager = "openbox"  # started on each worker's server (default: none)
+    accessibility = true        # a private accessibility bus (GTK, Qt, Chromium publish)
 
     [verify]
     tolerance = 0.02
@@ -92,6 +94,8 @@ class AppSpec:
 class ScreenSpec:
     size: tuple[int, int] = (1280, 800)
     depth: int = 24
+    window_manager: tuple[str, ...] | None = None  # started on the worker's server, if given
+    accessibility: bool = False  # a private session and accessibility bus for the apps
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +215,12 @@ _APP: dict[str, Check] = {
     "teardown": _command,
     "ready": _is(dict, "a table"),
 }
-_SCREEN: dict[str, Check] = {"size": _size, "depth": _depth}
+_SCREEN: dict[str, Check] = {
+    "size": _size,
+    "depth": _depth,
+    "window_manager": _command,
+    "accessibility": lambda v: None if isinstance(v, bool) else "true or false",
+}
 _VERIFY: dict[str, Check] = {
     "tolerance": _fraction,
     "masks": _boxes,
@@ -325,7 +334,13 @@ class _Loader:
     def _screen(self, data: dict[str, Any], where: tuple[Any, ...], base: ScreenSpec) -> ScreenSpec:
         self._table(data, _SCREEN, where)
         size = _parse_size(data["size"]) if "size" in data else base.size
-        return ScreenSpec(size or base.size, data.get("depth", base.depth))
+        manager = data.get("window_manager")
+        return ScreenSpec(
+            size or base.size,
+            data.get("depth", base.depth),
+            _argv(manager) if manager is not None else base.window_manager,
+            data.get("accessibility", base.accessibility),
+        )
 
     def _verify(self, data: dict[str, Any], where: tuple[Any, ...], base: VerifySpec) -> VerifySpec:
         self._table(data, _VERIFY, where)

@@ -26,7 +26,9 @@ from typing import TypeVar
 
 from xsession.xvfb import VirtualDisplay
 
-from .app import AppFailure, RunningApp, run_command, stop_group
+from xsession.groups import stop_group
+
+from .app import AppFailure, RunningApp, run_command
 from .config import AppSpec, ScreenSpec, TestSpec
 
 __all__ = ["Attempt", "Outcome", "Options", "run_tests", "shard", "test_folder"]
@@ -158,6 +160,7 @@ class _Worker:
     cookies: str
     display: VirtualDisplay | None = None
     screen: ScreenSpec | None = None
+    session: _Session | None = None
 
     def run(self, todo: queue.SimpleQueue[TestSpec]) -> None:
         try:
@@ -176,32 +179,39 @@ class _Worker:
                         break
                 self.tell(Outcome(test.name, tuple(attempts)))
         finally:
-            if self.display is not None:
-                self.display.stop()
+            self._stop_screen()
 
-    def _screen(self, screen: ScreenSpec) -> tuple[VirtualDisplay, float]:
-        """The worker's X server for this screen (a new one when the size differs), and
-        the seconds starting it took."""
-        if self.display is not None and self.screen == screen:
-            return self.display, 0.0
-        if self.display is not None:
-            self.display.stop()
+    def _screen(self, screen: ScreenSpec) -> tuple[VirtualDisplay, dict[str, str], float]:
+        """The worker's X server for this screen (a new one when it differs), the
+        environment its applications get, and the seconds starting them took."""
+        if self.display is not None and self.session is not None and self.screen == screen:
+            return self.display, self.session.env, 0.0
+        self._stop_screen()
         began = time.monotonic()
         width, height = screen.size
         self.display = VirtualDisplay(
             width=width, height=height, depth=screen.depth, cookies=self.cookies
         ).start()
         self.screen = screen
-        return self.display, round(time.monotonic() - began, 3)
+        self.session = _Session(self.display, screen)
+        return self.display, self.session.env, round(time.monotonic() - began, 3)
+
+    def _stop_screen(self) -> None:
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+        if self.display is not None:
+            self.display.stop()
+            self.display = None
 
     def _attempt(self, test: TestSpec, number: int) -> Attempt:
         folder = Path(test_folder(test.name)) / f"attempt-{number}"
         path = self.options.out / "tests" / folder
         path.mkdir(parents=True, mode=0o700)
-        display, xvfb = self._screen(test.screen)
+        display, env, xvfb = self._screen(test.screen)
         began, wall = time.monotonic(), time.time()
         phases = {"xvfb": xvfb}
-        attempt = _Attempt(test, path, display, self.stop, phases, self.options.keep_going)
+        attempt = _Attempt(test, path, display, env, self.stop, phases, self.options.keep_going)
         verdict, step, check = attempt.run()
         return Attempt(
             number,
@@ -217,11 +227,55 @@ class _Worker:
         )
 
 
+class _Session:
+    """What a worker's server runs besides the applications, where the suite asks: a
+    window manager, and a private session and accessibility bus. `env` is what the
+    applications get."""
+
+    def __init__(self, display: VirtualDisplay, screen: ScreenSpec) -> None:
+        from xsession.a11y_bus import AccessibilityBus
+
+        self.env = display.env()
+        self.bus: AccessibilityBus | None = None
+        self.manager: subprocess.Popen[bytes] | None = None
+        self.home: str | None = None
+        try:
+            if screen.accessibility:
+                self.home = tempfile.mkdtemp(prefix="deskreel-home-")
+                self.bus = AccessibilityBus(display.display, home=Path(self.home)).__enter__()
+                server = {k: v for k, v in self.env.items() if k in ("DISPLAY", "XAUTHORITY")}
+                self.env = {**self.bus.env, **server}
+            if screen.window_manager is not None:
+                self.manager = subprocess.Popen(
+                    screen.window_manager,
+                    env=self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        if self.manager is not None:
+            stop_group(self.manager)
+            self.manager = None
+        if self.bus is not None:
+            self.bus.__exit__()
+            self.bus = None
+        if self.home is not None:
+            shutil.rmtree(self.home, ignore_errors=True)
+            self.home = None
+
+
 @dataclass
 class _Attempt:
     test: TestSpec
     path: Path
     display: VirtualDisplay
+    session_env: dict[str, str]
     stop: threading.Event
     phases: dict[str, float]
     keep_going: bool = False
@@ -229,7 +283,7 @@ class _Attempt:
     def run(self) -> tuple[str, int | None, str]:
         """(verdict, failed step, what failed) of one attempt."""
         spec = placed(self.test.app, self.path)
-        env = {**self.display.env(), **dict(spec.env), ATTEMPT_ENV: str(self.path.resolve())}
+        env = {**self.session_env, **dict(spec.env), ATTEMPT_ENV: str(self.path.resolve())}
         app = RunningApp(spec, env, self.path / "app.log")
         try:
             db = self._timed("copy", lambda: _private_copy(self.test.database, self.path))
