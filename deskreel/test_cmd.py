@@ -27,8 +27,9 @@ application on a private Xvfb, with --verify.
 
 SUITE is a TOML file (default: deskreel.toml): [suite] recordings = ["DB", "DB:NAME",
 globs], workers, retries; [app] command, cwd, env, setup, teardown, ready = {window_class
-| window_title | command, timeout}; [screen] size, depth; [verify] tolerance, masks,
-timeout, speed, max_idle; [[test]] recordings = [...] with its own app, screen or verify.
+| window_title | command, timeout}; [screen] size, depth, window_manager, accessibility;
+[verify] tolerance, masks, timeout, speed, max_idle; [[test]] recordings = [...] with its
+own app, screen or verify. In commands, {attempt_dir} is the attempt's own folder.
 
 A test that passes only on a retry is flaky, and fails the run unless --allow-flaky.
 Exit 0 when every test passed, 1 when one failed, 2 for a bad suite, 130 when
