@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from types import TracebackType
 from typing import IO, Self
@@ -51,6 +52,7 @@ class VirtualDisplay:
         self._number: int | None = None
         self.cookies = cookies
         self._auth: str | None = None  # the server's own file: its cookie alone
+        self._entry: bytes | None = None  # that cookie's entry
 
     @property
     def display(self) -> str:
@@ -102,6 +104,9 @@ class VirtualDisplay:
         if self._auth is not None:
             shutil.rmtree(os.path.dirname(self._auth), ignore_errors=True)
             self._auth = None
+        if self.cookies is not None and self._entry is not None:
+            _remove_cookie(self.cookies, self._entry)  # its number may serve another later
+            self._entry = None
         self._number = None
 
     def __enter__(self) -> Self:
@@ -126,12 +131,9 @@ class VirtualDisplay:
             return []
         if self._auth is not None:  # an earlier try on another number
             shutil.rmtree(os.path.dirname(self._auth), ignore_errors=True)
-        entry = cookie_entry(number, os.urandom(16))
+        self._entry = cookie_entry(number, os.urandom(16))
         self._auth = os.path.join(tempfile.mkdtemp(prefix="deskreel-xauth-"), "server")
-        for path in (self._auth, self.cookies):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            with os.fdopen(fd, "ab") as f:
-                f.write(entry)
+        _add_cookie(self._auth, self._entry)
         return ["-auth", self._auth]
 
     def _try_start(self, binary: str, number: int) -> str | None:
@@ -178,7 +180,33 @@ class VirtualDisplay:
             stderr.close()
             return error + (f" (Xvfb said: {output[-1]})" if output else "")
         self._proc, self._stderr, self._number = proc, stderr, number
+        if self.cookies is not None and self._entry is not None:
+            # only now, the number being the server's: a client takes the first entry for
+            # a display (X's own clients) or the last (python-xlib), so there is one
+            _add_cookie(self.cookies, self._entry)
         return None
+
+
+_COOKIES = threading.Lock()  # servers of one process share their clients' file
+
+
+def _add_cookie(path: str, entry: bytes) -> None:
+    with _COOKIES:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "ab") as f:
+            f.write(entry)
+
+
+def _remove_cookie(path: str, entry: bytes) -> None:
+    with _COOKIES:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.replace(entry, b"", 1))  # its random cookie makes it unique
 
 
 def cookie_entry(number: int, cookie: bytes) -> bytes:

@@ -171,7 +171,10 @@ class _Worker:
                     return
                 attempts: list[Attempt] = []
                 for number in range(1, self.options.retries + 2):
-                    attempt = self._attempt(test, number)
+                    try:
+                        attempt = self._attempt(test, number)
+                    except Exception as err:  # any failure is the attempt's
+                        attempt = self._broken(test, number, err)
                     if self.stop.is_set():
                         return  # an interrupted attempt has no verdict
                     attempts.append(attempt)
@@ -180,6 +183,15 @@ class _Worker:
                 self.tell(Outcome(test.name, tuple(attempts)))
         finally:
             self._stop_screen()
+
+    def _broken(self, test: TestSpec, number: int, err: Exception) -> Attempt:
+        """An attempt that could not even run (no X server, no folder): an error with the
+        reason, the test's result still; the worker starts a fresh server next time."""
+        self._stop_screen()
+        why = f"the attempt could not run: {type(err).__name__}: {err}"
+        folder = f"tests/{test_folder(test.name)}/attempt-{number}"
+        now = time.time()
+        return Attempt(number, "error", 0.0, folder, "", now, now, None, why.splitlines()[0])
 
     def _screen(self, screen: ScreenSpec) -> tuple[VirtualDisplay, dict[str, str], float]:
         """The worker's X server for this screen (a new one when it differs), the
