@@ -45,9 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         return _refuse(f"{SAMPLE_APP} is missing: run it from a source checkout")
     if not args.sample.is_file():
         return _refuse(f"the sample recording {args.sample} is missing: `make samples` records it")
-    if out.exists() and any(out.iterdir()) and not (out / "results.json").exists():
-        # Only a folder an earlier demo wrote (or an empty one) is cleared: --out ~ is not.
-        return _refuse(f"{out} holds other files: give --out a new or an earlier demo's folder")
+    from .errors import UserError
+    from .suite.report import check_report_folder
+
+    try:  # only a folder an earlier demo wrote (or an empty one) is cleared: --out ~ is not
+        check_report_folder(out)
+    except UserError as err:
+        return _refuse(f"{err}: give --out a new or an earlier demo's folder")
     try:
         return _run(args.sample, out)
     except KeyboardInterrupt:
@@ -59,13 +63,17 @@ def _run(sample: Path, out: Path) -> int:
     """The sample suite with `sample` as its recording, into `out`: 0 passed, 1 failed."""
     from .suite.config import load_suite
     from .suite.report import Results, clear_report_folder, write_report
-    from .suite.runner import Options, run_tests
+    from .suite.runner import Options, run_tests, stopped_by_signals
 
     suite = load_suite(SUITE)
     tests = [dataclasses.replace(t, database=sample.resolve()) for t in suite.tests]
     clear_report_folder(out)
     began = time.monotonic()
-    outcomes = run_tests(tests, Options(out=out), done=lambda o: None, stop=threading.Event())
+    stop = threading.Event()
+    with stopped_by_signals(stop):  # Ctrl-C: the app and the X server are stopped first
+        outcomes = run_tests(tests, Options(out=out), done=lambda o: None, stop=stop)
+    if stop.is_set():
+        raise KeyboardInterrupt
     write_report(
         out, Results(outcomes, seconds=time.monotonic() - began, workers=1, shards="all"),
         allow_flaky=False, junit=None,

@@ -4,7 +4,6 @@ application, on private X servers, in parallel, with retries and one report."""
 from __future__ import annotations
 
 import re
-import signal
 import threading
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ import click
 from .cli import cli
 from .errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UserError
 from .paths import FilePath
+from .suite.config import MAX_RETRIES, MAX_WORKERS
 from .table import printable
 
 if TYPE_CHECKING:
@@ -49,11 +49,13 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
 @cli.command("test", help=SUITE_HELP)
 @click.argument("suite", required=False, type=FilePath(dir_okay=False, path_type=Path))
 @click.option(
-    "--workers", type=click.IntRange(1, 64), help="tests run at once (default: the suite's)"
+    "--workers",
+    type=click.IntRange(1, MAX_WORKERS),
+    help="tests run at once (default: the suite's)",
 )
 @click.option(
     "--retries",
-    type=click.IntRange(0, 10),
+    type=click.IntRange(0, MAX_RETRIES),
     help="tries again after a failure (default: the suite's)",
 )
 @click.option(
@@ -91,27 +93,35 @@ def test(
     allow_flaky: bool,
     update_masks: bool,
 ) -> int:
+    from .report.writable import SUITE_JUNIT_MARK, check_replaceable, check_writable
     from .suite.config import DEFAULT_SUITE, SuiteError, load_suite
     from .suite.report import Results, clear_report_folder, write_report
-    from .suite.runner import Options, run_tests
+    from .suite.runner import Options, run_tests, stopped_by_signals
     from .suite.runner import shard as share
 
     try:
         loaded = load_suite(suite or Path(DEFAULT_SUITE))
     except SuiteError as err:
         raise UserError(str(err)) from None
-    tests = share(loaded.tests, *shard)
+    tests = list(loaded.tests)
     if grep is not None:
         try:
             wanted = re.compile(grep)
         except re.error as err:
             raise UserError(f"--grep {grep!r} is not a regular expression: {err}") from None
         tests = [t for t in tests if wanted.search(t.name)]
-    if not tests:
-        raise UserError("no test to run: --grep or --shard left none")
-    clear_report_folder(out)
+        if not tests:
+            raise UserError(f"no test's name matches --grep {grep!r}")
+    # the share after --grep: N machines split what is run evenly; a share may be empty
+    # (more shards than tests): its report has no test, and merges as one
+    tests = share(tests, *shard)
     if update_masks and retries:
         raise UserError("--update-masks runs each test once: leave out --retries")
+    if junit is not None:  # before anything is run or cleared
+        what = "JUnit file of deskreel test's"
+        check_replaceable(junit, mark=SUITE_JUNIT_MARK, what=what, force=False)
+        check_writable(junit)
+    clear_report_folder(out)
     options = Options(
         workers=workers or loaded.workers,
         retries=0 if update_masks else loaded.retries if retries is None else retries,
@@ -120,7 +130,7 @@ def test(
     )
     stop = threading.Event()
     began = time.monotonic()
-    with _stopped_by_signals(stop):
+    with stopped_by_signals(stop):
         outcomes = run_tests(tests, options, done=_progress, stop=stop)
     if stop.is_set():
         click.echo(
@@ -129,7 +139,10 @@ def test(
         return EXIT_INTERRUPTED
     shards = "all" if shard == (1, 1) else f"{shard[0]}/{shard[1]}"
     results = Results(
-        outcomes, seconds=time.monotonic() - began, workers=options.workers, shards=shards
+        outcomes,
+        seconds=time.monotonic() - began,
+        workers=max(1, min(options.workers, len(tests))),
+        shards=shards,
     )
     write_report(out, results, allow_flaky=allow_flaky, junit=junit)
     code = _summary(results, out, allow_flaky=allow_flaky)
@@ -173,22 +186,3 @@ def _summary(results: object, out: Path, *, allow_flaky: bool) -> int:
     )
     failing = tally["failed"] or (tally["flaky"] and not allow_flaky)
     return EXIT_FAILED if failing else EXIT_OK
-
-
-class _stopped_by_signals:
-    """SIGINT and SIGTERM set `stop` (the workers then end their tests) instead of raising."""
-
-    def __init__(self, stop: threading.Event) -> None:
-        self.stop = stop
-        self.previous: dict[int, object] = {}
-
-    def __enter__(self) -> None:
-        def heard(number: int, frame: object) -> None:
-            self.stop.set()
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self.previous[sig] = signal.signal(sig, heard)
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, handler in self.previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]

@@ -80,7 +80,7 @@ def test_demo_never_clears_a_folder_it_did_not_write(
     kept.write_text("mine")
 
     assert demo.main(["--out", str(tmp_path)]) == 2
-    assert "holds other files" in capsys.readouterr().err
+    assert "holds no deskreel test report" in capsys.readouterr().err
     assert kept.read_text() == "mine"
 
 

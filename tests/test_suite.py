@@ -222,7 +222,7 @@ def test_shards_run_every_test_once_and_merge_into_one_report(four: Path, tmp_pa
         (("recordings = [", "wrongkey = ["), "line 2: suite.wrongkey is not a key here"),
         (
             ("max_idle = 0.5", 'max_idle = "fast"'),
-            "line 9: verify.max_idle must be a number above 0",
+            "line 9: verify.max_idle must be seconds above 0",
         ),
         (("ready = {", 'colour = "red"\nready = {'), "line 6: app.colour is not a key here"),
         (("four.db", "none.db"), "line 2: suite.recordings names"),
@@ -347,3 +347,33 @@ def test_a_window_manager_and_an_accessibility_bus_where_the_suite_asks(
     assert "no accessibility bus" not in doctor and "accessib" in doctor, doctor
     assert (report / "tests" / "demo" / "attempt-1" / "manager.txt").read_text().strip()
     assert not alive("sleep 4321.5") and not left_behind(tmp_path)
+
+
+def test_the_report_folder_never_takes_what_a_run_did_not_write(four: Path, tmp_path: Path) -> None:
+    path = suite(tmp_path, four)
+    mine = tmp_path / "project"
+    mine.mkdir()
+    for name in ("main.py", "results.json", "index.html"):
+        (mine / name).write_text("mine")
+    done = deskreel("test", path, "--report", mine)
+    assert done.returncode == 2 and "holds no deskreel test report" in done.stderr
+    here = subprocess.run(
+        [sys.executable, "-m", "deskreel", "test", str(path), "--report", "."],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+    )
+    assert here.returncode == 2 and "is this folder or one above it" in here.stderr
+    assert sorted(p.name for p in mine.iterdir()) == ["index.html", "main.py", "results.json"]
+
+
+def test_recordings_of_one_name_in_two_databases_are_two_tests(four: Path, tmp_path: Path) -> None:
+    from deskreel.suite.config import load_suite
+
+    for folder in ("s1", "s2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "rec.db").write_bytes(four.read_bytes())
+    path = suite(tmp_path, tmp_path / "s1" / "rec.db")
+    path.write_text(path.read_text().replace(str(tmp_path / "s1" / "rec.db"), "s*/rec.db"))
+    names = [t.name for t in load_suite(path).tests]
+    assert sorted(names) == sorted(f"s{n}/rec.db:{r}" for n in (1, 2) for r in NAMES)

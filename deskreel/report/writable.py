@@ -8,7 +8,7 @@ import re
 import tempfile
 from pathlib import Path
 
-__all__ = ["JUNIT_MARK", "LINES_MARK", "check_replaceable", "check_writable"]
+__all__ = ["JUNIT_MARK", "LINES_MARK", "SUITE_JUNIT_MARK", "check_replaceable", "check_writable"]
 
 
 def check_writable(path: Path) -> None:
@@ -29,6 +29,7 @@ def check_writable(path: Path) -> None:
 # a JUnit file's suite whose properties name the run; an actions export's first step.
 JUNIT_MARK = re.compile(rb'\A<\?xml[^>]*\?>\s*<testsuite .*?name="deskreel\.run_id"', re.S)
 LINES_MARK = re.compile(rb'\A\{"step": 1, "t": ')
+SUITE_JUNIT_MARK = re.compile(rb'\A<\?xml[^>]*\?>\s*<testsuite name="deskreel test"')
 
 
 def check_replaceable(path: Path, *, mark: re.Pattern[bytes], what: str, force: bool) -> None:

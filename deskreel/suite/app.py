@@ -37,6 +37,7 @@ class RunningApp:
     env: Mapping[str, str]
     log: Path
     proc: subprocess.Popen[bytes] | None = None
+    _stop: threading.Event | None = None
 
     def start(self, stop: threading.Event | None = None) -> None:
         """Start it and wait until it is ready; AppFailure when it is not."""
@@ -57,6 +58,7 @@ class RunningApp:
                 raise AppFailure(
                     "start", f"cannot start {self.spec.command[0]}: {err.strerror or err}"
                 ) from None
+        self._stop = stop
         self._wait_ready(self.spec.ready, stop)
 
     def stop(self) -> None:
@@ -87,7 +89,14 @@ class RunningApp:
 
     def _is_ready(self, ready: Ready) -> bool:
         if ready.command is not None:
-            done = run_command(ready.command, self.env, self.spec.cwd, timeout=ready.timeout)
+            done = run_command(
+                ready.command,
+                self.env,
+                self.spec.cwd,
+                timeout=ready.timeout,
+                log=self.log.with_name("ready.log"),
+                stop=self._stop,
+            )
             if done != 0:
                 return False
         if ready.window_class is None and ready.window_title is None:
@@ -135,24 +144,36 @@ def _mapped_windows(display: str) -> list[tuple[str | None, str | None]]:
 
 
 def run_command(
-    argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, *, timeout: float
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path | None,
+    *,
+    timeout: float,
+    log: Path | None = None,
+    stop: threading.Event | None = None,
 ) -> int:
-    """Run a setup, teardown or readiness command in a group of its own: its exit code,
-    or -1 when it could not start or ran past `timeout` (it is stopped then)."""
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        return -1
-    try:
-        return proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        stop_group(proc)
-        return -1
+    """Run a setup, teardown or readiness command in a group of its own, its output
+    appended to `log`: its exit code, or -1 when it could not start, ran past `timeout`
+    or `stop` was set (it is stopped then)."""
+    fd = os.open(log or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with open(fd, "wb") as out:
+        try:
+            proc = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as err:
+            out.write(f"cannot start {argv[0]}: {err.strerror or err}\n".encode())
+            return -1
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None:
+        if time.monotonic() > deadline or (stop is not None and stop.is_set()):
+            stop_group(proc)
+            return -1
+        time.sleep(_POLL)
+    return proc.returncode

@@ -62,7 +62,11 @@ __all__ = [
 
 DEFAULT_SUITE = "deskreel.toml"
 DEFAULT_READY_TIMEOUT = 20.0  # s an application has to show its window
-DEPTHS = (8, 16, 24)
+MAX_SECONDS = 24 * 3600.0  # a longer timeout or idle is a mistake
+MAX_WORKERS = 64  # as --workers
+MAX_SPEED = 100.0  # a replay's time factor at most
+MAX_RETRIES = 10  # as --retries
+DEPTHS = (24,)  # what the replay's screen grabs (mss) read
 
 
 class SuiteError(ValueError):
@@ -157,20 +161,31 @@ def _strings(value: Any) -> str | None:
 
 def _command(value: Any) -> str | None:
     if isinstance(value, str) and value.strip():
+        try:
+            shlex.split(value)
+        except ValueError as err:
+            return f"a command a shell could split ({err})"
         return None
     ok = isinstance(value, list) and value and all(isinstance(v, str) for v in value)
     return None if ok else "a command: a string, or a list of strings"
 
 
 def _positive(value: Any) -> str | None:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
-    return None if ok else "a number above 0"
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return (
+        None if number and 0 < value <= MAX_SECONDS else f"seconds above 0, at most {MAX_SECONDS:g}"
+    )
 
 
-def _count(least: int) -> Check:
+def _factor(value: Any) -> str | None:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return None if number and 0 < value <= MAX_SPEED else f"a factor above 0, at most {MAX_SPEED:g}"
+
+
+def _count(least: int, most: int) -> Check:
     def check(value: Any) -> str | None:
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= least
-        return None if ok else f"a whole number of at least {least}"
+        ok = isinstance(value, int) and not isinstance(value, bool) and least <= value <= most
+        return None if ok else f"a whole number from {least} to {most}"
 
     return check
 
@@ -187,7 +202,8 @@ def _size(value: Any) -> str | None:
 
 
 def _depth(value: Any) -> str | None:
-    return None if value in DEPTHS and not isinstance(value, bool) else "8, 16 or 24"
+    ok = value in DEPTHS and not isinstance(value, bool)
+    return None if ok else " or ".join(map(str, DEPTHS)) + " (what screen grabs read)"
 
 
 def _fraction(value: Any) -> str | None:
@@ -196,9 +212,9 @@ def _fraction(value: Any) -> str | None:
 
 
 def _boxes(value: Any) -> str | None:
-    pattern = re.compile(r"\d+,\d+,\d+,\d+")
+    pattern = re.compile(r"(\d+),(\d+),([1-9]\d*),([1-9]\d*)")
     ok = isinstance(value, list) and all(isinstance(v, str) and pattern.fullmatch(v) for v in value)
-    return None if ok else 'a list of "X,Y,W,H" regions'
+    return None if ok else 'a list of "X,Y,W,H" regions (W and H above 0)'
 
 
 _READY: dict[str, Check] = {
@@ -225,10 +241,14 @@ _VERIFY: dict[str, Check] = {
     "tolerance": _fraction,
     "masks": _boxes,
     "timeout": _positive,
-    "speed": _positive,
+    "speed": _factor,
     "max_idle": _positive,
 }
-_SUITE: dict[str, Check] = {"recordings": _strings, "workers": _count(1), "retries": _count(0)}
+_SUITE: dict[str, Check] = {
+    "recordings": _strings,
+    "workers": _count(1, MAX_WORKERS),
+    "retries": _count(0, MAX_RETRIES),
+}
 _TEST: dict[str, Check] = {
     "recordings": _strings,
     "app": _is(dict, "a table"),
@@ -279,17 +299,17 @@ class _Loader:
         app = self._app(data.get("app", {}), ("app",), AppSpec(cwd=self.path.parent.resolve()))
         screen = self._screen(data.get("screen", {}), ("screen",), ScreenSpec())
         verify = self._verify(data.get("verify", {}), ("verify",), VerifySpec())
-        tests: dict[str, TestSpec] = {}
-        for spec in self._recordings(suite["recordings"], ("suite", "recordings")):
-            tests[spec[0]] = TestSpec(spec[0], spec[1], spec[2], app, screen, verify)
+        tests: dict[tuple[Path, str], TestSpec] = {}  # by database and recording
+        for db, rec in self._recordings(suite["recordings"], ("suite", "recordings")):
+            tests[(db, rec)] = TestSpec(rec, db, rec, app, screen, verify)
         for n, entry in enumerate(data.get("test", [])):
             where = ("test", n)
             if not isinstance(entry, dict):
                 self._fail(("test",), str(n), "must be a table")
             self._table(entry, _TEST, where)
-            for name, db, rec in self._recordings(entry["recordings"], (*where, "recordings")):
-                base = tests.get(name) or TestSpec(name, db, rec, app, screen, verify)
-                tests[name] = replace(
+            for db, rec in self._recordings(entry["recordings"], (*where, "recordings")):
+                base = tests.get((db, rec)) or TestSpec(rec, db, rec, app, screen, verify)
+                tests[(db, rec)] = replace(
                     base,
                     app=self._app(entry.get("app", {}), (*where, "app"), base.app),
                     screen=self._screen(entry.get("screen", {}), (*where, "screen"), base.screen),
@@ -299,7 +319,7 @@ class _Loader:
             self._fail(("suite",), "recordings", "names no recording")
         return Suite(
             self.path,
-            tuple(tests.values()),
+            tuple(self._named(list(tests.values()))),
             workers=suite.get("workers", 1),
             retries=suite.get("retries", 0),
         )
@@ -366,14 +386,30 @@ class _Loader:
 
     # -- recordings --------------------------------------------------------------------
 
-    def _recordings(
-        self, patterns: list[str], where: tuple[Any, ...]
-    ) -> list[tuple[str, Path, str]]:
-        """(test name, database, recording name) for each recording the patterns name."""
+    def _named(self, tests: list[TestSpec]) -> list[TestSpec]:
+        """Tests named by their recording, or by DB:NAME (the database's path from the
+        suite's folder) where databases share a recording name."""
+        counts: dict[str, int] = {}
+        for test in tests:
+            counts[test.recording] = counts.get(test.recording, 0) + 1
+        out = []
+        for test in tests:
+            name = test.recording
+            if counts[name] > 1:
+                try:
+                    where = test.database.relative_to(self.path.parent.resolve())
+                except ValueError:
+                    where = test.database
+                name = f"{where}:{name}"
+            out.append(replace(test, name=name))
+        return out
+
+    def _recordings(self, patterns: list[str], where: tuple[Any, ...]) -> list[tuple[Path, str]]:
+        """(database, recording name) for each recording the patterns name."""
         from storage import StorageError
         from storage.peek import recording_names
 
-        found: list[tuple[str, Path, str]] = []
+        found: list[tuple[Path, str]] = []
         for pattern in patterns:
             db_part, _, name_part = pattern.partition(".db:")
             db_glob = db_part + ".db" if name_part or pattern.endswith(".db:") else pattern
@@ -389,11 +425,11 @@ class _Loader:
                     self._fail(where[:-1], where[-1], f"names {db}, which cannot be read: {err}")
                 for name in names:
                     if fnmatch.fnmatchcase(name, name_glob):
-                        found.append((name, db.resolve(), name))
+                        found.append((db.resolve(), name))
                         matched = True
             if not matched:
                 self._fail(where[:-1], where[-1], f"has {pattern!r}, which names no recording")
-        return _unique(found)
+        return found
 
     def _fail(self, where: tuple[Any, ...], key: str, what: str) -> NoReturn:
         shown = ""
@@ -402,14 +438,6 @@ class _Loader:
         line = _line_of(self.text, where, key)
         at = f" line {line}" if line else ""
         raise SuiteError(f"{self.path}{at}: {shown} {what}")
-
-
-def _unique(found: list[tuple[str, Path, str]]) -> list[tuple[str, Path, str]]:
-    """Test names: the recording's, or `DB:NAME` where two databases share one."""
-    counts: dict[str, int] = {}
-    for name, _, _ in found:
-        counts[name] = counts.get(name, 0) + 1
-    return [(f"{db.stem}:{name}" if counts[name] > 1 else name, db, rec) for name, db, rec in found]
 
 
 def _argv(value: str | list[str]) -> tuple[str, ...]:

@@ -53,22 +53,45 @@ class Results:
         }
 
 
-def check_report_folder(out: Path, *, force: bool = False) -> None:
-    """Refuse a folder that holds something other than an earlier suite report."""
+MARK = ".deskreel-test"  # written first into a report folder: it is a suite's, even half-done
+_OURS = (MARK, RESULTS, "junit.xml", "index.html", "tests")  # all a report folder may hold
+
+
+def check_report_folder(out: Path) -> None:
+    """Refuse a report folder whose clearing could take anything but an earlier report:
+    this folder or one above it, a link, a file, or a folder that holds what a suite run
+    did not write."""
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise UserError(f"{out} is not a folder: give a folder for the suite's report")
-    if out.is_dir() and any(out.iterdir()) and not (out / RESULTS).is_file() and not force:
+    here = Path.cwd().resolve()
+    if out.resolve() == here or out.resolve() in here.parents:
+        raise UserError(f"{out} is this folder or one above it: give the report its own folder")
+    if not out.is_dir():
+        return
+    entries = {p.name for p in out.iterdir()}
+    if entries and MARK not in entries:
         raise UserError(
             f"{out} is not empty and holds no deskreel test report: choose a new folder"
+        )
+    if others := sorted(entries - set(_OURS)):
+        raise UserError(
+            f"{out} holds {others[0]!r}, which deskreel test did not write: move it, or "
+            f"choose a new folder"
         )
 
 
 def clear_report_folder(out: Path) -> None:
-    """An earlier report in `out` goes; the folder is made private."""
+    """An earlier report in `out` goes (only what a suite run writes), and the folder is
+    marked as a report's before anything else is written into it."""
     check_report_folder(out)
-    if out.is_dir():
-        shutil.rmtree(out)
-    out.mkdir(parents=True, mode=0o700)
+    out.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for name in _OURS:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+    write_private(out / MARK, f"{_KIND}\n".encode())
 
 
 def write_report(out: Path, results: Results, *, allow_flaky: bool, junit: Path | None) -> None:

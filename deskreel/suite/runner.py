@@ -9,10 +9,12 @@ one that passes only then is flaky. Each attempt keeps its own folder of evidenc
 
 from __future__ import annotations
 
+import hashlib
 import os
 import queue
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -31,7 +33,15 @@ from xsession.groups import stop_group
 from .app import AppFailure, RunningApp, run_command
 from .config import AppSpec, ScreenSpec, TestSpec
 
-__all__ = ["Attempt", "Outcome", "Options", "run_tests", "shard", "test_folder"]
+__all__ = [
+    "Attempt",
+    "Options",
+    "Outcome",
+    "run_tests",
+    "shard",
+    "stopped_by_signals",
+    "test_folder",
+]
 
 SETUP_TIMEOUT = 120.0  # s a setup or teardown command may take
 ATTEMPT_DIR = "{attempt_dir}"  # in a command's words: the attempt's own folder
@@ -90,8 +100,12 @@ def shard(tests: Sequence[TestSpec], index: int, total: int) -> list[TestSpec]:
 
 
 def test_folder(name: str) -> str:
-    """A test's folder under tests/: its name with anything but word characters replaced."""
-    return re.sub(r"[^\w.-]+", "_", name).strip("._")[:120] or "test"
+    """A test's folder under tests/: its name, with anything but word characters replaced
+    and, when that changed it, a digest of the name (`a b` and `a_b` stay apart)."""
+    safe = re.sub(r"[^\w.-]+", "_", name).strip("._")[:120] or "test"
+    if safe == name:
+        return safe
+    return f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
 def run_tests(
@@ -300,8 +314,9 @@ class _Attempt:
         try:
             db = self._timed("copy", lambda: _private_copy(self.test.database, self.path))
             setup = spec.setup
-            if setup and self._timed("setup", lambda: _command(setup, env, spec)):
-                return "error", None, f"the setup command `{' '.join(setup)}` failed"
+            log = self.path / "setup.log"
+            if setup and self._timed("setup", lambda: _command(setup, env, spec, log, self.stop)):
+                return "error", None, f"the setup command `{' '.join(setup)}` failed (setup.log)"
             if spec.command is not None:
                 self._timed("app", lambda: app.start(self.stop))
             code = self._timed("replay", lambda: self._replay(db))
@@ -351,8 +366,8 @@ class _Attempt:
     def _teardown(self, app: RunningApp, env: dict[str, str]) -> None:
         app.stop()
         spec = placed(self.test.app, self.path)
-        if spec.teardown:
-            _command(spec.teardown, env, spec)
+        if spec.teardown:  # run in full even when stopping: it cleans up
+            _command(spec.teardown, env, spec, self.path / "teardown.log", threading.Event())
         _release_all(self.display.display)
 
     def _timed(self, phase: str, work: Callable[[], T]) -> T:
@@ -381,10 +396,11 @@ def placed(spec: AppSpec, folder: Path) -> AppSpec:
     )
 
 
-def _command(argv: Sequence[str], env: dict[str, str], spec: object) -> bool:
-    """Run a setup or teardown command; True when it failed."""
-    cwd = getattr(spec, "cwd", None)
-    return run_command(argv, env, cwd, timeout=SETUP_TIMEOUT) != 0
+def _command(
+    argv: Sequence[str], env: dict[str, str], spec: AppSpec, log: Path, stop: threading.Event
+) -> bool:
+    """Run a setup or teardown command, its output into `log`; True when it failed."""
+    return run_command(argv, env, spec.cwd, timeout=SETUP_TIMEOUT, log=log, stop=stop) != 0
 
 
 def _private_copy(database: Path, folder: Path) -> Path:
@@ -419,6 +435,15 @@ def _release_all(display: str) -> None:
         conn.close()
 
 
+def _last_line(log: Path) -> str:
+    """What a log said last (the replay's one-line error), or where to look."""
+    try:
+        lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        lines = []
+    return lines[-1].strip()[:300] if lines else f"see {log.name}"
+
+
 def _verdict(db: Path, code: int) -> tuple[str, int | None, str]:
     """The attempt's verdict from the run the replay stored: its first failed step and
     what failed there."""
@@ -427,7 +452,8 @@ def _verdict(db: Path, code: int) -> tuple[str, int | None, str]:
     from ..report.outcome import check_line, checks_of
 
     if code not in (0, 1):
-        return "error", None, f"replay --verify ended with exit code {code} (see replay.log)"
+        said = _last_line(db.with_name("replay.log"))
+        return "error", None, f"replay --verify ended with exit code {code}: {said}"
     with open_store(db, create=False, readonly=True) as store:
         runs = store.runs()
         if not runs:
@@ -442,3 +468,22 @@ def _verdict(db: Path, code: int) -> tuple[str, int | None, str]:
     checks = [c for c in checks_of(failed) if not c.get("passed", True)]
     what = check_line(checks[0]) if checks else failed.message
     return "failed", failed.step, what
+
+
+class stopped_by_signals:
+    """SIGINT and SIGTERM set `stop` (the workers then end their tests) instead of raising."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+        self.previous: dict[int, object] = {}
+
+    def __enter__(self) -> None:
+        def heard(number: int, frame: object) -> None:
+            self.stop.set()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self.previous[sig] = signal.signal(sig, heard)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
