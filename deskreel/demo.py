@@ -63,7 +63,8 @@ def _run(sample: Path, out: Path) -> int:
     """The sample suite with `sample` as its recording, into `out`: 0 passed, 1 failed."""
     from .suite.config import load_suite
     from .suite.report import Results, clear_report_folder, write_report
-    from .suite.runner import Options, run_tests, stopped_by_signals
+    from .suite.runner import Options, run_tests
+    from .suite.session import stopped_by_signals
 
     suite = load_suite(SUITE)
     tests = [dataclasses.replace(t, database=sample.resolve()) for t in suite.tests]

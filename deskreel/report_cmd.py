@@ -145,8 +145,7 @@ def _merge(sources: tuple[str, ...], out: Path, junit: Path | None, *, force: bo
     if junit is not None:
         check_replaceable(junit, mark=JUNIT_MARK, what="JUnit file of deskreel's", force=force)
     results = merge(folders, out, allow_flaky=False, junit=junit)
-    tally = results.counts()
-    said = ", ".join(f"{tally[v]} {v}" for v in ("passed", "flaky", "failed") if tally[v])
+    said = results.tally()
     click.echo(
         f"merged {len(folders)} reports: {len(results.outcomes)} tests ({said}) into "
         f"{out}/index.html",

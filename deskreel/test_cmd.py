@@ -14,12 +14,13 @@ import click
 from .cli import cli
 from .errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UserError
 from .paths import FilePath
-from .suite.config import MAX_RETRIES, MAX_WORKERS
+from .suite.schema import MAX_RETRIES, MAX_WORKERS
 from .table import printable
 
 if TYPE_CHECKING:
     from .suite.config import TestSpec
-    from .suite.runner import Outcome
+    from .suite.report import Results
+    from .suite.results import Outcome
 
 # `deskreel test --help` in full: what a suite file holds
 SUITE_HELP = """Run the recordings a suite file names, each against a freshly started
@@ -96,7 +97,8 @@ def test(
     from .report.writable import SUITE_JUNIT_MARK, check_replaceable, check_writable
     from .suite.config import DEFAULT_SUITE, SuiteError, load_suite
     from .suite.report import Results, clear_report_folder, write_report
-    from .suite.runner import Options, run_tests, stopped_by_signals
+    from .suite.runner import Options, run_tests
+    from .suite.session import stopped_by_signals
     from .suite.runner import shard as share
 
     try:
@@ -162,11 +164,9 @@ def _update_masks(tests: list[TestSpec], outcomes: list[Outcome], out: Path) -> 
     click.echo("run the suite again to verify with the new masks", err=True)
 
 
-def _progress(outcome: object) -> None:
+def _progress(outcome: Outcome) -> None:
     from .suite.report import failure_line
-    from .suite.runner import Outcome
 
-    assert isinstance(outcome, Outcome)
     mark = {"passed": "passed", "flaky": "FLAKY ", "failed": "FAILED"}[outcome.verdict]
     line = f"  {mark}  {outcome.name}  ({outcome.seconds:.1f} s)"
     if outcome.verdict != "passed":
@@ -174,15 +174,9 @@ def _progress(outcome: object) -> None:
     click.echo(printable(line))
 
 
-def _summary(results: object, out: Path, *, allow_flaky: bool) -> int:
-    from .suite.report import Results
-
-    assert isinstance(results, Results)
-    tally = results.counts()
-    said = ", ".join(f"{tally[v]} {v}" for v in ("passed", "flaky", "failed") if tally[v])
+def _summary(results: Results, out: Path, *, allow_flaky: bool) -> int:
     click.echo(
-        f"{len(results.outcomes)} tests: {said} in {results.seconds:.1f} s on "
+        f"{len(results.outcomes)} tests: {results.tally()} in {results.seconds:.1f} s on "
         f"{results.workers} worker{'s' * (results.workers != 1)}; report: {out}/index.html"
     )
-    failing = tally["failed"] or (tally["flaky"] and not allow_flaky)
-    return EXIT_FAILED if failing else EXIT_OK
+    return EXIT_FAILED if results.failing(allow_flaky=allow_flaky) else EXIT_OK

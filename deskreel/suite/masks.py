@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import TestSpec
-from .runner import Outcome
+from .results import Outcome
 
 __all__ = ["MASKABLE", "MaskUpdate", "update_masks"]
 

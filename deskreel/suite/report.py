@@ -20,7 +20,7 @@ from xsession.files import write_private
 
 from ..errors import UserError
 from ..report.style import CSS
-from .runner import Attempt, Outcome
+from .results import Attempt, Outcome
 
 __all__ = ["RESULTS", "Results", "check_report_folder", "merge", "read_results", "write_report"]
 
@@ -39,6 +39,16 @@ class Results:
 
     def counts(self) -> Counter[str]:
         return Counter(o.verdict for o in self.outcomes)
+
+    def tally(self) -> str:
+        """`3 passed, 1 flaky, 1 failed` (the verdicts there are)."""
+        counts = self.counts()
+        return ", ".join(f"{counts[v]} {v}" for v in ("passed", "flaky", "failed") if counts[v])
+
+    def failing(self, *, allow_flaky: bool) -> bool:
+        """Whether the run fails: a test failed, or was flaky when that is not allowed."""
+        counts = self.counts()
+        return bool(counts["failed"] or (counts["flaky"] and not allow_flaky))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -219,7 +229,7 @@ def _index(results: Results, *, allow_flaky: bool) -> str:
     failed = tally["failed"] + (0 if allow_flaky else tally["flaky"])
     verdict = "failed" if failed else "passed"
     rows = "\n".join(_row(o) for o in results.outcomes)
-    summary = ", ".join(f"{tally[v]} {v}" for v in ("passed", "flaky", "failed") if tally[v])
+    summary = results.tally()
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="generator" content="deskreel test">

@@ -1,87 +1,29 @@
 """Running a suite: workers, each with its own X server, take the tests one at a time.
 
-For each attempt of a test, in order: a private copy of its recording, the setup command,
-the application (until it is ready), `deskreel replay --verify` on the worker's display,
-then always: the application stopped with its whole process group, the teardown command,
-and every key and button released. A failed test is tried again on a fresh application;
-one that passes only then is flaky. Each attempt keeps its own folder of evidence.
+Each attempt of a test runs as `attempt.py` says. A failed test is tried again on a fresh
+application; one that passes only then is flaky. Each attempt keeps its own folder of
+evidence.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import queue
 import re
-import shutil
-import signal
-import sqlite3
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from xsession.xvfb import VirtualDisplay
 
-from xsession.groups import stop_group
+from .attempt import AttemptRun
+from .config import ScreenSpec, TestSpec
+from .results import Attempt, Outcome
+from .session import Cookies, Session
 
-from .app import AppFailure, RunningApp, run_command
-from .config import AppSpec, ScreenSpec, TestSpec
-
-__all__ = [
-    "Attempt",
-    "Options",
-    "Outcome",
-    "run_tests",
-    "shard",
-    "stopped_by_signals",
-    "test_folder",
-]
-
-SETUP_TIMEOUT = 120.0  # s a setup or teardown command may take
-ATTEMPT_DIR = "{attempt_dir}"  # in a command's words: the attempt's own folder
-ATTEMPT_ENV = "DESKREEL_ATTEMPT_DIR"  # and in the environment of every command
-T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt:
-    """One try of a test: its verdict, and where its evidence is (relative to the report)."""
-
-    number: int
-    verdict: str  # passed, failed, error
-    seconds: float
-    folder: str  # tests/<name>/attempt-<n>
-    display: str
-    started: float  # wall-clock seconds (time.time())
-    ended: float
-    step: int | None = None  # the first step that failed
-    check: str = ""  # what failed there, or why the attempt could not run
-    phases: dict[str, float] = field(default_factory=dict)  # seconds of each stage
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """A test and its attempts; the verdict follows from them."""
-
-    name: str
-    attempts: tuple[Attempt, ...]
-
-    @property
-    def verdict(self) -> str:
-        """passed (first try), flaky (passed on a retry) or failed."""
-        if self.attempts[-1].verdict != "passed":
-            return "failed"
-        return "passed" if len(self.attempts) == 1 else "flaky"
-
-    @property
-    def seconds(self) -> float:
-        return sum(a.seconds for a in self.attempts)
+__all__ = ["Options", "run_tests", "shard", "test_folder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +71,7 @@ def run_tests(
             results.append(outcome)
             done(outcome)
 
-    with _Cookies() as cookies:
+    with Cookies() as cookies:
         workers = [
             threading.Thread(
                 target=_Worker(options, stop, tell, cookies).run, args=(todo,), daemon=True
@@ -145,27 +87,6 @@ def run_tests(
     return sorted(results, key=lambda o: order[o.name])
 
 
-class _Cookies:
-    """A private Xauthority file for the run: each worker's X server adds its own cookie,
-    and accepts only clients that show it. This process reads it too (XAUTHORITY, while
-    the run lasts): it asks the servers for windows and releases keys on them."""
-
-    def __enter__(self) -> str:
-        self.folder = tempfile.mkdtemp(prefix="deskreel-test-")  # mode 0700
-        self.path = os.path.join(self.folder, "Xauthority")
-        os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        self.previous = os.environ.get("XAUTHORITY")
-        os.environ["XAUTHORITY"] = self.path
-        return self.path
-
-    def __exit__(self, *exc: object) -> None:
-        if self.previous is None:
-            os.environ.pop("XAUTHORITY", None)
-        else:
-            os.environ["XAUTHORITY"] = self.previous
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
 @dataclass
 class _Worker:
     options: Options
@@ -174,7 +95,7 @@ class _Worker:
     cookies: str
     display: VirtualDisplay | None = None
     screen: ScreenSpec | None = None
-    session: _Session | None = None
+    session: Session | None = None
 
     def run(self, todo: queue.SimpleQueue[TestSpec]) -> None:
         try:
@@ -219,7 +140,7 @@ class _Worker:
             width=width, height=height, depth=screen.depth, cookies=self.cookies
         ).start()
         self.screen = screen
-        self.session = _Session(self.display, screen)
+        self.session = Session(self.display, screen)
         return self.display, self.session.env, round(time.monotonic() - began, 3)
 
     def _stop_screen(self) -> None:
@@ -237,7 +158,7 @@ class _Worker:
         display, env, xvfb = self._screen(test.screen)
         began, wall = time.monotonic(), time.time()
         phases = {"xvfb": xvfb}
-        attempt = _Attempt(test, path, display, env, self.stop, phases, self.options.keep_going)
+        attempt = AttemptRun(test, path, display, env, self.stop, phases, self.options.keep_going)
         verdict, step, check = attempt.run()
         return Attempt(
             number,
@@ -251,239 +172,3 @@ class _Worker:
             check,
             phases,
         )
-
-
-class _Session:
-    """What a worker's server runs besides the applications, where the suite asks: a
-    window manager, and a private session and accessibility bus. `env` is what the
-    applications get."""
-
-    def __init__(self, display: VirtualDisplay, screen: ScreenSpec) -> None:
-        from xsession.a11y_bus import AccessibilityBus
-
-        self.env = display.env()
-        self.bus: AccessibilityBus | None = None
-        self.manager: subprocess.Popen[bytes] | None = None
-        self.home: str | None = None
-        try:
-            if screen.accessibility:
-                self.home = tempfile.mkdtemp(prefix="deskreel-home-")
-                self.bus = AccessibilityBus(display.display, home=Path(self.home)).__enter__()
-                server = {k: v for k, v in self.env.items() if k in ("DISPLAY", "XAUTHORITY")}
-                self.env = {**self.bus.env, **server}
-            if screen.window_manager is not None:
-                self.manager = subprocess.Popen(
-                    screen.window_manager,
-                    env=self.env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
-        except BaseException:
-            self.stop()
-            raise
-
-    def stop(self) -> None:
-        if self.manager is not None:
-            stop_group(self.manager)
-            self.manager = None
-        if self.bus is not None:
-            self.bus.__exit__()
-            self.bus = None
-        if self.home is not None:
-            shutil.rmtree(self.home, ignore_errors=True)
-            self.home = None
-
-
-@dataclass
-class _Attempt:
-    test: TestSpec
-    path: Path
-    display: VirtualDisplay
-    session_env: dict[str, str]
-    stop: threading.Event
-    phases: dict[str, float]
-    keep_going: bool = False
-
-    def run(self) -> tuple[str, int | None, str]:
-        """(verdict, failed step, what failed) of one attempt."""
-        spec = placed(self.test.app, self.path)
-        env = {**self.session_env, **dict(spec.env), ATTEMPT_ENV: str(self.path.resolve())}
-        app = RunningApp(spec, env, self.path / "app.log")
-        try:
-            db = self._timed("copy", lambda: _private_copy(self.test.database, self.path))
-            setup = spec.setup
-            log = self.path / "setup.log"
-            if setup and self._timed("setup", lambda: _command(setup, env, spec, log, self.stop)):
-                return "error", None, f"the setup command `{' '.join(setup)}` failed (setup.log)"
-            if spec.command is not None:
-                self._timed("app", lambda: app.start(self.stop))
-            code = self._timed("replay", lambda: self._replay(db))
-        except AppFailure as failure:
-            return "error", None, str(failure)
-        finally:
-            self._timed("teardown", lambda: self._teardown(app, env))
-        return _verdict(db, code)
-
-    def _replay(self, db: Path) -> int:
-        argv = [
-            sys.executable,
-            "-m",
-            "deskreel",
-            "replay",
-            str(db),
-            "-r",
-            self.test.recording,
-            "--verify",
-            "--report",
-            str(self.path / "report"),
-            "--junit",
-            str(self.path / "junit.xml"),
-            "--display",
-            self.display.display,
-            "--quiet",
-            *(["--keep-going"] if self.keep_going else []),
-            *self.test.verify.replay_args(),
-        ]
-        out = os.open(self.path / "replay.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(out, "wb") as log:
-            proc = subprocess.Popen(
-                argv,
-                env=self.display.env(),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-            while proc.poll() is None:
-                if self.stop.is_set():
-                    stop_group(proc)
-                    break
-                time.sleep(0.05)
-        return proc.returncode
-
-    def _teardown(self, app: RunningApp, env: dict[str, str]) -> None:
-        app.stop()
-        spec = placed(self.test.app, self.path)
-        if spec.teardown:  # run in full even when stopping: it cleans up
-            _command(spec.teardown, env, spec, self.path / "teardown.log", threading.Event())
-        _release_all(self.display.display)
-
-    def _timed(self, phase: str, work: Callable[[], T]) -> T:
-        began = time.monotonic()
-        try:
-            return work()
-        finally:
-            self.phases[phase] = round(time.monotonic() - began, 3)
-
-
-def placed(spec: AppSpec, folder: Path) -> AppSpec:
-    """The application's commands with {attempt_dir} replaced by the attempt's folder, where
-    an application writes what must not collide with another worker's (its log)."""
-    where = str(folder.resolve())
-
-    def fill(argv: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        return None if argv is None else tuple(w.replace(ATTEMPT_DIR, where) for w in argv)
-
-    ready = replace(spec.ready, command=fill(spec.ready.command))
-    return replace(
-        spec,
-        command=fill(spec.command),
-        setup=fill(spec.setup),
-        teardown=fill(spec.teardown),
-        ready=ready,
-    )
-
-
-def _command(
-    argv: Sequence[str], env: dict[str, str], spec: AppSpec, log: Path, stop: threading.Event
-) -> bool:
-    """Run a setup or teardown command, its output into `log`; True when it failed."""
-    return run_command(argv, env, spec.cwd, timeout=SETUP_TIMEOUT, log=log, stop=stop) != 0
-
-
-def _private_copy(database: Path, folder: Path) -> Path:
-    """A consistent copy of the suite's database (its WAL included) that the replay may
-    write its run into: the suite's own file never changes."""
-    target = folder / "run.db"
-    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    source = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        copy = sqlite3.connect(target)
-        try:
-            source.backup(copy)
-        finally:
-            copy.close()
-    finally:
-        source.close()
-    return target
-
-
-def _release_all(display: str) -> None:
-    from replayer import release_held
-
-    from xsession.display import DisplayError, connect
-
-    try:
-        conn = connect(display, extensions=("XTEST",))
-    except DisplayError:
-        return  # the server is gone: nothing is held on it
-    try:
-        release_held(conn)
-    finally:
-        conn.close()
-
-
-def _last_line(log: Path) -> str:
-    """What a log said last (the replay's one-line error), or where to look."""
-    try:
-        lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
-    except OSError:
-        lines = []
-    return lines[-1].strip()[:300] if lines else f"see {log.name}"
-
-
-def _verdict(db: Path, code: int) -> tuple[str, int | None, str]:
-    """The attempt's verdict from the run the replay stored: its first failed step and
-    what failed there."""
-    from storage import open_store
-
-    from ..report.outcome import check_line, checks_of
-
-    if code not in (0, 1):
-        said = _last_line(db.with_name("replay.log"))
-        return "error", None, f"replay --verify ended with exit code {code}: {said}"
-    with open_store(db, create=False, readonly=True) as store:
-        runs = store.runs()
-        if not runs:
-            return "error", None, "the replay stored no run (see replay.log)"
-        run = runs[-1]
-        results = store.step_results(run.id)
-    if code == 0:
-        return "passed", None, ""
-    failed = next((r for r in results if r.status == "failed"), None)
-    if failed is None:
-        return "failed", None, f"the run {run.status} (see replay.log)"
-    checks = [c for c in checks_of(failed) if not c.get("passed", True)]
-    what = check_line(checks[0]) if checks else failed.message
-    return "failed", failed.step, what
-
-
-class stopped_by_signals:
-    """SIGINT and SIGTERM set `stop` (the workers then end their tests) instead of raising."""
-
-    def __init__(self, stop: threading.Event) -> None:
-        self.stop = stop
-        self.previous: dict[int, object] = {}
-
-    def __enter__(self) -> None:
-        def heard(number: int, frame: object) -> None:
-            self.stop.set()
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self.previous[sig] = signal.signal(sig, heard)
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, handler in self.previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
