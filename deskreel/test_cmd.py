@@ -99,24 +99,12 @@ def test(
     from .suite.report import Results, clear_report_folder, write_report
     from .suite.runner import Options, run_tests
     from .suite.session import stopped_by_signals
-    from .suite.runner import shard as share
 
     try:
         loaded = load_suite(suite or Path(DEFAULT_SUITE))
     except SuiteError as err:
         raise UserError(str(err)) from None
-    tests = list(loaded.tests)
-    if grep is not None:
-        try:
-            wanted = re.compile(grep)
-        except re.error as err:
-            raise UserError(f"--grep {grep!r} is not a regular expression: {err}") from None
-        tests = [t for t in tests if wanted.search(t.name)]
-        if not tests:
-            raise UserError(f"no test's name matches --grep {grep!r}")
-    # the share after --grep: N machines split what is run evenly; a share may be empty
-    # (more shards than tests): its report has no test, and merges as one
-    tests = share(tests, *shard)
+    tests = _chosen(list(loaded.tests), grep, shard)
     if update_masks and retries:
         raise UserError("--update-masks runs each test once: leave out --retries")
     if junit is not None:  # before anything is run or cleared
@@ -151,6 +139,22 @@ def test(
     if update_masks:
         _update_masks(tests, outcomes, out)
     return code
+
+
+def _chosen(tests: list[TestSpec], grep: str | None, shard: tuple[int, int]) -> list[TestSpec]:
+    """The tests --grep names, then the --shard's share of them: N machines split what is
+    run evenly; a share may be empty (more shards than tests), and its report merges."""
+    from .suite.runner import shard as share
+
+    if grep is not None:
+        try:
+            wanted = re.compile(grep)
+        except re.error as err:
+            raise UserError(f"--grep {grep!r} is not a regular expression: {err}") from None
+        tests = [t for t in tests if wanted.search(t.name)]
+        if not tests:
+            raise UserError(f"no test's name matches --grep {grep!r}")
+    return share(tests, *shard)
 
 
 def _update_masks(tests: list[TestSpec], outcomes: list[Outcome], out: Path) -> None:

@@ -236,6 +236,26 @@ def test_datasets_loads_the_export(
     check_dataset(load(out, how, tmp_path / "cache"), out, after=after)
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_json_builder_loads_the_lines(export: Export, tmp_path: Path, fmt: str) -> None:
+    """`load_dataset("json", data_files=...)` reads metadata.jsonl as it is; file_name,
+    made absolute, casts to images from any working directory."""
+    out = export("mixed", fmt)
+    ds = datasets.load_dataset(
+        "json",
+        data_files=str(out / "metadata.jsonl"),
+        split="train",
+        cache_dir=str(tmp_path / "cache"),
+    )
+    lines = metadata(out)
+    assert ds.num_rows == len(lines) and ds["action"] == [x["action"] for x in lines]
+    assert ds.features["action"] == datasets.Value("string")
+    framed = ds.filter(lambda row: row["file_name"] != "")
+    framed = framed.map(lambda row: {"file_name": str(out / row["file_name"])})
+    images = framed.cast_column("file_name", datasets.Image())
+    assert framed.num_rows > 0 and all(im.size == SCREEN for im in images["file_name"])
+
+
 @pytest.mark.parametrize(
     "option", [("--tool-version", "computer_20241022"), ("--coords", "normalized")]
 )
