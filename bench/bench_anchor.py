@@ -46,8 +46,8 @@ import make_anchor_corpus as corpus
 from anchor_cases import BASELINE, IN_ORDER, NO_HINT, Case, Hint, Outcome, load_cases
 from anchor_report import report, save_failures
 
-from matching import hints_after, locate
-from matching.params import PARAMS
+from deskreel.matching import hints_after, locate
+from deskreel.matching.params import PARAMS
 
 THRESHOLD, MARGIN = PARAMS.threshold, PARAMS.margin  # as the replayer calls locate()
 

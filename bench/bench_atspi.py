@@ -28,9 +28,9 @@ from realapps.catalog import Scenario, apps
 from realapps.corpus import start
 from realapps.desktop import Desktop
 from realapps.judge import load
-from replayer.objects import QUESTION_BUDGET, ask_tree
-from storage.widgets import widget_from_json
-from xsession.display import connect
+from deskreel.replayer.objects import QUESTION_BUDGET, ask_tree
+from deskreel.storage.widgets import widget_from_json
+from deskreel.xsession.display import connect
 
 
 def main() -> int:

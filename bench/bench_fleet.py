@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from storage import Action, Anchor, RawEvent, Step, open_store  # noqa: E402
-from storage.store import server_name  # noqa: E402
-from storage.transfer import copy_recording  # noqa: E402
+from deskreel.storage import Action, Anchor, RawEvent, Step, open_store  # noqa: E402
+from deskreel.storage.store import server_name  # noqa: E402
+from deskreel.storage.transfer import copy_recording  # noqa: E402
 from tests.fleet_writer import write_like_a_recorder  # noqa: E402
 from tests.pg import create_database, drop_database  # noqa: E402
 

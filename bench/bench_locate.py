@@ -19,7 +19,7 @@ from functools import partial
 import cv2
 import numpy as np
 
-from matching import AnchorChoice, choose_anchor, locate
+from deskreel.matching import AnchorChoice, choose_anchor, locate
 
 Image = np.ndarray
 Places = dict[str, tuple[int, int]]

@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from xsession.xvfb import VirtualDisplay  # noqa: E402
-from storage import open_store  # noqa: E402
+from deskreel.xsession.xvfb import VirtualDisplay  # noqa: E402
+from deskreel.storage import open_store  # noqa: E402
 
 
 def blast(display: str, rate: int, seconds: float, out) -> None:
@@ -42,7 +42,7 @@ def blast(display: str, rate: int, seconds: float, out) -> None:
     from Xlib import X
     from Xlib.ext import xtest
 
-    from xsession.display import connect
+    from deskreel.xsession.display import connect
 
     conn = connect(display, extensions=("XTEST",))
     keycode = conn.keysym_to_keycode(ord("x"))
@@ -69,7 +69,7 @@ def blast(display: str, rate: int, seconds: float, out) -> None:
 
 
 def burst(display: str, rate: int, seconds: float) -> None:
-    from recorder import Recorder, RecordOptions
+    from deskreel.recorder import Recorder, RecordOptions
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "burst.db"

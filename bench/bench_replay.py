@@ -31,13 +31,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from xsession.display import connect
-from xsession.xvfb import VirtualDisplay
-from recorder.capture import InputCapture
-from replayer import Injector, Progress, ReplayOptions
-from replayer.execute import execute
-from replayer.replay import replay
-from storage import Action, Step, open_store
+from deskreel.xsession.display import connect
+from deskreel.xsession.xvfb import VirtualDisplay
+from deskreel.recorder.capture import InputCapture
+from deskreel.replayer import Injector, Progress, ReplayOptions
+from deskreel.replayer.execute import execute
+from deskreel.replayer.replay import replay
+from deskreel.storage import Action, Step, open_store
 
 ONSETS = ("key_down", "motion")  # the first event of a key step and of a pointer step
 

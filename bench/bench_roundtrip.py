@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-import recorder.keyboard as keyboard_pass
-import recorder.reduce as reduction
-from xsession.xvfb import VirtualDisplay
-from storage import RawEvent
+import deskreel.recorder.keyboard as keyboard_pass
+import deskreel.recorder.reduce as reduction
+from deskreel.xsession.xvfb import VirtualDisplay
+from deskreel.storage import RawEvent
 from tests.roundtrip import FASTEST, Outcome, canonical, mismatches
 from tests.roundtrip import round_trip, scripts
 from tests.roundtrip import speed_label as label

@@ -34,10 +34,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from xsession.grab import Grabber  # noqa: E402
-from xsession.images import decode_image, encode_png  # noqa: E402
-from matching import choose_anchor  # noqa: E402
-from xsession.xvfb import VirtualDisplay  # noqa: E402
+from deskreel.xsession.grab import Grabber  # noqa: E402
+from deskreel.xsession.images import decode_image, encode_png  # noqa: E402
+from deskreel.matching import choose_anchor  # noqa: E402
+from deskreel.xsession.xvfb import VirtualDisplay  # noqa: E402
 
 DEFAULT_OUT = Path("/tmp/deskreel-corpus")
 SCREEN = (1920, 1080)

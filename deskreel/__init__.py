@@ -1,7 +1,9 @@
 """deskreel: record and replay desktop automation on Linux/X11.
 
-The packages: `storage` (vocabulary and store), `recorder`, `replayer`; this package holds
-the command line and the glue between them. Importing it needs no display.
+The one import root: its layers are `deskreel.storage` (vocabulary and store),
+`deskreel.matching`, `deskreel.xsession`, `deskreel.recorder` and `deskreel.replayer`; its
+own modules are the command line and the glue between them (docs/architecture.md).
+Importing it needs no display.
 """
 
 from importlib.metadata import PackageNotFoundError, version

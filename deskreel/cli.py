@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from storage import (
+from deskreel.storage import (
     ActionError,
     KeyNameError,
     Script,
@@ -27,9 +27,9 @@ from storage import (
 )
 
 from . import __version__
-from recorder.errors import RecordError
-from replayer.errors import ReplayError
-from xsession.display import DisplayError
+from deskreel.recorder.errors import RecordError
+from deskreel.replayer.errors import ReplayError
+from deskreel.xsession.display import DisplayError
 
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError, exit_code
 from .paths import FilePath
@@ -220,8 +220,8 @@ def import_script(script: Path, db: str, name: str | None, screen: tuple[int, in
         parsed = parse_script(text)
     except ScriptError as err:
         raise UserError(f"{script}: {err}") from None
-    from storage import Step, store_to_fill
-    from storage.recordings import checked_name
+    from deskreel.storage import Step, store_to_fill
+    from deskreel.storage.recordings import checked_name
 
     name = checked_name(name or parsed.recording or script.stem)  # before anything is created
     screen = _script_screen(script, parsed, screen)
@@ -253,7 +253,7 @@ def _script_screen(
 ) -> tuple[int, int] | None:
     """The screen a script is for: --screen, or what its lines say (both: the same); every
     coordinate must lie on it."""
-    from storage.edit import off_screen
+    from deskreel.storage.edit import off_screen
 
     said = parsed.screen
     if given is not None and said is not None and given != said:
@@ -272,7 +272,7 @@ def _read_script(script: Path) -> str:
     """A script's text (UTF-8, a byte-order mark allowed): a regular file of at most
     MAX_SCRIPT_BYTES (parsing one takes about nine times its size in memory). A FIFO or a
     device is refused before it is opened: reading one may never end."""
-    from storage.script import MAX_SCRIPT_BYTES
+    from deskreel.storage.script import MAX_SCRIPT_BYTES
 
     try:  # opened without waiting for a writer, then asked what it is: no race with a FIFO
         fd = os.open(script, os.O_RDONLY | os.O_NONBLOCK)

@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.xvfb import VirtualDisplay
 
 from .suite.app import AppFailure, RunningApp
 from .suite.config import AppSpec, Ready
@@ -133,7 +133,7 @@ def _first_line(log: Path, timeout: float = 5.0) -> str:
 
 def _verdict(db: Path, verdict: str) -> str:
     """'verdict passed (8 of 8 steps passed)', from the run the replay stored."""
-    from storage import open_store
+    from deskreel.storage import open_store
 
     if verdict == "error" or not db.exists():
         return "no verdict: the attempt could not run (see its replay.log and app.log)"

@@ -11,8 +11,8 @@ from .errors import EXIT_FAILED, EXIT_OK, UserError
 from .table import printable
 
 if TYPE_CHECKING:
-    from storage import Store
-    from storage.health import Health
+    from deskreel.storage import Store
+    from deskreel.storage.health import Health
 
 
 @cli.command("doctor")
@@ -40,7 +40,7 @@ def doctor(db: str | None, repair: bool, force: bool) -> int:
     unfinished runs may still be being written: they are noted, not counted as problems,
     and --repair leaves them (and frames that nothing uses yet) alone.
     """
-    from storage.health import examine
+    from deskreel.storage.health import examine
 
     if db is None:
         if repair or force:
@@ -77,8 +77,8 @@ def doctor(db: str | None, repair: bool, force: bool) -> int:
 
 def _display() -> int:
     """`deskreel doctor` with no database: what this display offers."""
-    from xsession.display import connect, refuse_xwayland
-    from xsession.sources import accessibility_line
+    from deskreel.xsession.display import connect, refuse_xwayland
+    from deskreel.xsession.sources import accessibility_line
 
     conn = connect(None, extensions=("RECORD", "XTEST"))
     try:
@@ -93,8 +93,8 @@ def _display() -> int:
 
 def _repair(store: Store, health: Health, *, force: bool) -> None:
     """Recover tails and delete orphans; what may still be being written only if forced."""
-    from recorder.privacy import reduce_redacted
-    from storage.health import recover_tail, remove_orphans
+    from deskreel.recorder.privacy import reduce_redacted
+    from deskreel.storage.health import recover_tail, remove_orphans
 
     for tail in health.tails:
         if tail.live and not force:
@@ -138,9 +138,9 @@ def _repair(store: Store, health: Health, *, force: bool) -> None:
 )
 def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
     """Remove what a step typed: its text becomes {{secret:N}}, its frames and key events go."""
-    from storage.redaction import redact_steps
+    from deskreel.storage.redaction import redact_steps
 
-    from xsession.hiding import hide_in_stored_frames
+    from deskreel.xsession.hiding import hide_in_stored_frames
 
     with open_db(db) as store:
         rec = store.recording(ref)

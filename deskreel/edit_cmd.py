@@ -8,8 +8,8 @@ import re
 
 import click
 
-from storage import Action, ActionError, EditSummary, RecordingEdit, edit_recording
-from storage.script import ScriptError, load_json
+from deskreel.storage import Action, ActionError, EditSummary, RecordingEdit, edit_recording
+from deskreel.storage.script import ScriptError, load_json
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError

@@ -34,7 +34,7 @@ class UserError(Exception):
 def exit_code(err: BaseException) -> int:
     """The exit code of an error the user can hit: 130 when the person stopped a replay,
     a UserError's own, else 2 (bad input or usage)."""
-    from replayer.errors import Interrupted
+    from deskreel.replayer.errors import Interrupted
 
     if isinstance(err, Interrupted):
         return EXIT_INTERRUPTED

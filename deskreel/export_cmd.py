@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from storage import Recording, Script, ScriptStep, Store, script_lines
+from deskreel.storage import Recording, Script, ScriptStep, Store, script_lines
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
@@ -27,7 +27,7 @@ from .paths import FilePath
 from .sizes import screen_size
 from .report.writable import LINES_MARK, check_replaceable
 from .table import json_shown, printable
-from xsession.files import write_private
+from deskreel.xsession.files import write_private
 
 
 @cli.command("export")

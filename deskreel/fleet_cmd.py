@@ -6,7 +6,7 @@ import time
 
 import click
 
-from storage import Copied, Store, copy_recording, open_store, store_to_fill
+from deskreel.storage import Copied, Store, copy_recording, open_store, store_to_fill
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, EXIT_USAGE, UserError

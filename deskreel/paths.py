@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from storage.paths import unusable_path
+from deskreel.storage.paths import unusable_path
 
 __all__ = ["FilePath"]
 

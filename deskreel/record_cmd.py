@@ -18,16 +18,16 @@ from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
 from .table import format_bytes, format_duration, json_shown, printable
 
-from storage import Step
-from storage.script import checked_text
-from storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
+from deskreel.storage import Step
+from deskreel.storage.script import checked_text
+from deskreel.storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Thresholds, fits
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from recorder import Recorder, RecordSummary
-    from recorder.privacy import DenyList
-    from recorder.reduce import Reduced
+    from deskreel.recorder import Recorder, RecordSummary
+    from deskreel.recorder.privacy import DenyList
+    from deskreel.recorder.reduce import Reduced
 
 
 @cli.command("record")
@@ -98,9 +98,9 @@ def record(
     The chords' own keystrokes are never recorded. Nothing is recorded while paused or
     while a deny-listed window is active. The database file is created private (0600).
     """
-    from recorder import Recorder, RecordOptions
+    from deskreel.recorder import Recorder, RecordOptions
 
-    from xsession.display import connect, refuse_xwayland
+    from deskreel.xsession.display import connect, refuse_xwayland
 
     deny_list = _deny_list(deny, no_default_deny)
     instruction = checked_text(instruction, "--instruction")
@@ -162,7 +162,7 @@ def record(
 
 def _deny_list(deny: tuple[str, ...], no_default_deny: bool) -> DenyList:
     """The defaults (unless refused) and the --deny patterns; a bad one ends here."""
-    from recorder.privacy import DEFAULT_DENY, DenyList
+    from deskreel.recorder.privacy import DEFAULT_DENY, DenyList
 
     try:
         return DenyList((DEFAULT_DENY if not no_default_deny else ()) + deny)
@@ -205,7 +205,7 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given:
     events than before (a new hover, a double click now two clicks) has none: record
     again for those.
     """
-    from recorder.reduce import reduce_events
+    from deskreel.recorder.reduce import reduce_events
 
     chosen = _thresholds(given)
     th = Thresholds(**{k: v for k, v in chosen.items() if k in _THRESHOLDS})
@@ -329,7 +329,7 @@ _add_threshold_options()
 
 def _check_chords(stop_key: str, pause_key: str) -> None:
     """Chords that could never fire, or that are one chord twice, end here with one line."""
-    from recorder.chords import ChordFilter
+    from deskreel.recorder.chords import ChordFilter
 
     for option, name, text in (
         ("--stop-key", "stop", stop_key),

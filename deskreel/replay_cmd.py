@@ -10,9 +10,9 @@ from click.core import ParameterSource
 from .cli import DB_HELP, cli, open_db
 from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
 from .paths import FilePath
-from matching.params import PARAMS
-from replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
-from storage.vocabulary import MAX_COORDINATE
+from deskreel.matching.params import PARAMS
+from deskreel.replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
+from deskreel.storage.vocabulary import MAX_COORDINATE
 
 
 @cli.command("replay")
@@ -143,10 +143,10 @@ def replay(
     SIGINT and on SIGTERM (exit 130), always releasing every key and button it pressed.
     Exit codes: 0 all steps done, 1 a step failed, 2 bad input, 130 aborted.
     """
-    from replayer import AnchorOptions, Progress, ReplayOptions, select_steps
-    from replayer.replay import replay as run_replay
-    from replayer.verify import VerifyOptions
-    from storage import open_store
+    from deskreel.replayer import AnchorOptions, Progress, ReplayOptions, select_steps
+    from deskreel.replayer.replay import replay as run_replay
+    from deskreel.replayer.verify import VerifyOptions
+    from deskreel.storage import open_store
 
     _check_options(speed, max_idle, abort_key, verify=verify, masks=masks, keep_going=keep_going)
     boxes = tuple(parse_box(m) for m in masks)
@@ -203,7 +203,7 @@ def _check_options(
     keep_going: bool,
 ) -> None:
     """Options that cannot work, or work only with --verify, end here with one line."""
-    from storage import parse_chord
+    from deskreel.storage import parse_chord
 
     if speed <= 0:
         raise UserError(f"--speed must be positive, got {speed}")
@@ -253,7 +253,7 @@ def _write_outputs(
 
 def _check_display(display: str | None, *, force: bool) -> None:
     """Refuse Xwayland before anything is opened or sent, unless `force`."""
-    from xsession.display import connect, refuse_xwayland
+    from deskreel.xsession.display import connect, refuse_xwayland
 
     conn = connect(display, extensions=("XTEST",))
     try:
@@ -332,8 +332,8 @@ replay.__doc__ = (replay.__doc__ or "") + f"\n    DB is {DB_HELP}."
 def release_all(display: str | None) -> int:
     """Release every key and mouse button the X server reports held down, and put back the
     keycodes a killed replay left re-bound."""
-    from xsession.display import connect
-    from replayer import release_held
+    from deskreel.xsession.display import connect
+    from deskreel.replayer import release_held
 
     conn = connect(display, extensions=("XTEST",))
     try:

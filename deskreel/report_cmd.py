@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from storage import Recording, Run, Store
+from deskreel.storage import Recording, Run, Store
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError

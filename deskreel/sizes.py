@@ -6,7 +6,7 @@ import re
 
 import click
 
-from storage.script import MAX_SCREEN
+from deskreel.storage.script import MAX_SCREEN
 
 __all__ = ["screen_size"]
 

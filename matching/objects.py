@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from storage.widgets import Widget
+from deskreel.storage.widgets import Widget
 
 from .located import Located
 from .refusal import Refusal

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from matching.objects import acts_on_whole, place_of
-from storage import Widget
-from storage.widgets import Box
+from deskreel.matching.objects import acts_on_whole, place_of
+from deskreel.storage import Widget
+from deskreel.storage.widgets import Box
 
 from .screen import WINDOW_POLL, FrameTimeline, WidgetSeen
 
@@ -125,9 +125,9 @@ class AimWatch:
         self._thread.join(timeout=COUNT_BUDGET + 1)
 
     def _run(self) -> None:
-        from xsession.atspi import Accessibility
-        from xsession.display import connect
-        from xsession.sources import NO_ACCESSIBILITY
+        from deskreel.xsession.atspi import Accessibility
+        from deskreel.xsession.display import connect
+        from deskreel.xsession.sources import NO_ACCESSIBILITY
 
         conn = tree = None
         try:
@@ -151,7 +151,7 @@ class AimWatch:
                         pass
 
     def _watch(self, conn: Any, tree: Any) -> None:
-        from xsession.toplevel import toplevel_of
+        from deskreel.xsession.toplevel import toplevel_of
 
         root = conn.screen().root
         last: tuple[int, int] | None = None
@@ -176,7 +176,7 @@ class AimWatch:
             self._ask(tree, here, now, top)
 
     def _ask(self, tree: Any, point: tuple[int, int], asked: float, top: Any) -> None:
-        from xsession.atspi import Gone
+        from deskreel.xsession.atspi import Gone
 
         pid = top.pid if top is not None else None
         try:

@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from xsession.display import connect
-from storage.grouping import SERVER_TICK
-from storage.keys import keysym_char, keysym_name
+from deskreel.xsession.display import connect
+from deskreel.storage.grouping import SERVER_TICK
+from deskreel.storage.keys import keysym_char, keysym_name
 
 from .errors import RecordError
 

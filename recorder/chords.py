@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from storage import RawEvent
-from storage.keys import is_modifier, parse_chord
+from deskreel.storage import RawEvent
+from deskreel.storage.keys import is_modifier, parse_chord
 
 __all__ = ["ChordError", "ChordFilter", "Filtered"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from storage import RawEvent
+from deskreel.storage import RawEvent
 
 __all__ = ["Chunk", "held_key"]
 

@@ -12,9 +12,9 @@ import queue
 import threading
 from typing import Any
 
-from xsession.images import encode_png, encode_webp, pixel_hash
-from storage import Anchor, Step, Widget
-from storage.vocabulary import Action
+from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
+from deskreel.storage import Anchor, Step, Widget
+from deskreel.storage.vocabulary import Action
 
 from .pieces import Job
 from .privacy import TypingRedaction
@@ -153,8 +153,8 @@ class Finisher:
         target = r.action.target
         if target is None or r.first < 0 or not job.events:
             return None
-        from matching.search import grayscale
-        from matching.twins import object_box
+        from deskreel.matching.search import grayscale
+        from deskreel.matching.twins import object_box
 
         calm = calm_since(job.events, r.first, r.last)
         if calm is None:
@@ -204,7 +204,7 @@ class Finisher:
 
 def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
     """Cut from the pixels stored as the step's before-frame."""
-    from matching import choose_anchor
+    from deskreel.matching import choose_anchor
 
     x, y = target
     if not (0 <= x < pixels.shape[1] and 0 <= y < pixels.shape[0]):

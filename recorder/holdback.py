@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from storage import RawEvent
+from deskreel.storage import RawEvent
 
 from .chords import ChordFilter
 from .screen import WINDOW_POLL

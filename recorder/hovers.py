@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from storage.grouping import Thresholds
-from storage.values import RawEvent
-from storage.vocabulary import Action
+from deskreel.storage.grouping import Thresholds
+from deskreel.storage.values import RawEvent
+from deskreel.storage.vocabulary import Action
 
 from .reduced import Reduced, distance, position, reduced
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from storage.grouping import SERVER_TICK, InputSettings, Thresholds
-from storage.keys import is_modifier
-from storage.values import RawEvent
-from storage.vocabulary import MAX_KEY_HOLD, Action, ActionError
+from deskreel.storage.grouping import SERVER_TICK, InputSettings, Thresholds
+from deskreel.storage.keys import is_modifier
+from deskreel.storage.values import RawEvent
+from deskreel.storage.vocabulary import MAX_KEY_HOLD, Action, ActionError
 
 from .reduced import TYPING_MODIFIERS, Reduced, any_between, key_id, reduced
 

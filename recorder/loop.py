@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from storage import RawEvent
+from deskreel.storage import RawEvent
 
 from .capture import InputCapture
 from .chunk import Chunk

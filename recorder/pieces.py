@@ -13,8 +13,8 @@ import queue
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from storage import RawEvent
-from storage.grouping import InputSettings, Thresholds
+from deskreel.storage import RawEvent
+from deskreel.storage.grouping import InputSettings, Thresholds
 
 from .chunk import Chunk
 from .reduce import Carry, Reduced, reduce_piece

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from storage.grouping import InputSettings, Thresholds
-from storage.values import RawEvent
-from storage.vocabulary import MAX_SCROLL, Action
+from deskreel.storage.grouping import InputSettings, Thresholds
+from deskreel.storage.values import RawEvent
+from deskreel.storage.vocabulary import MAX_SCROLL, Action
 
 from .reduced import Reduced, any_between, distance, position, reduced
 

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from storage import RawEvent, Widget
-from storage.grouping import DEFAULT_SETTINGS, InputSettings
-from storage.keys import is_modifier
-from storage.vocabulary import Action, secret, types_text
+from deskreel.storage import RawEvent, Widget
+from deskreel.storage.grouping import DEFAULT_SETTINGS, InputSettings
+from deskreel.storage.keys import is_modifier
+from deskreel.storage.vocabulary import Action, secret, types_text
 
 from .reduce import Reduced, reduce_events
 
@@ -137,7 +137,7 @@ class TypedOnScreen:
     def add(self, before: np.ndarray, after: np.ndarray) -> None:
         """A redacted typing step's screens before and after it (RGB, what typed earlier
         already painted out): the part of them that changed is kept."""
-        from xsession.hiding import typed_regions
+        from deskreel.xsession.hiding import typed_regions
 
         boxes = typed_regions(before, after) if before.shape == after.shape else []
         if not boxes:
@@ -157,7 +157,7 @@ class TypedOnScreen:
         """`rgb` with the typing kept painted back to how it was before, where it still shows
         (a copy; `rgb` itself when none shows); typing it no longer shows is forgotten, unless
         `forget` is False (an older frame, looked at after newer ones)."""
-        from xsession.hiding import hide_typed_text
+        from deskreel.xsession.hiding import hide_typed_text
 
         shown, showing = rgb, []
         for typed in self._typed:

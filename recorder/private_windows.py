@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from storage import RawEvent
+from deskreel.storage import RawEvent
 
 from .chunk import held_key
 from .privacy import DenyList

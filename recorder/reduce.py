@@ -22,9 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from storage.grouping import DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, InputSettings, Thresholds
-from storage.values import RawEvent
-from storage.vocabulary import MAX_WAIT, Action
+from deskreel.storage.grouping import (
+    DEFAULT_SETTINGS,
+    DEFAULT_THRESHOLDS,
+    InputSettings,
+    Thresholds,
+)
+from deskreel.storage.values import RawEvent
+from deskreel.storage.vocabulary import MAX_WAIT, Action
 
 from .hovers import hovers, pointer_left_at
 from .keyboard import key_presses, keyboard_actions

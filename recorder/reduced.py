@@ -10,9 +10,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from storage.keys import is_modifier, parse_chord
-from storage.values import RawEvent
-from storage.vocabulary import Action
+from deskreel.storage.keys import is_modifier, parse_chord
+from deskreel.storage.values import RawEvent
+from deskreel.storage.vocabulary import Action
 
 __all__ = [
     "TYPING_MODIFIERS",

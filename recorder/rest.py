@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from storage import Anchor, RawEvent
+from deskreel.storage import Anchor, RawEvent
 
 from .screen import Frame
 
@@ -109,8 +109,8 @@ def anchor_in_two_looks(hovered: Any, rest: Any, target: tuple[int, int]) -> Anc
     The box is not grown to hold all that the hover changed: a menu moves its highlight from
     another row, and a crop grown over both rows is told by the other row's highlight, not
     by the target's name, so a target removed from the menu would match its neighbour."""
-    from matching import choose_anchor
-    from xsession.images import encode_png
+    from deskreel.matching import choose_anchor
+    from deskreel.xsession.images import encode_png
 
     choice = choose_anchor(rest, target)
     x, y, w, h = choice.box

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-    from storage import Widget
+    from deskreel.storage import Widget
 
 __all__ = ["WINDOW_POLL", "Frame", "FrameTimeline", "ScreenCapture", "WidgetSeen", "WindowInfo"]
 
@@ -245,8 +245,8 @@ class ScreenCapture:
         self.stop()
 
     def _run(self) -> None:
-        from xsession.grab import Grabber
-        from xsession.display import connect
+        from deskreel.xsession.grab import Grabber
+        from deskreel.xsession.display import connect
 
         conn = connect(self._name)
         grabber = Grabber(self._name) if self.frames else None

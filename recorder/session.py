@@ -24,13 +24,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from xsession.display import connect, display_name
-from xsession.settings import read_input_settings
-from storage import StorageError, Store
+from deskreel.xsession.display import connect, display_name
+from deskreel.xsession.settings import read_input_settings
+from deskreel.storage import StorageError, Store
 
 if TYPE_CHECKING:
-    from xsession.toplevel import TopLevel
-from storage.values import INPUT_SETTINGS
+    from deskreel.xsession.toplevel import TopLevel
+from deskreel.storage.values import INPUT_SETTINGS
 
 from .capture import InputCapture
 from .chords import ChordFilter

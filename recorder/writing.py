@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from storage import RawEvent, Store
+from deskreel.storage import RawEvent, Store
 
 from .errors import WriteFailed
 from .privacy import Redactor

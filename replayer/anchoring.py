@@ -17,19 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xsession.grab import Grabber
-from xsession.images import decode_image, encode_png
-from matching import Located, hints_after
-from matching.looks import Look, locate_looks, looks_of
-from matching.params import PARAMS
-from matching.objects import object_located
-from xsession.files import PrivateFolder
+from deskreel.xsession.grab import Grabber
+from deskreel.xsession.images import decode_image, encode_png
+from deskreel.matching import Located, hints_after
+from deskreel.matching.looks import Look, locate_looks, looks_of
+from deskreel.matching.params import PARAMS
+from deskreel.matching.objects import object_located
+from deskreel.xsession.files import PrivateFolder
 
 from .checks import Aimed
 from .defaults import DEFAULT_TIMEOUT
 from .objects import ObjectFinder
-from matching.search import Box
-from storage import StorageError, Step, Widget
+from deskreel.matching.search import Box
+from deskreel.storage import StorageError, Step, Widget
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_TIMEOUT", "aimed_at"]
 

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from storage import Action
-from storage.vocabulary import SECRET
+from deskreel.storage import Action
+from deskreel.storage.vocabulary import SECRET
 
 from .xinput import Injector
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from xsession.grab import Grabber
-from xsession.images import decode_image, encode_webp, pixel_hash
-from storage import StorageError, Store
+from deskreel.xsession.grab import Grabber
+from deskreel.xsession.images import decode_image, encode_webp, pixel_hash
+from deskreel.storage import StorageError, Store
 
 __all__ = ["Frames"]
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from matching.objects import (
+from deskreel.matching.objects import (
     ObjectAnswer,
     acts_on_whole,
     at_recorded_place,
@@ -22,8 +22,8 @@ from matching.objects import (
     placed_alone,
     point_in,
 )
-from matching.refusal import Refusal
-from storage import Widget
+from deskreel.matching.refusal import Refusal
+from deskreel.storage import Widget
 
 __all__ = ["QUESTION_BUDGET", "ObjectFinder", "ask_tree"]
 
@@ -56,7 +56,7 @@ def _on_top(conn: Any, recorded: Widget, point: tuple[int, int]) -> dict[str, An
     """Which application's tree answers for `point`: the one whose window the X server
     shows there (by its process where the window tells it, else by the recorded
     application's name); None over the bare root window."""
-    from xsession.toplevel import toplevel_at
+    from deskreel.xsession.toplevel import toplevel_at
 
     top = toplevel_at(conn, *point)
     if top is None:
@@ -107,8 +107,8 @@ class ObjectFinder:
     def _open(self) -> Any:
         if not self._opened:
             self._opened = True
-            from xsession.atspi import Accessibility
-            from xsession.display import connect
+            from deskreel.xsession.atspi import Accessibility
+            from deskreel.xsession.display import connect
 
             try:
                 self._conn = connect(self._name)

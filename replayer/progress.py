@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from storage import Step
+from deskreel.storage import Step
 
 __all__ = ["Progress"]
 

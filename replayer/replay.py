@@ -13,9 +13,9 @@ from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from storage import Recording, Step, StepResult, Store
-from xsession.display import connect, display_name
-from xsession.settings import read_input_settings
+from deskreel.storage import Recording, Step, StepResult, Store
+from deskreel.xsession.display import connect, display_name
+from deskreel.xsession.settings import read_input_settings
 
 from .anchoring import Locator
 from .defaults import ON_MISSING

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from storage import Evidence, StorageError, Step, StepResult
+from deskreel.storage import Evidence, StorageError, Step, StepResult
 
 from .anchoring import Finding, Locator, aimed_at
 from .ask import ask

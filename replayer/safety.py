@@ -13,8 +13,8 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from xsession.display import connect
-from storage.keys import parse_chord
+from deskreel.xsession.display import connect
+from deskreel.storage.keys import parse_chord
 
 from .defaults import DEFAULT_ABORT_KEY
 from .errors import Interrupted

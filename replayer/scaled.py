@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from matching.params import PARAMS as P
-from matching.search import Image, Point
+from deskreel.matching.params import PARAMS as P
+from deskreel.matching.search import Image, Point
 
 from .checks import Mask, VerifyOptions, measured
 

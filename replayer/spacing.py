@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from storage import Action
-from storage.grouping import DEFAULT_THRESHOLDS, InputSettings, Thresholds
-from storage.vocabulary import POINTER_ACTIONS
+from deskreel.storage import Action
+from deskreel.storage.grouping import DEFAULT_THRESHOLDS, InputSettings, Thresholds
+from deskreel.storage.vocabulary import POINTER_ACTIONS
 
 from .execute import BUTTONS
 

@@ -30,9 +30,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from matching.params import PARAMS as P
-from matching.search import Box, Image, Point, grayscale
-from storage import POINTER_ACTIONS
+from deskreel.matching.params import PARAMS as P
+from deskreel.matching.search import Box, Image, Point, grayscale
+from deskreel.storage import POINTER_ACTIONS
 
 from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
 from .content import Views, checkpoint, find

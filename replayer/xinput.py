@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from storage.keys import char_keysym, keysym_of, parse_chord
+from deskreel.storage.keys import char_keysym, keysym_of, parse_chord
 
 __all__ = ["Injector", "release_held"]
 

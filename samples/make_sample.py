@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from deskreel.demo import SAMPLE, SampleApp
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.xvfb import VirtualDisplay
 from samples.person import Person
 
 # what the recorder should make of the session below, step by step
@@ -102,7 +102,7 @@ def _record(display: VirtualDisplay, db: Path, app: SampleApp) -> int:
 
 
 def _kinds(db: Path) -> tuple[str, ...]:
-    from storage import open_store
+    from deskreel.storage import open_store
 
     with open_store(db) as store:
         return tuple(step.action.action for step in store.steps(store.recording().id))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from xsession.display import connect
-from replayer.xinput import Injector
+from deskreel.xsession.display import connect
+from deskreel.replayer.xinput import Injector
 
 
 class Person:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.xvfb import VirtualDisplay
 from tests.pg import pg_server, pg_url, store_url  # noqa: F401  (PostgreSQL fixtures)
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def xvfb() -> Iterator[VirtualDisplay]:
 def xdisplay(xvfb: VirtualDisplay) -> Iterator[Display]:
     """A python-xlib connection to the test server, never to the developer's $DISPLAY (made
     as deskreel makes its own: without a cookie file where there is none)."""
-    from xsession.display import connect
+    from deskreel.xsession.display import connect
 
     connection = connect(xvfb.display)
     yield connection

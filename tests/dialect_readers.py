@@ -11,7 +11,7 @@ import ast
 import json
 from typing import Any
 
-from storage import Action, parse_chord
+from deskreel.storage import Action, parse_chord
 
 Obj = dict[str, Any]
 

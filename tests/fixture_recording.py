@@ -14,8 +14,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from xsession.images import encode_png, encode_webp, pixel_hash
-from storage import Action, Anchor, RawEvent, Step, Store, open_store
+from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
+from deskreel.storage import Action, Anchor, RawEvent, Step, Store, open_store
 
 SCREEN = (320, 200)
 SECRET_ENV = "DESKREEL_TEST_SECRET"

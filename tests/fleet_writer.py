@@ -12,7 +12,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from storage import Action, Anchor, RawEvent, Step, open_store
+from deskreel.storage import Action, Anchor, RawEvent, Step, open_store
 
 BATCH_ROWS = 100  # as recorder.writing.BATCH_ROWS
 SHARED_FRAMES = 4

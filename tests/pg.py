@@ -20,7 +20,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 
-from storage.engine import connect_failure, driver_url, server_name
+from deskreel.storage.engine import connect_failure, driver_url, server_name
 
 ENV = "DESKREEL_TEST_PG"
 REQUIRE_ENV = "DESKREEL_REQUIRE_PG"

@@ -6,7 +6,7 @@ import signal
 import time
 from pathlib import Path
 
-from storage import open_store
+from deskreel.storage import open_store
 from samples.person import Person
 from tests.test_record import record_session
 from tests.commands import deskreel
@@ -154,10 +154,10 @@ def test_no_anchor_replays_raw_coordinates(launch_app, run_deskreel, xvfb, tmp_p
 def _missed_step_and_finding():
     import numpy as np
 
-    from xsession.images import encode_png
-    from matching import Located
-    from replayer.anchoring import Finding
-    from storage import Action, Anchor, Step
+    from deskreel.xsession.images import encode_png
+    from deskreel.matching import Located
+    from deskreel.replayer.anchoring import Finding
+    from deskreel.storage import Action, Anchor, Step
 
     crop = np.zeros((10, 20, 3), np.uint8)
     crop[2:8, 4:16] = 200
@@ -191,8 +191,8 @@ def test_missing_target_message_says_where_the_best_match_was():
 def test_crops_are_private_and_an_existing_report_folder_keeps_its_mode(tmp_path):
     import numpy as np
 
-    from xsession.images import decode_image
-    from replayer.anchoring import Locator
+    from deskreel.xsession.images import decode_image
+    from deskreel.replayer.anchoring import Locator
 
     step, finding = _missed_step_and_finding()
     report = tmp_path / "report"

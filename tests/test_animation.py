@@ -7,11 +7,11 @@ import zlib
 
 import numpy as np
 
-from recorder.animation import animated_masks, toggled
-from recorder.pieces import Job
-from recorder.reduced import Reduced
-from recorder.screen import FrameTimeline
-from storage.vocabulary import Action
+from deskreel.recorder.animation import animated_masks, toggled
+from deskreel.recorder.pieces import Job
+from deskreel.recorder.reduced import Reduced
+from deskreel.recorder.screen import FrameTimeline
+from deskreel.storage.vocabulary import Action
 from tests.commands import deskreel, imported
 
 W, H = 160, 100

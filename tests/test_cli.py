@@ -56,7 +56,7 @@ def test_recorded_waits_round_trip(tmp_path, capsys):
 
 
 def _canonical(objects):
-    from storage import Action
+    from deskreel.storage import Action
 
     return [Action.from_json(o).to_json() for o in objects]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from storage import StepResult, open_store
+from deskreel.storage import StepResult, open_store
 from tests.commands import deskreel
 from tests.fixture_recording import build_recording
 

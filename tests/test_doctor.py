@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from deskreel.cli import run
-from storage import RawEvent, StepResult, open_store
+from deskreel.storage import RawEvent, StepResult, open_store
 from tests.fixture_recording import build_recording
 from tests.pg import raw_engine
 
@@ -157,8 +157,8 @@ def test_deleting_a_recording_with_unreadable_result_details(fixture, capsys):
 def test_repair_types_a_secret_for_each_run_of_redacted_keys(fixture, capsys):
     """Regression: the repair lost a killed --redact-typing recorder's typing: its key
     events have no keys left, and the reducer made nothing of them."""
-    from recorder.privacy import Redactor
-    from storage import Action, Step
+    from deskreel.recorder.privacy import Redactor
+    from deskreel.storage import Action, Step
 
     def tap(t, keysym, keycode=38):
         return [

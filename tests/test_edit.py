@@ -9,9 +9,16 @@ from sqlalchemy import func, select
 
 from deskreel.cli import run
 from deskreel.edit_cmd import parse_steps
-from storage import Action, EditError, RecordingEdit, StepResult, edit_recording, open_store
-from storage import schema as s
-from xsession.images import encode_png
+from deskreel.storage import (
+    Action,
+    EditError,
+    RecordingEdit,
+    StepResult,
+    edit_recording,
+    open_store,
+)
+from deskreel.storage import schema as s
+from deskreel.xsession.images import encode_png
 from tests.fixture_recording import build_recording, draw
 
 

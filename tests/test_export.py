@@ -18,8 +18,8 @@ import pytest
 
 from deskreel.cli import run
 from deskreel.export import DIALECTS, Context, NotExpressible
-from storage import ACTIONS as ACTION_KINDS
-from storage import Action, Script, ScriptStep, script_lines
+from deskreel.storage import ACTIONS as ACTION_KINDS
+from deskreel.storage import Action, Script, ScriptStep, script_lines
 from tests.fixture_recording import ACTIONS, SCREEN, SECRET_ENV, build_recording, draw, frame_of
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -595,7 +595,7 @@ def test_scale_to_keeps_normalised_coordinates(fixture, tmp_path):
 def test_off_screen_coordinates_are_reported_not_clamped(tmp_path, capsys):
     """Steps stored before `edit` checked inserted coordinates may lie off the screen: no
     dialect pairs them with it, normalises them beyond 1 or scales them onto its edge."""
-    from storage import Step, open_store
+    from deskreel.storage import Step, open_store
 
     OFF = len(ACTIONS) + 1  # the first step added here
     db = build_recording(tmp_path / "rec.db").db

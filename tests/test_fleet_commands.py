@@ -6,9 +6,9 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from deskreel.cli import run
-from storage import StepResult, open_store
-from storage import schema as s
-from storage import Evidence
+from deskreel.storage import StepResult, open_store
+from deskreel.storage import schema as s
+from deskreel.storage import Evidence
 from tests.fixture_recording import build_recording
 
 TYPED = "hello world"  # step 3 of the fixture recording

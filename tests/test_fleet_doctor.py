@@ -16,13 +16,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from deskreel.cli import run
-from storage import open_store
-from storage import schema as s
+from deskreel.storage import open_store
+from deskreel.storage import schema as s
 from tests.pg import raw_engine
 
 RECORDER = """
 import sys
-from storage import Action, RawEvent, Step, open_store
+from deskreel.storage import Action, RawEvent, Step, open_store
 
 def click(t, x, seq):
     return [RawEvent(t, "button_down", x=x, y=x, button=1),

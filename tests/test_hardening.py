@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from recorder.privacy import Redactor
-from storage import open_store
-from storage.keys import types_character
-from storage.script import MAX_SCRIPT_BYTES
-from storage.vocabulary import Action
+from deskreel.recorder.privacy import Redactor
+from deskreel.storage import open_store
+from deskreel.storage.keys import types_character
+from deskreel.storage.script import MAX_SCRIPT_BYTES
+from deskreel.storage.vocabulary import Action
 from tests.commands import deskreel, imported
 from tests.fixture_recording import build_recording
-from xsession.files import LinkedPath, PrivateFolder
+from deskreel.xsession.files import LinkedPath, PrivateFolder
 
 
 @pytest.mark.parametrize(

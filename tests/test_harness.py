@@ -19,8 +19,8 @@ from Xlib import XK, X
 from Xlib.display import Display
 from Xlib.ext import xtest
 
-from xsession.display import connect
-from xsession.xvfb import VirtualDisplay, set_keyboard_layout
+from deskreel.xsession.display import connect
+from deskreel.xsession.xvfb import VirtualDisplay, set_keyboard_layout
 
 if TYPE_CHECKING:
     from tests.conftest import SampleApp

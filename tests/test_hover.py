@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
-from recorder.rest import calm_since, pointer_path
+from deskreel.recorder.rest import calm_since, pointer_path
 from samples.person import Person
-from storage import RawEvent, open_store
+from deskreel.storage import RawEvent, open_store
 from tests.commands import deskreel
 from tests.test_record import record
 from tests.tk_buttons import shown, stopped
-from xsession.images import decode_image
+from deskreel.xsession.images import decode_image
 
 BUTTONS = Path(__file__).resolve().parent / "hover_buttons.py"
 
@@ -78,8 +78,8 @@ def test_a_menu_row_at_rest_is_told_by_its_name_not_by_the_highlight_beside_it()
     """The popup opens with "Small" lit under the pointer; the pointer moves down to
     "Medium", which lights instead. At rest the anchor holds Medium's own row; with Medium
     removed from the menu it is not taken for "Large", the row now in its place."""
-    from matching.looks import locate_looks, looks_of
-    from recorder.rest import anchor_in_two_looks
+    from deskreel.matching.looks import locate_looks, looks_of
+    from deskreel.recorder.rest import anchor_in_two_looks
 
     target = (151, 76)  # Medium's row, right of its name
     rest, hovered = zenity("rest"), zenity("hovered")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from deskreel.cli import run
-from storage import open_store
+from deskreel.storage import open_store
 from tests.fixture_recording import SCREEN, build_recording
 
 INSTRUCTION = 'Save the letter as "draft 2"\nthen close it'

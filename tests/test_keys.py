@@ -4,7 +4,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from storage.keys import KeyNameError, char_keysym, keysym_char, keysym_name, keysym_of, parse_chord
+from deskreel.storage.keys import (
+    KeyNameError,
+    char_keysym,
+    keysym_char,
+    keysym_name,
+    keysym_of,
+    parse_chord,
+)
 
 CHORDS = [
     ("a", ("a",), "a"),

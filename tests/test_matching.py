@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from xsession.images import decode_image, encode_png
-from matching import AnchorChoice, Located, choose_anchor, locate
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.images import decode_image, encode_png
+from deskreel.matching import AnchorChoice, Located, choose_anchor, locate
+from deskreel.xsession.xvfb import VirtualDisplay
 
 Image = np.ndarray
 Places = dict[str, tuple[int, int]]

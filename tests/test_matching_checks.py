@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from matching import Recorded, choose_anchor, doubts, locate, other_scales
-from matching.search import Screen, grayscale, scan
+from deskreel.matching import Recorded, choose_anchor, doubts, locate, other_scales
+from deskreel.matching.search import Screen, grayscale, scan
 from tests.test_matching import FONT, NORMAL, SIZES, Image, anchor_for, centre, moved, near, paint
 
 
@@ -296,7 +296,7 @@ def test_a_click_on_a_buttons_corner_is_anchored_on_its_whole_label() -> None:
 def test_only_a_label_inside_borders_widens_the_anchor(monkeypatch: pytest.MonkeyPatch) -> None:
     # A heading's text in the open is placed by its font, not by a box: a crop that cuts it
     # stays as it was. A button's label, inside its borders, is held whole.
-    from matching import choice as chooser
+    from deskreel.matching import choice as chooser
 
     screen = paint(NORMAL)
     heading = (NORMAL["heading:Settings"][0] + 20, NORMAL["heading:Settings"][1] + 15)
@@ -323,7 +323,7 @@ def test_the_parts_judge_only_places_the_whole_crop_fits_nearly_as_well_as_its_b
 
 
 def test_the_colour_score_is_match_template_s_at_one_place():
-    from matching.search import colour_score as _colour_score
+    from deskreel.matching.search import colour_score as _colour_score
 
     rng = np.random.default_rng(7)
     for case in range(200):

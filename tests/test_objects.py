@@ -10,11 +10,17 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from matching.objects import acts_on_whole, at_recorded_place, by_object, object_located, point_in
-from recorder.aiming import answer_for_press, box_changed, object_of_press
-from recorder.privacy import TypingRedaction
-from recorder.screen import FrameTimeline, WidgetSeen
-from storage.widgets import Widget, reading_order
+from deskreel.matching.objects import (
+    acts_on_whole,
+    at_recorded_place,
+    by_object,
+    object_located,
+    point_in,
+)
+from deskreel.recorder.aiming import answer_for_press, box_changed, object_of_press
+from deskreel.recorder.privacy import TypingRedaction
+from deskreel.recorder.screen import FrameTimeline, WidgetSeen
+from deskreel.storage.widgets import Widget, reading_order
 
 APPLY = Widget(
     source="atspi",

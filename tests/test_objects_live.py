@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from samples.person import Person
-from storage import open_store
+from deskreel.storage import open_store
 from tests.commands import deskreel
-from xsession.a11y_bus import AccessibilityBus, stop_group
-from xsession.atspi import Accessibility
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.a11y_bus import AccessibilityBus, stop_group
+from deskreel.xsession.atspi import Accessibility
+from deskreel.xsession.xvfb import VirtualDisplay
 
 FORM = Path(__file__).resolve().parent / "gtk_form.py"
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, with python3-gi: the form is a GTK program
@@ -237,7 +237,7 @@ def test_twins_in_one_grid_with_the_rows_swapped_are_never_confused(desktop, tmp
 @contextmanager
 def tree_of(desktop: AccessibilityBus) -> Iterator[Accessibility]:
     """The accessibility tree of the test display, through a connection of its own."""
-    from xsession.display import connect
+    from deskreel.xsession.display import connect
 
     conn = connect(desktop.display)
     tree = Accessibility.open(conn)
@@ -310,8 +310,8 @@ def test_verify_names_the_object_of_a_step_whose_effect_differs(desktop, recorde
 def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
     # GTK draws an open menu's items in a popup window of their own, while its tree keeps
     # them under the menu, whose box is its title in the menu bar
-    from xsession.display import connect
-    from xsession.toplevel import toplevel_at
+    from deskreel.xsession.display import connect
+    from deskreel.xsession.toplevel import toplevel_at
 
     form = Form(desktop, "--menu")
     try:
@@ -362,8 +362,8 @@ def test_an_option_of_chromiums_select_is_what_its_popup_shows(desktop, tmp_path
     # frame of that box) holds nothing: the options are kept under the select. At another
     # device scale, in a window moved since it started, it reports that frame in unscaled
     # pixels: no accessible has the popup's box, and its options are found all the same.
-    from xsession.display import connect
-    from xsession.toplevel import toplevel_at
+    from deskreel.xsession.display import connect
+    from deskreel.xsession.toplevel import toplevel_at
 
     if shutil.which("chromium") is None:
         if os.environ.get("DESKREEL_REQUIRE_X"):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from matching.params import PARAMS, Params
+from deskreel.matching.params import PARAMS, Params
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "matching"

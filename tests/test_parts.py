@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from matching import stretches as parts_module
-from matching.params import PARAMS
-from matching.parts import Parts
+from deskreel.matching import stretches as parts_module
+from deskreel.matching.params import PARAMS
+from deskreel.matching.parts import Parts
 
 TARGET = (600, 300)  # in a flat stretch of a framed panel, 200 px from its marks
 
@@ -81,7 +81,7 @@ def test_a_part_level_with_a_far_target_must_agree_with_its_placement(
 def test_each_keeps_the_order_and_runs_nested_calls_inline():
     import threading
 
-    from matching import search
+    from deskreel.matching import search
 
     def inner(i: int) -> tuple[int, str]:
         # a nested _each on a worker must not wait on the pool it runs in (it would hang)
@@ -108,8 +108,8 @@ def test_each_keeps_the_order_and_runs_nested_calls_inline():
     ],
 )
 def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_at, pinned):
-    from matching.deciding import decide
-    from matching.parts import Verdict
+    from deskreel.matching.deciding import decide
+    from deskreel.matching.parts import Verdict
 
     class Judged:  # the parts' verdicts, as verify() would give them at a place
         def verify(self, gray, target, scale, *, fixed=False):
@@ -125,8 +125,8 @@ def test_a_placement_held_to_the_known_scale_must_agree_with_the_free_one(held_a
 
 
 def test_textured_parts_are_the_ones_a_std_of_each_part_finds():
-    from matching.parts import part_starts as _steps
-    from matching.parts import textured_parts as _textured
+    from deskreel.matching.parts import part_starts as _steps
+    from deskreel.matching.parts import textured_parts as _textured
 
     rng = np.random.default_rng(5)
     for _ in range(100):

@@ -18,15 +18,15 @@ import time
 
 import pytest
 
-from storage.schema import SCHEMA_VERSION
+from deskreel.storage.schema import SCHEMA_VERSION
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from deskreel.cli import database_failure, run
-from storage import Action, Step, open_store
-from storage import schema as s
-from storage.engine import connect_failure
+from deskreel.storage import Action, Step, open_store
+from deskreel.storage import schema as s
+from deskreel.storage.engine import connect_failure
 from tests.fleet_writer import schema_version_of, write_like_a_recorder
 from samples.person import Person
 from tests.pg import pg_label

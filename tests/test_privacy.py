@@ -10,7 +10,7 @@ from contextlib import closing
 
 import numpy as np
 
-from storage import open_store
+from deskreel.storage import open_store
 from samples.person import Person
 from tests import test_record
 from tests.commands import deskreel
@@ -68,7 +68,7 @@ def test_deny_listed_window_focused_through_pointer_root_is_not_recorded(
     pointer, but the recorder saw no window and kept what was typed."""
     from Xlib import X
 
-    from xsession.display import connect
+    from deskreel.xsession.display import connect
 
     app = launch_app(title="Enter your password")
     db = tmp_path / "rec.db"
@@ -100,10 +100,10 @@ class DenyFilter:
     PrivateWindows), with `windows` as (t, class, title) and events timed from 100 s."""
 
     def __init__(self, windows):
-        from recorder.chunk import Chunk
-        from recorder.private_windows import PrivateWindows
-        from recorder.privacy import DenyList
-        from recorder.screen import FrameTimeline, WindowInfo
+        from deskreel.recorder.chunk import Chunk
+        from deskreel.recorder.private_windows import PrivateWindows
+        from deskreel.recorder.privacy import DenyList
+        from deskreel.recorder.screen import FrameTimeline, WindowInfo
 
         timeline = FrameTimeline()
         for t, window_class, title in windows:
@@ -114,7 +114,7 @@ class DenyFilter:
         self._chunk, self._batch = Chunk(), []
 
     def _pass(self, events):
-        from recorder.loop import keep_allowed
+        from deskreel.recorder.loop import keep_allowed
 
         keep_allowed(events, private=self.private, t0=100.0, batch=self._batch, chunk=self._chunk)
 
@@ -124,7 +124,7 @@ def deny_filter(windows):
 
 
 def test_deny_list_looks_at_the_event_and_keeps_presses_and_releases_paired():
-    from storage import RawEvent
+    from deskreel.storage import RawEvent
 
     recorder = deny_filter(
         [(100.0, "app", "editor"), (101.0, "pinentry", "Enter password"), (102.0, "app", "editor")]
@@ -155,7 +155,7 @@ def test_deny_list_looks_at_the_event_and_keeps_presses_and_releases_paired():
 
 
 def test_deny_list_counts_the_window_at_the_event_too():
-    from storage import RawEvent
+    from deskreel.storage import RawEvent
 
     # the prompt is active at the key press and gone one poll later
     recorder = deny_filter(
@@ -240,7 +240,7 @@ def typing_then_clicking_on(app):
 def entry_crops(db, app):
     """{(step, "before"/"after"): the entry as that stored frame shows it (bytes)}, and
     the steps, whose anchors must be crops of their before-frames."""
-    from xsession.images import decode_image
+    from deskreel.xsession.images import decode_image
 
     x, y, w, h = app.widgets["entry"]
     with open_store(db, create=False) as store:
@@ -274,8 +274,8 @@ def entry_crops(db, app):
 
 def test_redact_hides_the_typed_text_in_later_frames(launch_app, run_deskreel, xvfb, tmp_path):
     """Regression: the clicks after the typing kept frames whose entry read the secret."""
-    from xsession.hiding import hide_in_stored_frames
-    from storage.redaction import redact_steps
+    from deskreel.xsession.hiding import hide_in_stored_frames
+    from deskreel.storage.redaction import redact_steps
 
     app = launch_app()
     db = tmp_path / "rec.db"
@@ -354,8 +354,8 @@ def test_typing_left_on_screen_is_painted_out_until_it_shows_no_more():
     a frame no longer shows them; then they are forgotten."""
     import numpy as np
 
-    from xsession.hiding import hide_typed_text
-    from recorder.privacy import TypedOnScreen
+    from deskreel.xsession.hiding import hide_typed_text
+    from deskreel.recorder.privacy import TypedOnScreen
     from tests.test_privacy_hiding import ENTRY, STATUS, crop, screen
 
     typed = TypedOnScreen()
@@ -417,9 +417,9 @@ def test_wal_and_shm_files_are_private_while_recording(sample_app, run_deskreel,
 def test_redact_also_forgets_what_replays_of_the_step_stored(tmp_path):
     import numpy as np
 
-    from xsession.images import encode_webp, pixel_hash
-    from storage import StepResult
-    from storage.redaction import redact_steps
+    from deskreel.xsession.images import encode_webp, pixel_hash
+    from deskreel.storage import StepResult
+    from deskreel.storage.redaction import redact_steps
     from tests.fixture_recording import build_recording
 
     fixture = build_recording(tmp_path / "rec.db")
@@ -462,7 +462,7 @@ def test_redact_forgets_every_object_named_from_the_redacted_step_on(tmp_path):
     toolkit's names of every step from the redacted one on go; those before it stay."""
     from dataclasses import replace
 
-    from storage.redaction import redact_steps
+    from deskreel.storage.redaction import redact_steps
     from tests.fixture_recording import build_recording
     from tests.test_store import WIDGET
 

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from storage import open_store
+from deskreel.storage import open_store
 from tests.test_privacy import SECRET, all_bytes, record
 
 
@@ -15,7 +15,7 @@ def prompt(display, wm_class, title="Authenticate"):
     """A bare window of this WM_CLASS (instance, class) holding the keyboard focus."""
     from Xlib import X
 
-    from xsession.display import connect
+    from deskreel.xsession.display import connect
 
     conn = connect(display)
     screen = conn.screen()
@@ -77,7 +77,7 @@ def test_password_prompts_are_denied_by_default(run_deskreel, xvfb, tmp_path, wm
 
 
 def test_no_default_deny_records_a_prompt(run_deskreel, xvfb, tmp_path):
-    from recorder.reduce import reduce_events
+    from deskreel.recorder.reduce import reduce_events
 
     stderr, events = typed_into_prompt(
         run_deskreel,

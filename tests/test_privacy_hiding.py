@@ -4,11 +4,11 @@
 import cv2
 import numpy as np
 
-from xsession.hiding import hide_in_stored_frames, hide_typed_text, typed_regions
-from xsession.images import decode_image, encode_png, encode_webp, pixel_hash
-from storage import Action, Anchor, Step, open_store
-from storage.health import examine
-from storage.redaction import redact_steps
+from deskreel.xsession.hiding import hide_in_stored_frames, hide_typed_text, typed_regions
+from deskreel.xsession.images import decode_image, encode_png, encode_webp, pixel_hash
+from deskreel.storage import Action, Anchor, Step, open_store
+from deskreel.storage.health import examine
+from deskreel.storage.redaction import redact_steps
 
 ENTRY = (20, 20, 160, 24)  # x, y, width, height
 STATUS = (20, 70, 160, 20)

@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from recorder.finisher import Finisher
-from recorder.pieces import Job
-from recorder.privacy import TypingRedaction
-from recorder.reduce import reduce_events
-from recorder.screen import FrameTimeline
-from storage import RawEvent
-from xsession.images import decode_image
+from deskreel.recorder.finisher import Finisher
+from deskreel.recorder.pieces import Job
+from deskreel.recorder.privacy import TypingRedaction
+from deskreel.recorder.reduce import reduce_events
+from deskreel.recorder.screen import FrameTimeline
+from deskreel.storage import RawEvent
+from deskreel.xsession.images import decode_image
 
 W, H = 400, 200
 GLYPHS = (slice(88, 102), slice(30, 120))  # where the typed text shows

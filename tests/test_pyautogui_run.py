@@ -20,10 +20,10 @@ from typing import Any
 
 from deskreel.cli import run
 from deskreel.export.pyautogui import PRELUDE
-from storage import Action, open_store
-from storage.grouping import DEFAULT_THRESHOLDS
+from deskreel.storage import Action, open_store
+from deskreel.storage.grouping import DEFAULT_THRESHOLDS
 from tests.roundtrip import canonical, mismatches
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.xvfb import VirtualDisplay
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "samples" / "scripts" / "every-action.json"
@@ -33,7 +33,7 @@ STEP_GAP = (DEFAULT_THRESHOLDS.hover_time + DEFAULT_THRESHOLDS.idle) / 2
 # The runner reaches the display as deskreel does, without a cookie file when there is none.
 RUNNER = f"""
 import json, sys, time
-from xsession.display import connect
+from deskreel.xsession.display import connect
 connect().close()
 {PRELUDE}
 for line in json.load(sys.stdin):

@@ -8,7 +8,7 @@ from contextlib import closing
 
 import pytest
 
-from storage import open_store
+from deskreel.storage import open_store
 from samples.person import Person
 
 
@@ -168,7 +168,7 @@ def test_record_session_gives_exact_actions(launch_app, run_deskreel, xvfb, tmp_
 
 
 def frame_pixels(db, key):
-    from xsession.images import decode_image
+    from deskreel.xsession.images import decode_image
 
     with open_store(db, create=False) as store:
         return decode_image(store.frame(key)[0])
@@ -177,7 +177,7 @@ def frame_pixels(db, key):
 def assert_anchor_is_on_its_before_frame(db, step):
     """The anchor (its hovered look, where it has one) is the before-frame's pixels at its
     box, and the target lies inside it."""
-    from xsession.images import decode_image
+    from deskreel.xsession.images import decode_image
 
     anchor = step.anchor
     assert anchor is not None, step
@@ -277,7 +277,7 @@ def test_typing_right_after_resume_keeps_time_in_order(launch_app, run_deskreel,
 
 
 def test_chord_filter_refuses_chords_that_cannot_work():
-    from recorder.chords import ChordError, ChordFilter
+    from deskreel.recorder.chords import ChordError, ChordFilter
 
     with pytest.raises(ChordError, match="same keys"):
         ChordFilter({"stop": "alt+ctrl+End", "pause": "ctrl+alt+End"})
@@ -327,7 +327,7 @@ def test_screen_capture_keeps_its_rate_with_late_wake_ups():
 
     from Xlib import X
 
-    from recorder.screen import FrameTimeline, ScreenCapture
+    from deskreel.recorder.screen import FrameTimeline, ScreenCapture
 
     rng = random.Random(7)
 
@@ -378,7 +378,7 @@ def test_record_refuses_server_without_record(tmp_path):
     import subprocess
     import sys
 
-    from xsession.xvfb import VirtualDisplay
+    from deskreel.xsession.xvfb import VirtualDisplay
 
     with VirtualDisplay(extensions=["-extension", "RECORD"]) as bare:
         done = subprocess.run(
@@ -396,7 +396,7 @@ def test_record_refuses_server_without_record(tmp_path):
 def test_default_name_taken_meanwhile_is_chosen_again(xvfb, tmp_path):
     """Regression: two recorders starting in the same second on hosts of one name chose
     the same default name, and the second one failed."""
-    from recorder import Recorder
+    from deskreel.recorder import Recorder
 
     db = tmp_path / "rec.db"
     with open_store(db) as store, open_store(db) as other:

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from xsession.xvfb import VirtualDisplay
-from storage import open_store
-from storage.grouping import InputSettings
+from deskreel.xsession.xvfb import VirtualDisplay
+from deskreel.storage import open_store
+from deskreel.storage.grouping import InputSettings
 from tests.commands import deskreel
 
 pytestmark = pytest.mark.skipif(
@@ -147,7 +147,7 @@ def test_the_servers_repeat_controls_are_stored_and_decide(quick_keyboard, xvfb,
 
 def _keycode(display: str, keysym: str) -> int:
     from Xlib import XK
-    from xsession.display import connect
+    from deskreel.xsession.display import connect
 
     conn = connect(display)
     try:
@@ -170,7 +170,7 @@ def _xset_repeating(display: str) -> frozenset[int]:
 def settings_manager(display: str, **values: int) -> Iterator[None]:
     """An XSETTINGS manager (as GNOME's, KDE's or Xfce's) serving integer `values`."""
     from Xlib import X
-    from xsession.display import connect
+    from deskreel.xsession.display import connect
 
     conn = connect(display)
     try:
@@ -227,7 +227,7 @@ def test_the_desktops_double_click_time_is_stored_and_decides(xvfb, sample_app, 
 
 
 def test_server_times_map_to_local_times_in_order_and_ties_stay_ties():
-    from recorder.capture import ClockSync
+    from deskreel.recorder.capture import ClockSync
 
     arrivals = iter([10.004, 10.0045, 10.0012, 10.0022, 10.003, 10.101])  # latency drops
     sync = ClockSync(clock=lambda: next(arrivals))
@@ -241,7 +241,7 @@ def test_server_times_map_to_local_times_in_order_and_ties_stay_ties():
 
 @pytest.mark.parametrize("swapped", [False, True])
 def test_keymap_changes_are_read_from_recorded_requests(swapped):
-    from recorder.capture import keymap_changes
+    from deskreel.recorder.capture import keymap_changes
 
     order = ">" if (sys.byteorder == "little") == swapped else "<"
     # ChangeKeyboardMapping: 2 keycodes from 200, 2 keysyms each; then another request
@@ -256,7 +256,7 @@ def test_keymap_changes_are_read_from_recorded_requests(swapped):
 
 @pytest.fixture
 def russian_keyboard() -> Iterator[VirtualDisplay]:
-    from xsession.xvfb import set_keyboard_layout
+    from deskreel.xsession.xvfb import set_keyboard_layout
 
     with VirtualDisplay() as display:
         set_keyboard_layout(display.display, "ru")
@@ -287,7 +287,7 @@ def test_a_non_latin_layouts_keys_type_their_characters(russian_keyboard, tmp_pa
 
 @pytest.mark.skipif(sys.byteorder != "little", reason="the byte orders below are this host's")
 def test_a_request_from_a_client_of_the_other_byte_order_and_a_bad_one():
-    from recorder.capture import keymap_changes
+    from deskreel.recorder.capture import keymap_changes
 
     big = struct.pack(">BBH BB2x 2I", 100, 1, 2 + 2, 30, 2, 0x6D0, 0x6F0)
     assert keymap_changes(big, swapped=True) == [(30, [[0x6D0, 0x6F0]])]
@@ -297,7 +297,7 @@ def test_a_request_from_a_client_of_the_other_byte_order_and_a_bad_one():
 
 
 def test_xsettings_are_read_in_either_byte_order_past_strings_and_colours():
-    from xsession.settings import parse_xsettings
+    from deskreel.xsession.settings import parse_xsettings
 
     def setting(order: str, kind: int, name: bytes, value: bytes) -> bytes:
         return (

@@ -1,7 +1,7 @@
 """FrameTimeline, the recorder's frames in time: which frame an action saw before it and
 which one after; pure, no X server."""
 
-from recorder.screen import FrameTimeline
+from deskreel.recorder.screen import FrameTimeline
 
 
 def grabbed(times, **limits):

@@ -7,9 +7,9 @@ import threading
 import time
 from contextlib import closing
 
-from recorder.reduce import reduce_events
+from deskreel.recorder.reduce import reduce_events
 from samples.person import Person
-from storage import open_store
+from deskreel.storage import open_store
 from tests.test_record import perform_gestures, record, start_recording
 
 
@@ -96,7 +96,7 @@ def test_events_are_committed_while_a_chunk_is_finished(launch_app, run_deskreel
 TAKE_UNDER_SIGNALS = """
 import os, queue, signal, threading, time
 from collections import deque
-from recorder.holdback import take
+from deskreel.recorder.holdback import take
 signal.signal(signal.SIGINT, lambda *_: None)  # as `deskreel record` does: stop, no traceback
 captured, held_back = queue.SimpleQueue(), deque()
 def storm():
@@ -137,8 +137,8 @@ def test_input_right_after_ready_is_recorded(xvfb):
     from Xlib import X
     from Xlib.ext import xtest
 
-    from xsession.display import connect
-    from recorder.capture import InputCapture
+    from deskreel.xsession.display import connect
+    from deskreel.recorder.capture import InputCapture
 
     conn = connect(xvfb.display, extensions=("XTEST",))
     keycode = conn.keysym_to_keycode(ord("t"))

@@ -3,8 +3,8 @@ anchors and windows kept where they still belong."""
 
 import pytest
 
-from recorder.reduce import reduce_events
-from storage import Action, Anchor, Step, open_store
+from deskreel.recorder.reduce import reduce_events
+from deskreel.storage import Action, Anchor, Step, open_store
 from tests.commands import deskreel
 from tests.test_reduce import click, events, move, typing
 
@@ -110,7 +110,7 @@ def test_reduce_refuses_negative_thresholds(tmp_path, option, value, message):
 
 def test_reduce_refuses_a_recording_with_redacted_typing(tmp_path):
     # its typed keys were stored without names: reducing would drop the secret's step
-    from storage.vocabulary import Action
+    from deskreel.storage.vocabulary import Action
 
     db = tmp_path / "rec.db"
     with open_store(db) as store:

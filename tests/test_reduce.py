@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from recorder.reduce import DEFAULT_THRESHOLDS, Thresholds, reduce_events
-from storage.grouping import DEFAULT_SETTINGS, InputSettings
-from storage.keys import char_keysym, keysym_name, keysym_of
-from storage.values import RawEvent
-from storage.vocabulary import Action
+from deskreel.recorder.reduce import DEFAULT_THRESHOLDS, Thresholds, reduce_events
+from deskreel.storage.grouping import DEFAULT_SETTINGS, InputSettings
+from deskreel.storage.keys import char_keysym, keysym_name, keysym_of
+from deskreel.storage.values import RawEvent
+from deskreel.storage.vocabulary import Action
 
 # --- builders: event lists that read like a person's input -------------------------------
 
@@ -915,7 +915,7 @@ def in_pieces(evs: list[RawEvent], quiet: float) -> list[list[RawEvent]]:
 
 
 def reduced_in_pieces(pieces: list[list[RawEvent]]) -> list[tuple[Action, float, float, int, int]]:
-    from recorder.reduce import Carry, reduce_piece
+    from deskreel.recorder.reduce import Carry, reduce_piece
 
     out, carry, offset = [], Carry(), 0
     for n, piece in enumerate(pieces):
@@ -968,7 +968,7 @@ def test_pieces_cut_at_quiet_moments_reduce_like_the_whole(evs: list[RawEvent]) 
 
 def test_a_piece_alone_loses_the_hover_at_its_end() -> None:
     # what the recorder did before pieces carried on: the rest counted as nothing
-    from recorder.reduce import reduce_piece
+    from deskreel.recorder.reduce import reduce_piece
 
     piece = events(click(0, 100, 100), move(0.5, 400, 300))
     alone = [r.action for r in reduce_piece(piece)[0]]

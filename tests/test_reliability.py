@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deskreel.cli import run
-from xsession.xvfb import VirtualDisplay
-from recorder.reduce import reduce_events
-from storage import Action, ScriptError, open_store, parse_script
-from storage.vocabulary import ACTIONS, SCROLL_DIRECTIONS
+from deskreel.xsession.xvfb import VirtualDisplay
+from deskreel.recorder.reduce import reduce_events
+from deskreel.storage import Action, ScriptError, open_store, parse_script
+from deskreel.storage.vocabulary import ACTIONS, SCROLL_DIRECTIONS
 from samples.person import Person
 from tests.test_record import start_recording
 from tests.test_replay import held_state, long_script
@@ -262,7 +262,7 @@ def test_application_crash_mid_replay_fails_the_step_and_lets_go(
     fails, and nothing stays held."""
     from dataclasses import replace
 
-    from storage import Action
+    from deskreel.storage import Action
     from tests.test_anchoring import record_clicks
 
     original = launch_app()

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from xsession.display import connect
-from xsession.xvfb import VirtualDisplay, set_keyboard_layout
-from storage import open_store
+from deskreel.xsession.display import connect
+from deskreel.xsession.xvfb import VirtualDisplay, set_keyboard_layout
+from deskreel.storage import open_store
 from samples.person import Person
 from tests.test_record import record_session
 from tests.commands import deskreel, imported
@@ -67,7 +67,7 @@ def test_imported_script_with_every_action(sample_app, xvfb, tmp_path):
         ]
     assert reports and all(re.fullmatch(r"pointer at \[\d+, \d+\]", m) for m in reports), reports
     used = {json.loads(line)["action"] for line in deskreel("export", db).stdout.splitlines()}
-    from storage import ACTIONS
+    from deskreel.storage import ACTIONS
 
     assert used == set(ACTIONS)
     app = sample_app
@@ -307,10 +307,10 @@ class _Reader:
 def test_frames_are_encoded_once_and_decoded_frames_are_bounded(monkeypatch):
     import numpy as np
 
-    from xsession.images import encode_webp
+    from deskreel.xsession.images import encode_webp
 
-    frames_module = importlib.import_module("replayer.frames")
-    from storage import StorageError
+    frames_module = importlib.import_module("deskreel.replayer.frames")
+    from deskreel.storage import StorageError
 
     encoded = []
     monkeypatch.setattr(
@@ -341,9 +341,9 @@ def test_ask_wakes_up_on_the_abort_switch():
     import os
     import threading
 
-    from replayer.errors import Interrupted
-    from replayer.ask import ask
-    from replayer.safety import AbortSwitch
+    from deskreel.replayer.errors import Interrupted
+    from deskreel.replayer.ask import ask
+    from deskreel.replayer.safety import AbortSwitch
 
     class Terminal:
         def __init__(self, fd):

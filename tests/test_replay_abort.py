@@ -8,10 +8,10 @@ import subprocess
 import sys
 import time
 
-from xsession.display import connect
-from xsession.xvfb import VirtualDisplay
-from storage import open_store
-from storage.keys import keysym_of
+from deskreel.xsession.display import connect
+from deskreel.xsession.xvfb import VirtualDisplay
+from deskreel.storage import open_store
+from deskreel.storage.keys import keysym_of
 from tests.commands import deskreel, imported
 from tests.test_replay import held_state, one_wait_step
 
@@ -128,7 +128,7 @@ def test_sigint_with_every_later_step_already_due_is_not_lost(xvfb, tmp_path):
 
 
 def test_a_move_is_the_replays_before_its_motion_is_sent(xdisplay):
-    from replayer import Injector
+    from deskreel.replayer import Injector
 
     injector = Injector(xdisplay)
     known = []
@@ -180,9 +180,9 @@ def test_release_all_restores_the_keycodes_a_killed_replay_bound(tmp_path):
 def test_a_failing_close_still_stores_the_run(xvfb, tmp_path, monkeypatch):
     import pytest
 
-    replay_module = importlib.import_module("replayer.replay")
-    from replayer import Progress, ReplayOptions
-    from storage import open_store
+    replay_module = importlib.import_module("deskreel.replayer.replay")
+    from deskreel.replayer import Progress, ReplayOptions
+    from deskreel.storage import open_store
 
     db = one_wait_step(tmp_path, "close")
     real_close = replay_module.Injector.close
@@ -210,8 +210,8 @@ def test_a_failing_close_still_stores_the_run(xvfb, tmp_path, monkeypatch):
 def test_ctrl_c_before_the_switch_takes_over_is_stored_as_an_abort(xvfb, tmp_path, monkeypatch):
     import pytest
 
-    replay_module = importlib.import_module("replayer.replay")
-    from replayer import Progress, ReplayOptions
+    replay_module = importlib.import_module("deskreel.replayer.replay")
+    from deskreel.replayer import Progress, ReplayOptions
 
     db = one_wait_step(tmp_path, "early")
 

@@ -4,7 +4,7 @@ during a drag and the wheel buttons included."""
 
 import queue
 
-from recorder.capture import InputCapture
+from deskreel.recorder.capture import InputCapture
 from tests.commands import deskreel, imported
 from tests.test_replay import held_state
 

@@ -6,7 +6,7 @@ import pty
 import subprocess
 import sys
 
-from storage import open_store
+from deskreel.storage import open_store
 from tests.commands import deskreel, imported
 
 

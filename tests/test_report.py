@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from deskreel.cli import run
-from xsession.images import encode_webp
+from deskreel.xsession.images import encode_webp
 from deskreel.report import write_junit, write_report
-from storage import Action, Anchor, Step, StepResult, Store, open_store
+from deskreel.storage import Action, Anchor, Step, StepResult, Store, open_store
 
 W, H = 320, 200
 SCRIPT = "<script>alert(1)</script>"
@@ -426,7 +426,7 @@ def test_lost_frames_and_odd_details_still_render(tmp_path):
 
 
 def test_an_anchor_in_two_looks_shows_both(tmp_path):
-    from xsession.images import encode_png
+    from deskreel.xsession.images import encode_png
 
     rest, hovered = np.full((20, 30, 3), 180, np.uint8), np.full((20, 30, 3), 230, np.uint8)
     anchor = Anchor(png=encode_png(rest), box=(0, 0, 30, 20), offset=(15, 10), margin=0.3)

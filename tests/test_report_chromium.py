@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from storage import open_store
+from deskreel.storage import open_store
 from tests.commands import deskreel
 from tests.test_verify import recorded
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from replayer.spacing import MARGIN, Spacing
-from storage import Action
-from storage.grouping import InputSettings
+from deskreel.replayer.spacing import MARGIN, Spacing
+from deskreel.storage import Action
+from deskreel.storage.grouping import InputSettings
 
 
 def click(name: str = "left_click", at: tuple[int, int] = (100, 100)) -> Action:

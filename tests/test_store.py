@@ -13,7 +13,7 @@ from sqlalchemy import inspect
 from sqlalchemy.exc import OperationalError
 
 from deskreel.cli import database_failure
-from storage import (
+from deskreel.storage import (
     Action,
     Widget,
     Anchor,
@@ -24,10 +24,10 @@ from storage import (
     StorageError,
     open_store,
 )
-from storage.edit import RecordingEdit, edit_recording
-from storage.schema import SCHEMA_VERSION
-from storage.schema_gate import alembic_config, schema_version
-from storage.transfer import copy_recording
+from deskreel.storage.edit import RecordingEdit, edit_recording
+from deskreel.storage.schema import SCHEMA_VERSION
+from deskreel.storage.schema_gate import alembic_config, schema_version
+from deskreel.storage.transfer import copy_recording
 from tests.pg import run_sql
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from replayer.timing import absolute, at_speed, cap_idle, deadlines, gaps
+from deskreel.replayer.timing import absolute, at_speed, cap_idle, deadlines, gaps
 
 
 def test_each_link():

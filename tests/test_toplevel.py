@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from xsession.toplevel import toplevel_at
+from deskreel.xsession.toplevel import toplevel_at
 
 
 def _window(xdisplay, x, y, *, override_redirect, pid=None):

@@ -9,12 +9,12 @@ import pytest
 from sqlalchemy import func, select
 
 from deskreel.cli import run
-from storage import RawEvent, StepResult, edit_recording, open_store
-from storage import schema as s
-from storage.edit import RecordingEdit
-from storage import RESULT_FRAME_KEYS
-from storage.unused_frames import result_frames
-from storage.transfer import copy_recording
+from deskreel.storage import RawEvent, StepResult, edit_recording, open_store
+from deskreel.storage import schema as s
+from deskreel.storage.edit import RecordingEdit
+from deskreel.storage import RESULT_FRAME_KEYS
+from deskreel.storage.unused_frames import result_frames
+from deskreel.storage.transfer import copy_recording
 from tests.fixture_recording import build_recording
 from tests.pg import run_sql
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from matching import choose_anchor, locate
-from matching.choice import AnchorChoice
+from deskreel.matching import choose_anchor, locate
+from deskreel.matching.choice import AnchorChoice
 from tests.commands import deskreel
 from tests.test_record import record
 from tests.tk_buttons import shown, stopped

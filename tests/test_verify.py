@@ -4,7 +4,7 @@ codes, JUnit XML and the HTML report."""
 import re
 import xml.etree.ElementTree as ET
 
-from storage import open_store
+from deskreel.storage import open_store
 from tests.test_anchoring import record_clicks
 from tests.commands import deskreel
 

@@ -4,8 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from replayer.checks import Aimed
-from replayer.verify import VerifyOptions, checks_for, settled_screen
+from deskreel.replayer.checks import Aimed
+from deskreel.replayer.verify import VerifyOptions, checks_for, settled_screen
 
 LIGHT = {"ground": (235,) * 3, "ink": (0,) * 3, "button": (90, 90, 200), "label": (255,) * 3}
 # another theme: every colour other, text light on dark

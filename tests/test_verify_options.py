@@ -4,7 +4,7 @@ verdicts on a real Xvfb with the sample app."""
 
 import pytest
 
-from storage import open_store
+from deskreel.storage import open_store
 from tests.commands import deskreel, imported
 from tests.test_replay import one_wait_step, runs_in
 from tests.test_verify import recorded

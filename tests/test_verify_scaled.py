@@ -8,7 +8,7 @@ import time
 import pytest
 
 from samples.person import Person
-from storage import open_store
+from deskreel.storage import open_store
 from tests.commands import deskreel
 from tests.test_verify import recorded
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from storage import ACTIONS, Action, ActionError
+from deskreel.storage import ACTIONS, Action, ActionError
 
 VALID = [
     {"action": "key", "text": "ctrl+s"},
@@ -158,7 +158,7 @@ def test_actions_are_frozen_values():
     "step", [{"action": "\n"}, {"action": "\x1b]52;c;aGk=\x07", "x": 1}, {"action": "\n", "x": 1}]
 )
 def test_an_unknown_actions_name_never_breaks_the_message_line(step):
-    from storage.script import ScriptError, parse_script
+    from deskreel.storage.script import ScriptError, parse_script
 
     with pytest.raises(ScriptError) as err:
         parse_script(json.dumps([step]))

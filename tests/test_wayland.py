@@ -83,7 +83,7 @@ def test_record_force_records_and_says_so(xwayland: dict[str, str], tmp_path: Pa
 
 
 def test_a_plain_x_server_is_not_xwayland(xvfb) -> None:
-    from xsession.display import connect, xwayland
+    from deskreel.xsession.display import connect, xwayland
 
     conn = connect(xvfb.display)
     try:

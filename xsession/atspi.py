@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from storage.widgets import Box, Widget
+from deskreel.storage.widgets import Box, Widget
 
 from .atspi_describe import describe_all
 from .atspi_protocol import (

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from storage.widgets import Box, Widget, reading_order
+from deskreel.storage.widgets import Box, Widget, reading_order
 
 from .atspi_names import role_name, state_names
 from .atspi_protocol import ACCESSIBLE, COMPONENT, MAX_DEPTH, MAX_SIBLINGS, NULL, ROOT, SCREEN

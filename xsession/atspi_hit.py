@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from storage.widgets import Box
+from deskreel.storage.widgets import Box
 
 from .atspi_protocol import COMPONENT, MAX_DEPTH, MAX_FANOUT, NULL, SCREEN
 from .dbus_calls import Gone, Ref

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from storage.widgets import Box
+from deskreel.storage.widgets import Box
 
 from .atspi_hit import leaf_at
 from .atspi_protocol import MAX_FANOUT, NULL

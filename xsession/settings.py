@@ -13,7 +13,7 @@ import struct
 from dataclasses import replace
 from typing import Any
 
-from storage.grouping import DEFAULT_SETTINGS, InputSettings, fits
+from deskreel.storage.grouping import DEFAULT_SETTINGS, InputSettings, fits
 
 __all__ = ["read_input_settings", "parse_xsettings"]
 

@@ -29,11 +29,11 @@ from realapps.catalog import App, Scenario, Step
 from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, topmost_box, windows
 from samples.person import Person
-from storage import open_store
-from matching.objects import ObjectAnswer
-from storage.widgets import widget_from_json, widget_to_json
-from xsession.display import connect
-from xsession.images import decode_image, encode_webp
+from deskreel.storage import open_store
+from deskreel.matching.objects import ObjectAnswer
+from deskreel.storage.widgets import widget_from_json, widget_to_json
+from deskreel.xsession.display import connect
+from deskreel.xsession.images import decode_image, encode_webp
 
 __all__ = ["build_app", "elements_of"]
 
@@ -119,7 +119,7 @@ def place(app: App, scenario: Scenario, desktop: Desktop, pid: int) -> None:
 def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]], str | None]:
     """The task done once while recording: the pointer steps' truth, the recorded steps, and
     the state the task left (`App.final_state`)."""
-    from recorder import RecordOptions, Recorder
+    from deskreel.recorder import RecordOptions, Recorder
 
     db = folder / "recording.db"
     db.unlink(missing_ok=True)
@@ -168,8 +168,8 @@ def replay_whole(app: App, folder: Path) -> dict[str, Any]:
     a fresh start of the application: the replay's verdict, and the state it left."""
     import shutil
 
-    from replayer import Progress, ReplayOptions
-    from replayer.replay import replay
+    from deskreel.replayer import Progress, ReplayOptions
+    from deskreel.replayer.replay import replay
 
     db = folder / "end-to-end.db"  # a copy: the replay writes its run into it
     shutil.copyfile(folder / "recording.db", db)
@@ -282,7 +282,7 @@ def shoot(
 def _objects(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | None:
     """What a replay's object stage answers on this screen (replayer/objects.py's ask_tree,
     live), and what asking cost. None where nothing was recorded to ask."""
-    from replayer.objects import QUESTION_BUDGET, ask_tree
+    from deskreel.replayer.objects import QUESTION_BUDGET, ask_tree
 
     widget = widget_from_json(recorded)
     if tree is None or widget is None:

@@ -12,10 +12,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
 
-from xsession.a11y_bus import AccessibilityBus, stop_group
-from xsession.atspi import Accessibility
-from xsession.grab import Grabber
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.a11y_bus import AccessibilityBus, stop_group
+from deskreel.xsession.atspi import Accessibility
+from deskreel.xsession.grab import Grabber
+from deskreel.xsession.xvfb import VirtualDisplay
 
 __all__ = ["SCREEN", "Desktop", "settled"]
 
@@ -57,7 +57,7 @@ class Desktop:
 
     def accessibility(self) -> Accessibility | None:
         """A connection to this session's accessibility bus (None: it has none)."""
-        from xsession.display import connect
+        from deskreel.xsession.display import connect
 
         conn = connect(self.display.display)
         try:

@@ -18,17 +18,17 @@ from typing import Any
 import cv2
 import numpy as np
 
-from matching import hints_after
-from matching.looks import locate_looks, looks_of
-from matching.params import PARAMS
-from matching.objects import ObjectAnswer, object_located
-from matching.refusal import Refusal
-from matching import Located
-from replayer.anchoring import aimed_at
-from replayer.checks import Aimed
-from replayer.verify import VerifyOptions, checks_for
-from storage.widgets import Widget, widget_from_json
-from xsession.images import decode_image
+from deskreel.matching import hints_after
+from deskreel.matching.looks import locate_looks, looks_of
+from deskreel.matching.params import PARAMS
+from deskreel.matching.objects import ObjectAnswer, object_located
+from deskreel.matching.refusal import Refusal
+from deskreel.matching import Located
+from deskreel.replayer.anchoring import aimed_at
+from deskreel.replayer.checks import Aimed
+from deskreel.replayer.verify import VerifyOptions, checks_for
+from deskreel.storage.widgets import Widget, widget_from_json
+from deskreel.xsession.images import decode_image
 
 __all__ = ["CONFIDENCE", "Verdict", "judge", "load"]
 

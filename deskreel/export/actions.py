@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storage import Action
+from deskreel.storage import Action
 
 from .dialect import Context, Dialect, Translation, one
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from storage import CLICKS, Action
+from deskreel.storage import CLICKS, Action
 
 from .dialect import Context, Dialect, NotExpressible, Translation, one
 

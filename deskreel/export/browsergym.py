@@ -9,7 +9,7 @@ BrowserGym runs only in its multiaction mode.
 
 from __future__ import annotations
 
-from storage import Action
+from deskreel.storage import Action
 
 from .dialect import (
     Context,
@@ -74,7 +74,7 @@ def _pointer(action: Action, ctx: Context) -> list[str]:
 
 
 def _key(action: Action) -> Translation:
-    from storage import parse_chord
+    from deskreel.storage import parse_chord
 
     keysyms = parse_chord(action.text or "").keys
     keys = KEYS.keys(keysyms)

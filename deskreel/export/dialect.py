@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from storage import Action
+from deskreel.storage import Action
 
 __all__ = [
     "Context",
@@ -107,7 +107,7 @@ NO_REPEAT = "autorepeat: a held key is one keydown, which does not repeat"
 def held_losses(keysyms: Sequence[str]) -> tuple[str, ...]:
     """What holding these keys with one keydown loses: the repeats a held key that types
     would have made (X does not repeat modifiers)."""
-    from storage.keys import is_modifier
+    from deskreel.storage.keys import is_modifier
 
     return () if all(is_modifier(k) for k in keysyms) else (NO_REPEAT,)
 

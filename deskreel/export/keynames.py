@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from storage import parse_chord
-from storage.keys import keysym_char, keysym_of
+from deskreel.storage import parse_chord
+from deskreel.storage.keys import keysym_char, keysym_of
 
 from .dialect import NotExpressible
 

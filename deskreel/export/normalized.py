@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from storage import CLICKS, Action, parse_chord
+from deskreel.storage import CLICKS, Action, parse_chord
 
 from .dialect import Context, Dialect, NotExpressible, Translation, one
 from .keynames import SEED, KeyNames, Named

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from storage import Action, parse_chord
+from deskreel.storage import Action, parse_chord
 
 from .dialect import (
     Context,

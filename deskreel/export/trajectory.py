@@ -19,8 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from storage import Action, Recording, Step
-from storage.edit import off_screen
+from deskreel.storage import Action, Recording, Step
+from deskreel.storage.edit import off_screen
 
 from ..errors import UserError
 from .dialect import Context, Dialect, NotExpressible, Translation

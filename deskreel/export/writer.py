@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from storage import Recording, Store
+from deskreel.storage import Recording, Store
 
 from ..errors import UserError
 from .card import dataset_card, is_card

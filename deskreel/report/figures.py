@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from storage import NotFoundError, Store
+from deskreel.storage import NotFoundError, Store
 
-from xsession.files import PrivateFolder
+from deskreel.xsession.files import PrivateFolder
 
 __all__ = ["Box", "ImageDir", "Pic", "figure", "frame_figure"]
 

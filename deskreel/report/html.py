@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
-from storage import Evidence, Recording, Run, Step, StepResult, Store
+from deskreel.storage import Evidence, Recording, Run, Step, StepResult, Store
 
 from ..errors import UserError
 from ..table import format_duration
-from xsession.files import LinkedPath, PrivateFolder, write_private
+from deskreel.xsession.files import LinkedPath, PrivateFolder, write_private
 
 from .writable import check_writable
 from .figures import ImageDir, Pic, frame_figure

@@ -13,9 +13,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
-from storage import Recording, Run, Step, StepResult, utc
+from deskreel.storage import Recording, Run, Step, StepResult, utc
 
-from xsession.files import write_private
+from deskreel.xsession.files import write_private
 from .outcome import (
     aimed_at,
     Outcome,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from storage import Evidence, Run, Step, StepResult, Widget, utc
+from deskreel.storage import Evidence, Run, Step, StepResult, Widget, utc
 
 __all__ = [
     "aimed_at",
@@ -136,7 +136,7 @@ def checks_of(result: StepResult | None) -> list[dict[str, Any]]:
 
 def check_line(check: dict[str, Any]) -> str:
     """One verification check in words, as `Check.describe` says it, with its verdict."""
-    from replayer.checks import Check
+    from deskreel.replayer.checks import Check
 
     read = Check.from_json(check)
     if read is None:  # written by another deskreel, in a shape this one cannot read

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from storage import Evidence, Step, StepResult
+from deskreel.storage import Evidence, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
 from .outcome import Outcome, aimed_at, anchoring_facts, checks_of, step_label, timing_facts

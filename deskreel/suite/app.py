@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xsession.groups import stop_group
+from deskreel.xsession.groups import stop_group
 
 from .config import AppSpec, Ready
 
@@ -123,8 +123,8 @@ def _mapped_windows(display: str) -> list[tuple[str | None, str | None]]:
     """(class, title) of each mapped top-level window on `display`."""
     from Xlib import X
 
-    from xsession.display import connect
-    from xsession.toplevel import toplevel_of
+    from deskreel.xsession.display import connect
+    from deskreel.xsession.toplevel import toplevel_of
 
     conn = connect(display)
     try:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from xsession.groups import stop_group
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.groups import stop_group
+from deskreel.xsession.xvfb import VirtualDisplay
 
 from .app import AppFailure, RunningApp, run_command
 from .config import AppSpec, TestSpec
@@ -155,9 +155,9 @@ def _private_copy(database: Path, folder: Path) -> Path:
 
 
 def _release_all(display: str) -> None:
-    from replayer import release_held
+    from deskreel.replayer import release_held
 
-    from xsession.display import DisplayError, connect
+    from deskreel.xsession.display import DisplayError, connect
 
     try:
         conn = connect(display, extensions=("XTEST",))
@@ -181,7 +181,7 @@ def _last_line(log: Path) -> str:
 def _verdict(db: Path, code: int) -> tuple[str, int | None, str]:
     """The attempt's verdict from the run the replay stored: its first failed step and
     what failed there."""
-    from storage import open_store
+    from deskreel.storage import open_store
 
     from ..report.outcome import check_line, checks_of
 

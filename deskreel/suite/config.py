@@ -289,8 +289,8 @@ class _Loader:
 
     def _recordings(self, patterns: list[str], where: tuple[Any, ...]) -> list[tuple[Path, str]]:
         """(database, recording name) for each recording the patterns name."""
-        from storage import StorageError
-        from storage.peek import recording_names
+        from deskreel.storage import StorageError
+        from deskreel.storage.peek import recording_names
 
         found: list[tuple[Path, str]] = []
         for pattern in patterns:

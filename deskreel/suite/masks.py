@@ -32,7 +32,7 @@ class MaskUpdate:
 
 def update_masks(tests: list[TestSpec], outcomes: list[Outcome], out: Path) -> list[MaskUpdate]:
     """Mask the failed screen checks of each failed test in its suite database."""
-    from storage import open_store
+    from deskreel.storage import open_store
 
     by_name = {t.name: t for t in tests}
     updates = []
@@ -56,7 +56,7 @@ def _failed_regions(
 ) -> tuple[list[tuple[int, tuple[int, int, int, int]]], list[tuple[int, str]]]:
     """The boxes (recorded coordinates) of the failed screen checks of the run's failed
     steps, and the failed steps that have another failure."""
-    from storage import open_store
+    from deskreel.storage import open_store
 
     from ..report.outcome import check_line, checks_of
 

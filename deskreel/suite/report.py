@@ -16,7 +16,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from xsession.files import write_private
+from deskreel.xsession.files import write_private
 
 from ..errors import UserError
 from ..report.style import CSS

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.xvfb import VirtualDisplay
 
 from .attempt import AttemptRun
 from .config import ScreenSpec, TestSpec

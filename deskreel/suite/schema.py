@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
-from storage.script import MAX_SCREEN
+from deskreel.storage.script import MAX_SCREEN
 
 __all__ = [
     "APP",

@@ -11,8 +11,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from xsession.groups import stop_group
-from xsession.xvfb import VirtualDisplay
+from deskreel.xsession.groups import stop_group
+from deskreel.xsession.xvfb import VirtualDisplay
 
 from .config import ScreenSpec
 
@@ -46,7 +46,7 @@ class Session:
     applications get."""
 
     def __init__(self, display: VirtualDisplay, screen: ScreenSpec) -> None:
-        from xsession.a11y_bus import AccessibilityBus
+        from deskreel.xsession.a11y_bus import AccessibilityBus
 
         self.env = display.env()
         self.bus: AccessibilityBus | None = None
