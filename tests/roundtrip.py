@@ -6,7 +6,7 @@ tests/test_roundtrip.py (a fixed selection) and bench/bench_roundtrip.py (many, 
 speed).
 
 Equal means the same actions in the same order with the same fields, after the
-normalisation below, applied alike to both sides (README, "The round trip"):
+normalisation below, applied alike to both sides (docs/vocabulary.md, "The round trip"):
 - a newline in typed text is the `key Return` it is typed with;
 - adjacent `type` steps are one (a pause shorter than `idle` leaves no mark between them);
 - adjacent scrolls of one direction and modifiers within `scroll-distance` are one;
@@ -36,10 +36,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from samples.layouts import NORMAL_LAYOUT
-from storage import Action, RawEvent, Step, parse_chord, parse_script
-from storage.grouping import DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, InputSettings
-from storage.keys import is_modifier, keysym_char, keysym_name, keysym_of
-from storage.vocabulary import MAX_SCROLL
+from deskreel.storage import Action, RawEvent, Step, parse_chord, parse_script
+from deskreel.storage.grouping import DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, InputSettings
+from deskreel.storage.keys import is_modifier, keysym_char, keysym_name, keysym_of
+from deskreel.storage.vocabulary import MAX_SCROLL
 
 __all__ = [
     "FASTEST",
@@ -376,10 +376,10 @@ def round_trip(
     script: list[dict[str, Any]], *, speed: float, display: str, folder: Path
 ) -> Outcome:
     """Import `script`, replay it at `speed` on `display` while recording, compare."""
-    from recorder import RecordOptions, Recorder
-    from replayer import Progress, ReplayOptions
-    from replayer.replay import replay
-    from storage import open_store
+    from deskreel.recorder import RecordOptions, Recorder
+    from deskreel.replayer import Progress, ReplayOptions
+    from deskreel.replayer.replay import replay
+    from deskreel.storage import open_store
 
     db = folder / f"rt-{time.monotonic_ns()}.db"
     with open_store(db, create=True) as store:

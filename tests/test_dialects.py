@@ -4,7 +4,7 @@ Each case is translated by each dialect (every tool version and coordinate form)
 is either unexpressed with a reason, or expressed; an expressed step either reports what
 it lost, or a harness of that dialect (tests/dialect_readers.py, written from the
 family's own documents) reads it back as exactly the action it came from. Nothing is
-dropped or changed silently. The README's dialect table is this walk's summary.
+dropped or changed silently. The dialect table of docs/exports.md is this walk's summary.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import pytest
 
 from deskreel.export import Context, Dialect, NotExpressible, dialect_for
 from deskreel.export.anthropic import VERSIONS
-from storage import ACTIONS, Action
+from deskreel.storage import ACTIONS, Action
 from tests.dialect_readers import canonical, read
 
 SCREEN = (1000, 500)
-README = Path(__file__).resolve().parent.parent / "README.md"
+EXPORTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "exports.md"
 
 CASES: list[dict[str, Any]] = [
     {"action": "key", "text": "Return"},
@@ -156,7 +156,7 @@ def test_the_dialects_decisions(where, expected):
 
 
 def table() -> str:
-    """The README's table: per action and dialect, how its cases export."""
+    """The table of docs/exports.md: per action and dialect, how its cases export."""
     columns = {
         "actions": ["actions"],
         "anthropic 20241022": ["anthropic computer_20241022"],
@@ -190,7 +190,7 @@ def _cell(outcomes: set[str]) -> str:
 
 
 def test_the_readme_table_is_this_walk():
-    text = README.read_text()
+    text = EXPORTS_DOC.read_text()
     found = re.search(r"\| action \| actions \|.*?\n(?:\|.*\n)+", text)
-    assert found is not None, "the README has no dialect table"
+    assert found is not None, "docs/exports.md has no dialect table"
     assert found.group(0).strip() == table(), "\n" + table()
