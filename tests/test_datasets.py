@@ -1,5 +1,5 @@
-"""Exports load where people train: Hugging Face `datasets` (through the card's `configs`, and
-as `imagefolder`), pyarrow, and the Hub's card parser, for real, in every format.
+"""Exports load where people train: Hugging Face `datasets` (by the folder's layout, and as
+`imagefolder`), pyarrow, and the Hub's card parser, for real, in every format.
 
 Everything runs offline, from another working directory, with every cache under tmp_path:
 nothing is written to ~/.cache and a connection attempt fails the test.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shutil
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,7 +35,7 @@ SCRIPT = SAMPLES / "scripts" / "every-action.json"  # 20 steps, no frames, no sc
 RECORDED, SCRIPT_NAME = "every-kind", "script"
 OBJECT_FORMATS = tuple(f for f in FORMATS if DIALECTS[f].join is None)
 CODE_FORMATS = tuple(f for f in FORMATS if DIALECTS[f].join is not None)
-HOW = ("configs", "imagefolder")  # load_dataset(DIR), load_dataset("imagefolder", data_dir=DIR)
+HOW = ("folder", "imagefolder")  # load_dataset(DIR), load_dataset("imagefolder", data_dir=DIR)
 AFTER = pytest.mark.parametrize("after", [False, True], ids=["before", "with-after"])
 
 # The column types every line's keys must have in Arrow; `screen` is a list of nothing only
@@ -146,7 +147,7 @@ def metadata(out: Path) -> list[dict[str, Any]]:
 
 def load(out: Path, how: str, cache: Path) -> Any:
     """The train split as `datasets` builds it, cached under `cache`."""
-    if how == "configs":
+    if how == "folder":
         return datasets.load_dataset(str(out), split="train", cache_dir=str(cache))
     return datasets.load_dataset(
         "imagefolder", data_dir=str(out), split="train", cache_dir=str(cache)
@@ -331,7 +332,7 @@ def front_matter(out: Path) -> dict[str, Any]:
     return data
 
 
-def check_card(out: Path, fmt: str, paths: list[str]) -> None:
+def check_card(out: Path, fmt: str) -> None:
     card = DatasetCard.load(out / "README.md")  # a local file: no network, no validate()
     assert isinstance(card.data, huggingface_hub.DatasetCardData)
     assert card.text.lstrip().startswith(f"# deskreel export: {fmt}\n")
@@ -341,18 +342,17 @@ def check_card(out: Path, fmt: str, paths: list[str]) -> None:
         assert data["task_categories"] == ["image-to-text"]
         assert data["tags"] == ["computer-use", "gui-agent", "deskreel", fmt]
         assert data["size_categories"] == ["n<1K"]
-        assert data["configs"] == [
-            {"config_name": "default", "data_files": [{"split": "train", "path": paths}]}
-        ]
+        # no configs: with them, datasets keys its cache on the card (test 7)
+        assert "configs" not in data
     assert card.data.to_dict() == front_matter(out)
 
 
 @pytest.mark.parametrize("db", ["recorded", "mixed"])
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_the_card_names_the_data_files(export: Export, fmt: str, db: str):
+def test_the_card_and_the_data_files(export: Export, fmt: str, db: str):
     out = export(db, fmt)
-    check_card(out, fmt, ["metadata.jsonl", "frames/*.png"])
-    # the glob takes in every frame, and nothing else is a data file but metadata.jsonl
+    check_card(out, fmt)
+    # the frames are every frame the lines name, and nothing else is a data file
     assert {p.relative_to(out).as_posix() for p in out.glob("frames/*.png")} == image_names(
         metadata(out)
     )
@@ -365,7 +365,7 @@ def test_an_export_without_frames(export: Export, tmp_path: Path, fmt: str, how:
     out = export("script", fmt)
     lines = metadata(out)
     assert image_names(lines) == set() and list(out.glob("frames/*")) == []
-    check_card(out, fmt, ["metadata.jsonl"])
+    check_card(out, fmt)
     ds = load(out, how, tmp_path / "cache")
     assert ds.num_rows == len(lines) >= 19
     assert ds["step"] == [line["step"] for line in lines]
@@ -402,3 +402,51 @@ def test_action_is_text_each_dialect_reads(export: Export, fmt: str, db: str):
 def test_the_formats_are_split_between_objects_and_code():
     assert set(OBJECT_FORMATS) == {"actions", "anthropic", "normalized"}
     assert set(CODE_FORMATS) == {"browsergym", "pyautogui"}
+
+
+# -- 7: a re-export loads as it is now (issue 38) ------------------------------------------
+
+
+def check_edits(ds: Any, out: Path, *, instruction: str, note: tuple[int, str]) -> None:
+    """`ds` is the export in `out` as written now: its lines, the edited instruction and note,
+    and every frame decoded from `out` itself."""
+    check_dataset(ds, out, after=False)
+    assert set(ds["instruction"]) == {instruction}
+    step, text = note
+    assert {row["step"]: row["note"] for row in ds.select_columns(["step", "note"])}[step] == text
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_reexport_loads_as_it_is_now(tmp_path: Path, fmt: str, how: str) -> None:
+    """Export, edit, export again into the same folder (with --force, then after deleting it),
+    then into another folder of the same name: each load, through one cache as a user's
+    ~/.cache is, gives what was exported last."""
+    db = build_recording(tmp_path / "rec.db").db
+    cache = tmp_path / "cache"
+    out, elsewhere = tmp_path / "first" / "dataset", tmp_path / "second" / "dataset"
+    out.parent.mkdir()
+    elsewhere.parent.mkdir()
+
+    def exported(folder: Path, *options: str) -> Path:
+        assert (
+            deskreel("export", db, "-r", RECORDED, "--format", fmt, "--out", folder, *options) == 0
+        )
+        return folder
+
+    def edited(instruction: str, note: tuple[int, str]) -> dict[str, Any]:
+        step, text = note
+        assert (
+            deskreel("edit", db, "-r", RECORDED, "--instruction", instruction, "--note", step, text)
+            == 0
+        )
+        return {"instruction": instruction, "note": note}
+
+    check_edits(load(exported(out), how, cache), out, instruction="", note=(2, ""))
+    now = edited("Open the report", (2, "the menu first"))
+    check_edits(load(exported(out, "--force"), how, cache), out, **now)
+    now = edited("Open the report twice", (3, "then the list"))
+    shutil.rmtree(out)
+    check_edits(load(exported(out), how, cache), out, **now)
+    shutil.rmtree(out)
+    check_edits(load(exported(elsewhere), how, cache), elsewhere, **now)

@@ -1,7 +1,11 @@
 """The dataset card: README.md of an export, saying what each file and field holds.
 
-It begins with the YAML front matter the Hugging Face Hub and `datasets` read: `configs`
-names the data files, so `load_dataset(DIR)` builds the frames into `Image` features.
+It begins with the YAML front matter the Hugging Face Hub reads. It declares no `configs`:
+the folder's own layout (frames and a `metadata.jsonl` naming them) is what `load_dataset(DIR)`
+builds `Image` features from, and only then does `datasets` key its cache on the data files
+themselves, their place and their times. With `configs` it keys the cache on the card alone,
+and a re-export, or an export into another folder of the same name, loads the old rows and
+the old folder's paths (huggingface/datasets issue 2956).
 The YAML is written by hand (JSON strings are YAML strings): no YAML library is needed.
 """
 
@@ -19,6 +23,15 @@ __all__ = ["CARD_TITLE", "dataset_card", "is_card"]
 
 CARD_TITLE = "# deskreel export"  # the first line after the front matter; --force looks for it
 _FENCE = "---"
+# What we cannot mend from our side, measured on these exports: before 4.8.5, `imagefolder`
+# fails on a line without a frame (an imported script's, a wait's); before 3.4 it also puts
+# the lines out of order and fails on a frame that several lines show
+OLDEST_DATASETS = "4.8.5"
+OLD_DATASETS = (
+    f"With `datasets` older than {OLDEST_DATASETS}, whose `imagefolder` fails on a line "
+    "without a frame, load the lines alone: "
+    '`load_dataset("json", data_files="path/to/this/directory/metadata.jsonl", split="train")`.'
+)
 # The Hub's size_categories: the upper bounds of each, in lines
 _SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (10**6, "100K<n<1M"))
 
@@ -40,11 +53,10 @@ def dataset_card(summary: Summary) -> str:
 
 
 def front_matter(summary: Summary) -> str:
-    """The card's YAML block: what the Hub lists, and the data files `datasets` loads."""
+    """The card's YAML block: what the Hub lists (no `configs`: see above)."""
     name = summary.dialect.name
     lines = sum(e.lines for e in summary.recordings)
     size = next((label for bound, label in _SIZES if lines < bound), "1M<n<10M")
-    data = ["metadata.jsonl"] + (["frames/*.png"] if summary.frames else [])
     out = [
         _FENCE,
         f"pretty_name: {json.dumps(f'deskreel export ({name})')}",
@@ -56,12 +68,6 @@ def front_matter(summary: Summary) -> str:
         *(f"- {tag}" for tag in ("computer-use", "gui-agent", "deskreel", name)),
         "size_categories:",
         f"- {size}",
-        "configs:",
-        "- config_name: default",
-        "  data_files:",
-        "  - split: train",
-        "    path:",
-        *(f"    - {json.dumps(path)}" for path in data),
         _FENCE,
     ]
     return "\n".join(out) + "\n"
@@ -114,8 +120,10 @@ def _loading(summary: Summary) -> str:
             else "JSON text: json.loads(calls) is a list of objects"
         )
         + "\n```\n\n"
-        f"Either way {images}, from any working directory. "
-        '`pyarrow.json.read_json("metadata.jsonl")` reads the lines as one table.'
+        f"Either way {images}, from any working directory, as the folder is now: a re-export "
+        "into it loads anew. "
+        '`pyarrow.json.read_json("metadata.jsonl")` reads the lines as one table.\n\n'
+        f"{OLD_DATASETS}"
     )
 
 

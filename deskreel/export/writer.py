@@ -1,8 +1,8 @@
 """The dataset directory: trajectories, frames as PNG and the dataset card, written atomically.
 
 `metadata.jsonl` holds every line of every recording, with `file_name` naming its frame:
-`datasets` loads the directory as is (`load_dataset(DIR)` through the card's `configs`,
-or `imagefolder`), with the frames as `Image` features, and pyarrow reads the file.
+`datasets` loads the directory as is (`load_dataset(DIR)` by its layout, or `imagefolder`),
+with the frames as `Image` features, and pyarrow reads the file.
 
 Everything goes into a private temporary directory next to the target, which is renamed
 into place at the end: an export that fails leaves nothing behind, and an export that
