@@ -8,7 +8,6 @@ An exception here stops storing steps; `check` re-raises it on the loop's thread
 
 from __future__ import annotations
 
-import queue
 import threading
 from typing import Any
 
@@ -16,6 +15,7 @@ from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
 from deskreel.storage import Anchor, Step, Widget
 from deskreel.storage.vocabulary import Action
 
+from .jobs import JobQueue
 from .pieces import Job
 from .privacy import TypingRedaction
 from .reduce import Reduced
@@ -34,7 +34,7 @@ class Finisher:
 
     def __init__(
         self,
-        jobs: queue.SimpleQueue[Job | None],
+        jobs: JobQueue,
         writes: StoreWrites,
         recording_id: int,
         *,
@@ -73,6 +73,8 @@ class Finisher:
                 self._store_steps(job)
             except BaseException as err:
                 self._error = err
+            finally:
+                self.jobs.done()
 
     def _store_steps(self, job: Job) -> None:
         steps = []

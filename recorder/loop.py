@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Protocol
 
 from deskreel.storage import RawEvent
 
 from .capture import InputCapture
-from .chunk import Chunk
 from .errors import RecordError
 from .finisher import Finisher
 from .holdback import Fired, HoldBack
@@ -23,7 +23,7 @@ from .private_windows import PrivateWindows
 from .screen import ScreenCapture
 from .writing import EventBatches
 
-__all__ = ["WriterLoop", "keep_allowed"]
+__all__ = ["Keeps", "WriterLoop", "keep_allowed"]
 
 
 class WriterLoop:
@@ -105,11 +105,7 @@ class WriterLoop:
 
     def _keep(self, events: Iterable[RawEvent]) -> None:
         keep_allowed(
-            events,
-            private=self.private,
-            t0=self.t0,
-            batch=self.batches.pending,
-            chunk=self.pieces.chunk,
+            events, private=self.private, t0=self.t0, batch=self.batches.pending, into=self.pieces
         )
 
     def _toggle_pause(self, *, at: float) -> None:
@@ -126,21 +122,30 @@ class WriterLoop:
             self.say("recording again")
 
 
+class Keeps(Protocol):
+    """Where kept events go besides the store: the pieces."""
+
+    @property
+    def held(self) -> set[tuple[str, int]]: ...
+
+    def add(self, event: RawEvent, *, t0: float) -> None: ...
+
+
 def keep_allowed(
     events: Iterable[RawEvent],
     *,
     private: PrivateWindows,
     t0: float,
     batch: list[RawEvent],
-    chunk: Chunk,
+    into: Keeps,
 ) -> None:
     """Keep what the deny-list allows, made relative to t0 (events on the monotonic clock):
-    into the batch for the store and into the open chunk for the pieces."""
+    into the batch for the store and into the pieces."""
     for event in events:
-        if private.allows(event, held=chunk.held):
+        if private.allows(event, held=into.held):
             kept = replace(event, t=event.t - t0)
+            into.add(kept, t0=t0)  # first: a cut there commits the batch, which ends before it
             batch.append(kept)
-            chunk.add(kept)
 
 
 def _connection_lost(error: BaseException | None) -> bool:

@@ -1,4 +1,5 @@
-"""Pieces: the kept events, cut at quiet moments and reduced, become jobs for the finisher.
+"""Pieces: the kept events, cut where no rule looks across (recorder/cuts.py) and reduced,
+become jobs for the finisher.
 
 A piece is reduced once the first event after it is kept (or the recording ends): only
 then is it known whether the pointer's rest at its end was a hover. Each piece gets what
@@ -9,16 +10,20 @@ Runs on the writer loop's thread; the jobs go to the finisher through a queue.
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from deskreel.storage import RawEvent
 from deskreel.storage.grouping import InputSettings, Thresholds
 
 from .chunk import Chunk
+from .cuts import Glide, quiet_after
 from .reduce import Carry, Reduced, reduce_piece
 from .screen import FrameTimeline
+
+if TYPE_CHECKING:
+    from .jobs import JobQueue
 
 __all__ = ["Job", "Piece", "Pieces"]
 
@@ -54,7 +59,7 @@ class Pieces:
 
     def __init__(
         self,
-        jobs: queue.SimpleQueue[Job | None],
+        jobs: JobQueue,
         timeline: FrameTimeline,
         *,
         settings: InputSettings,
@@ -68,20 +73,28 @@ class Pieces:
         self.waiting: Piece | None = None  # cut, not reduced until the next event
         self.carry = Carry()  # what the pieces reduced so far leave for the next
         self.numbered = 0  # steps handed to the finisher
-        th = thresholds
-        # longer than every rule looks ahead, so the cut changes no action (see reduce_piece)
-        self._quiet_after = (
-            max(
-                th.type_pause,
-                th.hover_time,
-                settings.multi_click_time,
-                th.scroll_gap,
-                th.long_press,
-                th.idle,
-                settle_cap,
-            )
-            + 0.1
-        )
+        # longer than every rule looks ahead, so the cut changes no action (see cuts.py)
+        self._quiet_after = quiet_after(settings, thresholds, settle_cap)
+        self._glide = self._new_glide()
+
+    @property
+    def held(self) -> set[tuple[str, int]]:
+        """The keys and buttons down now."""
+        return self.chunk.held
+
+    def add(self, event: RawEvent, *, t0: float) -> None:
+        """Keep `event` (its time relative to `t0`): before a motion while the pointer glides,
+        the chunk so far is cut and reduced at once (the motion is the event after it)."""
+        if self.waiting is not None and self.chunk.events:
+            self._reduce_waiting()
+        if self._glide.may_cut_before(event, held=bool(self.chunk.held)):
+            self.waiting = self._cut(t0 + event.t, t0)
+            self.chunk.add(event)
+            self._glide.see(event)
+            self._reduce_waiting()
+            return
+        self.chunk.add(event)
+        self._glide.see(event)
 
     def turn(self, now: float, t0: float) -> None:
         """One turn of the writer loop: reduce the waiting piece once an event follows it,
@@ -106,10 +119,15 @@ class Pieces:
         return not self.chunk.held and now - (t0 + self.chunk.events[-1].t) >= self._quiet_after
 
     def _cut(self, now: float, t0: float) -> Piece:
-        """End the chunk at a quiet moment; it waits for the next event to be reduced."""
+        """End the chunk where no rule looks across; it waits for the next event to be
+        reduced."""
         chunk = self.chunk
         self.chunk = Chunk(first_seq=self._written())
+        self._glide = self._new_glide()
         return Piece(chunk, self.timeline.between(t0 + chunk.events[0].t, now), t0, now)
+
+    def _new_glide(self) -> Glide:
+        return Glide(self.thresholds.hover_time, self._quiet_after)
 
     def _reduce_waiting(self, *, final: bool = False) -> None:
         """Reduce the waiting piece: the first event after it is kept, or the recording (or

@@ -38,7 +38,8 @@ from .finisher import Finisher
 from .header import default_name, display_header
 from .holdback import HoldBack
 from .loop import WriterLoop
-from .pieces import Job, Pieces
+from .jobs import JobQueue, Progress
+from .pieces import Pieces
 from .privacy import DenyList, Redactor, TypingRedaction
 from .private_windows import PrivateWindows
 from .reduce import DEFAULT_THRESHOLDS, Thresholds
@@ -151,7 +152,7 @@ class Recorder:
         """Record until the stop chord, `should_stop()`, or the X server going away."""
         options, clock = self.options, self._clock
         name = self._create_recording(**display_header(self._control), extra=self._extra())
-        jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()  # pieces -> finisher
+        self._jobs = jobs = JobQueue(clock)  # pieces -> finisher
         redactor = Redactor(enabled=options.redact_typing)
         batches = EventBatches(self.writes, self.recording_id, redactor=redactor, clock=clock)
         pieces = Pieces(
@@ -213,6 +214,11 @@ class Recorder:
             INPUT_SETTINGS: self.settings.to_json(),
             **({XWAYLAND: XWAYLAND_NOTE} if self.options.xwayland else {}),
         }
+
+    def progress(self) -> Progress:
+        """What waits for the finisher now (nothing before `run`)."""
+        jobs = getattr(self, "_jobs", None)
+        return jobs.progress() if jobs is not None else Progress(0, 0, 0.0)
 
     @property
     def paused(self) -> bool:

@@ -116,7 +116,14 @@ class DenyFilter:
     def _pass(self, events):
         from deskreel.recorder.loop import keep_allowed
 
-        keep_allowed(events, private=self.private, t0=100.0, batch=self._batch, chunk=self._chunk)
+        keep_allowed(events, private=self.private, t0=100.0, batch=self._batch, into=self)
+
+    @property
+    def held(self):
+        return self._chunk.held
+
+    def add(self, event, *, t0):
+        self._chunk.add(event)
 
 
 def deny_filter(windows):

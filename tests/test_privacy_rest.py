@@ -5,12 +5,13 @@ nothing typed reaches an anchor."""
 
 from __future__ import annotations
 
-import queue
+import time
 from typing import Any
 
 import numpy as np
 
 from deskreel.recorder.finisher import Finisher
+from deskreel.recorder.jobs import JobQueue
 from deskreel.recorder.pieces import Job
 from deskreel.recorder.privacy import TypingRedaction
 from deskreel.recorder.reduce import reduce_events
@@ -89,7 +90,7 @@ def test_the_look_at_rest_keeps_nothing_typed_under_redaction() -> None:
     reduced = reduce_events(events)
     writes = Writes()
     finisher = Finisher(
-        queue.SimpleQueue(),
+        JobQueue(time.monotonic),
         writes,  # type: ignore[arg-type]  # the finisher only calls store methods through it
         1,
         frames=True,

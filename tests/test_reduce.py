@@ -1005,3 +1005,130 @@ def test_a_key_pressed_between_two_button_presses_parts_them(
 def test_a_long_hold_of_a_key_that_does_not_repeat_types_it_once(settings: InputSettings) -> None:
     assert actions(tap(0, "a", "a", hold=0.9), settings) == [typed("a")]
     assert actions(tap(0, "Return", hold=0.9), settings) == [key("Return", 0.9)]
+
+
+# --- cut while the pointer glides (issue 39) -----------------------------------------------
+
+
+def glide(t: float, start: tuple[int, int], end: tuple[int, int], seconds: float) -> list[RawEvent]:
+    """The pointer moved from `start` to `end`, a motion event every 20 ms."""
+    steps = max(1, round(seconds / 0.02))
+    (x0, y0), (x1, y1) = start, end
+    return [
+        RawEvent(
+            t + i * 0.02,
+            "motion",
+            x=round(x0 + (x1 - x0) * i / steps),
+            y=round(y0 + (y1 - y0) * i / steps),
+        )
+        for i in range(1, steps + 1)
+    ]
+
+
+def cut_as_recorded(evs: list[RawEvent]) -> tuple[list[list[RawEvent]], int]:
+    """`evs` cut where the recorder cuts them (recorder/cuts.py): after quiet, or before a
+    motion while the pointer glides; and how many cuts were gliding ones."""
+    from deskreel.recorder.chunk import Chunk
+    from deskreel.recorder.cuts import Glide, quiet_after
+
+    quiet = quiet_after(DEFAULT_SETTINGS, DEFAULT_THRESHOLDS, settle_cap=2.0)
+    pieces: list[list[RawEvent]] = []
+    chunk, glider, gliding = Chunk(), Glide(DEFAULT_THRESHOLDS.hover_time, quiet), 0
+    for e in evs:
+        held = bool(chunk.held)
+        quiet_cut = bool(chunk.events) and not held and e.t - chunk.events[-1].t >= quiet
+        glide_cut = glider.may_cut_before(e, held=held)
+        if chunk.events and (quiet_cut or glide_cut):
+            gliding += glide_cut and not quiet_cut
+            pieces.append(chunk.events)
+            chunk, glider = Chunk(), Glide(DEFAULT_THRESHOLDS.hover_time, quiet)
+        chunk.add(e)
+        glider.see(e)
+    return [*pieces, chunk.events], gliding
+
+
+GESTURES: dict[str, Callable[[float, Any], list[RawEvent]]] = {
+    "glide": lambda t, r: glide(
+        t,
+        (r.randrange(800), r.randrange(600)),
+        (r.randrange(800), r.randrange(600)),
+        r.uniform(0.1, 3.0),
+    ),
+    "click": lambda t, r: click(t, r.randrange(800), r.randrange(600)),
+    "double": lambda t, r: click(t, 50, 60) + click(t + 0.2, 50, 60),
+    "type": lambda t, r: typing(t, "hi there", gap=r.uniform(0.05, 0.4)),
+    "key": lambda t, r: tap(t, "Return", hold=r.choice([HOLD, 0.9])),
+    "scroll": lambda t, r: wheel(t, 300, 200, ticks=3),
+    "drag": lambda t, r: click(t, 100, 100, hold=0.5, to=(300, 250)),
+}
+
+
+def test_a_glide_cut_reduces_like_the_whole() -> None:
+    # a click, 3 s of gliding, a rest of 1.5 s, a click there and typing: cut in the glide
+    evs = events(
+        click(0, 100, 100),
+        glide(0.1, (100, 100), (600, 400), 3.0),
+        click(4.6, 600, 400),
+        glide(4.7, (600, 400), (200, 300), 2.5),
+        typing(5.0, "ok"),
+    )
+    pieces, gliding = cut_as_recorded(evs)
+    assert gliding >= 1 and len(pieces) >= 2
+    assert reduced_in_pieces(pieces) == spans(evs)
+
+
+@pytest.mark.parametrize(
+    "evs",
+    [
+        # typing, the pointer moved a moment, typing again within type_pause: one burst
+        events(typing(0, "hi"), glide(0.4, (10, 10), (300, 200), 1.4), typing(1.75, "ok")),
+        # a press, a glide, a release: a drag is never cut
+        events(
+            button(0, "button_down", 100, 100),
+            glide(0.05, (100, 100), (400, 300), 3.0),
+            button(3.2, "button_up", 400, 300),
+        ),
+        # a modifier held while the pointer glides, then a click: ctrl+click
+        events(
+            key_down(0, "Control_L"),
+            glide(0.1, (0, 0), (300, 300), 2.6),
+            click(2.8, 300, 300),
+            key_up(3.0, "Control_L"),
+        ),
+    ],
+    ids=["typing-across-a-glide", "drag", "with-key"],
+)
+def test_what_spans_a_glide_is_not_cut(evs: list[RawEvent]) -> None:
+    pieces, _ = cut_as_recorded(evs)
+    assert reduced_in_pieces(pieces) == spans(evs)
+
+
+def test_a_rest_of_hover_time_is_decisive() -> None:
+    # the finisher takes a hover's after-frame up to the settle cap later: no cut before
+    from deskreel.recorder.cuts import Glide
+
+    glider = Glide(hover_time=1.0, quiet=2.1)
+    # rested 1.1 s at 1.0, then on the move
+    for e in [*click(0, 10, 10), *move(1.0, 50, 50), *glide(2.1, (50, 50), (60, 60), 0.4)]:
+        glider.see(e)
+    assert not glider.may_cut_before(move(2.52, 61, 61)[0], held=False)
+    for e in glide(2.52, (60, 60), (70, 70), 0.6):
+        glider.see(e)
+    assert glider.may_cut_before(move(3.14, 70, 70)[0], held=False)
+    assert not glider.may_cut_before(move(3.14, 70, 70)[0], held=True)
+    assert not glider.may_cut_before(tap(3.14, "a")[0], held=False)  # only before a motion
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_pieces_cut_where_the_recorder_cuts_reduce_like_the_whole(seed: int) -> None:
+    import random
+
+    rnd = random.Random(seed)
+    parts, t = [], 0.0
+    for _ in range(rnd.randrange(4, 14)):
+        part = GESTURES[rnd.choice(list(GESTURES))](t, rnd)
+        parts.append(part)
+        t = part[-1].t + rnd.choice([0.05, 0.3, 0.8, 1.2, 2.0, 2.5])
+    evs = events(*parts)
+    pieces, _ = cut_as_recorded(evs)
+    assert reduced_in_pieces(pieces) == spans(evs)
