@@ -20,12 +20,15 @@ from deskreel.storage.grouping import InputSettings, Thresholds
 from .chunk import Chunk
 from .cuts import Glide, quiet_after
 from .reduce import Carry, Reduced, reduce_piece
-from .screen import FrameTimeline
+from .retention import needed_frames
+from .screen import Frame, FrameTimeline
 
 if TYPE_CHECKING:
     from .jobs import JobQueue
 
 __all__ = ["Job", "Piece", "Pieces"]
+
+PRUNE_EVERY = 1.0  # s between lets-go of the open chunk's frames (recorder/retention.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,7 @@ class Pieces:
         *,
         settings: InputSettings,
         thresholds: Thresholds,
+        settle: float,
         settle_cap: float,
         written: Callable[[], int],
     ):
@@ -76,6 +80,9 @@ class Pieces:
         # longer than every rule looks ahead, so the cut changes no action (see cuts.py)
         self._quiet_after = quiet_after(settings, thresholds, settle_cap)
         self._glide = self._new_glide()
+        self._after = settle_cap + settle  # how long after an event its after-frame may come
+        self._pruned_at = float("-inf")
+        self.frames_let_go = 0  # frames no step could need, dropped before the finisher
 
     @property
     def held(self) -> set[tuple[str, int]]:
@@ -105,8 +112,14 @@ class Pieces:
             self.waiting = self._cut(now, t0)
         # the open chunk's frames stay; without one, those of events still held back
         self.timeline.keep_from = t0 + self.chunk.events[0].t if self.chunk.events else now - 1.0
-        if not self.chunk.events:
-            self.timeline.forget_before(now - 5.0)
+        # frames shown only before the open chunk began are no step's (the waiting piece
+        # holds its own copy)
+        self.timeline.forget_before(self.timeline.keep_from if self.chunk.events else now - 5.0)
+        if self.chunk.events and now - self._pruned_at >= PRUNE_EVERY:
+            self._pruned_at = now
+            self.frames_let_go += self.timeline.prune(
+                self.timeline.keep_from, lambda frames: self._needed(frames, self.chunk.events, t0)
+            )
 
     def end(self, now: float, t0: float) -> None:
         """Reduce and hand on everything kept so far: the recording ends, or pauses."""
@@ -124,7 +137,16 @@ class Pieces:
         chunk = self.chunk
         self.chunk = Chunk(first_seq=self._written())
         self._glide = self._new_glide()
-        return Piece(chunk, self.timeline.between(t0 + chunk.events[0].t, now), t0, now)
+        frames = self.timeline.between(t0 + chunk.events[0].t, now)
+        self.frames_let_go += frames.prune(
+            float("-inf"), lambda held: self._needed(held, chunk.events, t0)
+        )
+        return Piece(chunk, frames, t0, now)
+
+    def _needed(self, frames: list[Frame], events: Sequence[RawEvent], t0: float) -> list[bool]:
+        return needed_frames(
+            frames, events, t0, hover_time=self.thresholds.hover_time, after=self._after
+        )
 
     def _new_glide(self) -> Glide:
         return Glide(self.thresholds.hover_time, self._quiet_after)

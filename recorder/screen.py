@@ -191,6 +191,18 @@ class FrameTimeline:
             copy._widgets = [w for w in self._widgets[first:] if w.t <= end]
         return copy
 
+    def prune(self, since: float, needed: Callable[[list[Frame]], list[bool]]) -> int:
+        """Drop the frames from the one on screen at `since` on that `needed` (given them, in
+        order) does not keep (recorder/retention.py); how many went."""
+        with self._lock:
+            first = max(bisect_right([f.t_first for f in self._frames], since) - 1, 0)
+            tail = self._frames[first:]
+            keep = needed(tail)
+            kept = [f for f, k in zip(tail, keep, strict=True) if k]
+            self._bytes -= sum(len(f.zdata) for f, k in zip(tail, keep) if not k)
+            self._frames[first:] = kept
+            return len(tail) - len(kept)
+
     def forget_before(self, t: float) -> None:
         """Drop the frames shown only before t (the one on screen at t stays, and the newest)."""
         with self._lock:

@@ -160,6 +160,7 @@ class Recorder:
             self.timeline,
             settings=self.settings,
             thresholds=options.thresholds,
+            settle=options.settle,
             settle_cap=options.settle_cap,
             written=batches.commit,
         )
