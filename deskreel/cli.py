@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
+from deskreel.storage.values import SHED
 from deskreel.storage import (
     ActionError,
     KeyNameError,
@@ -172,6 +173,14 @@ def show(db: str, ref: str | None) -> int:
     )
     if rec.instruction is not None:
         click.echo(f"instruction: {printable(rec.instruction)}")
+    shed = rec.extra.get(SHED) if isinstance(rec.extra, dict) else None
+    counts = (
+        {str(k): v for k, v in shed.items() if isinstance(v, int)} if isinstance(shed, dict) else {}
+    )
+    if counts:
+        from .record_cmd import shed_line
+
+        click.echo(printable(shed_line(counts)))
     rows = []
     for st in steps:
         body = st.action.to_json()

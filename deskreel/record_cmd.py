@@ -150,6 +150,8 @@ def record(
         f"({format_bytes(summary.frame_bytes)}){size}. Ended by {ended_by}.",
         err=True,
     )
+    if summary.shed:
+        click.echo(f"deskreel: {shed_line(summary.shed)}", err=True)
     aim = recorder.aim
     if aim.asked:
         click.echo(
@@ -158,6 +160,12 @@ def record(
             err=True,
         )
     return EXIT_OK
+
+
+def shed_line(shed: Mapping[str, int]) -> str:
+    """What the recorder left out to keep up, in one line (record's summary, show)."""
+    what = ", ".join(f"{kind} of {n} step{'s' * (n != 1)}" for kind, n in sorted(shed.items()))
+    return f"left out to keep up: {what} (the steps and their frames are all there)"
 
 
 def _deny_list(deny: tuple[str, ...], no_default_deny: bool) -> DenyList:
@@ -174,11 +182,14 @@ def _run_until_stopped(
     recorder: Recorder, *, on_start: Callable[[str], None]
 ) -> tuple[RecordSummary, list[str]]:
     """Run the recorder until it ends or SIGINT or SIGTERM stops it: its summary, and the
-    signals heard ("interrupt", "SIGTERM")."""
+    signals heard ("interrupt", "SIGTERM"). A signal while it finishes makes it hurry."""
     stop = threading.Event()
     heard: list[str] = []
 
     def on_signal(number: int, _frame: object) -> None:
+        if recorder.finishing:  # stopped already: store what is left at once
+            recorder.hurry()
+            return
         heard.append("interrupt" if number == signal.SIGINT else "SIGTERM")
         stop.set()
 

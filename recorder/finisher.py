@@ -4,11 +4,18 @@ and stores them.
 Encoding frames takes seconds, so it runs apart from the writer loop, which meanwhile
 keeps committing raw events and hears a stop. Jobs come through a queue; None ends it.
 An exception here stops storing steps; `check` re-raises it on the loop's thread.
+
+When it falls behind (another job waits while it starts one), or is told to hurry (a second
+Ctrl-C after the stop), it sheds what matters least: the look at rest of a pointer step's
+target (its anchor is then cut from the hovered look alone) and the animation masks. It
+never sheds a step or a step's before- and after-frames. `shed` counts the steps each was
+shed for; the recording's `extra` keeps it.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from typing import Any
 
 from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
@@ -25,7 +32,10 @@ from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
 from .screen import Frame
 from .writing import StoreWrites
 
-__all__ = ["Finisher"]
+__all__ = ["SHED_MASKS", "SHED_REST", "Finisher"]
+
+SHED_REST = "looks at rest"  # what `shed` counts, as `show` says it
+SHED_MASKS = "animation masks"
 
 
 class Finisher:
@@ -49,6 +59,8 @@ class Finisher:
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
         self._latest: tuple[Frame | None, Any] = (None, None)  # last stored, its pixels as stored
         self.frames_stored = self.frame_bytes = 0
+        self.hurry = threading.Event()  # shed what may be shed, whether behind or not
+        self.shed: Counter[str] = Counter()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="deskreel-finisher", daemon=True)
 
@@ -77,27 +89,33 @@ class Finisher:
                 self.jobs.done()
 
     def _store_steps(self, job: Job) -> None:
+        behind = self.jobs.waiting() > 0
         steps = []
         for n, (number, r) in enumerate(job.numbered):
             following = job.numbered[n + 1][1].t_start if n + 1 < len(job.numbered) else None
-            steps.append(self._step(number, r, job, following))
+            lean = behind or self.hurry.is_set()
+            steps.append(self._step(number, r, job, following, lean=lean))
         self.writes.call(self.writes.store.add_steps, self.recording_id, steps)
         self.writes.steps += len(steps)
         self._frame_keys.clear()
-        if self.frames:  # what moved while nobody touched anything: no step's effect
+        if self.frames and (behind or self.hurry.is_set()):
+            self.shed[SHED_MASKS] += sum(r.action.action != "wait" for _, r in job.numbered)
+        elif self.frames:  # what moved while nobody touched anything: no step's effect
             for number, boxes in animated_masks(job, settled=self.settle_cap).items():
                 for box in boxes:
                     self.writes.call(
                         self.writes.store.add_mask, self.recording_id, box, step=number
                     )
 
-    def _step(self, number: int, r: Reduced, job: Job, following: float | None) -> Step:
+    def _step(
+        self, number: int, r: Reduced, job: Job, following: float | None, *, lean: bool
+    ) -> Step:
         events = (job.first_seq + r.first, job.first_seq + r.last) if r.first >= 0 else None
         window = job.timeline.window_at(job.t0 + r.t_start)
         action = self.redaction.action(r.action)
         before = after = anchor = None
         if self.frames and action.action != "wait":
-            before, after, anchor = self._frames(r, action, job, following)
+            before, after, anchor = self._frames(r, action, job, following, lean=lean)
         return Step(
             step=number,
             action=action,
@@ -123,7 +141,7 @@ class Finisher:
         return None if found is None else self.redaction.widget(found)
 
     def _frames(
-        self, r: Reduced, action: Action, job: Job, following: float | None
+        self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool
     ) -> tuple[str | None, str | None, Anchor | None]:
         """The step's before- and after-frame, stored (their keys), and its anchor; `action`
         is the step's, redacted."""
@@ -144,7 +162,12 @@ class Finisher:
         if pixels is not None and r.action.is_pointer and r.action.target:
             # before the after-frame is hidden: typing that frame no longer shows is
             # forgotten then, and the frames at rest, older, may show it still
-            anchor = self._at_rest(pixels, r, job, before_frame) or _anchor(pixels, r.action.target)
+            rest = None
+            if lean:
+                self.shed[SHED_REST] += 1
+            else:
+                rest = self._at_rest(pixels, r, job, before_frame)
+            anchor = rest or _anchor(pixels, r.action.target)
         after, _ = self._store_frame(after_frame)
         return before, after, anchor
 

@@ -55,6 +55,11 @@ class JobQueue:
         with self._ready:
             self._working = None
 
+    def waiting(self) -> int:
+        """How many jobs wait to be taken."""
+        with self._ready:
+            return sum(job is not None for _, job in self._items)
+
     def progress(self) -> Progress:
         with self._ready:
             items = [*([self._working] if self._working else []), *self._items]

@@ -30,7 +30,7 @@ from deskreel.storage import StorageError, Store
 
 if TYPE_CHECKING:
     from deskreel.xsession.toplevel import TopLevel
-from deskreel.storage.values import INPUT_SETTINGS
+from deskreel.storage.values import INPUT_SETTINGS, SHED
 
 from .capture import InputCapture
 from .chords import ChordFilter
@@ -49,6 +49,8 @@ from .writing import EventBatches, StoreWrites
 
 __all__ = ["DEFAULT_PAUSE_KEY", "DEFAULT_STOP_KEY", "RecordOptions", "RecordSummary", "Recorder"]
 
+FINISHING_SAID_AFTER = 1.0  # s: finishing longer than this is said, and said again each time
+HURRY_HINT = " (Ctrl-C: store them at once, without their looks at rest and masks)"
 DEFAULT_STOP_KEY = "ctrl+alt+End"
 DEFAULT_PAUSE_KEY = "ctrl+alt+Home"
 
@@ -85,12 +87,16 @@ class RecordSummary:
     frames: int
     frame_bytes: int
     ended_by: str
+    shed: dict[str, int] = field(default_factory=dict)  # what the finisher left out, for how
+    # many steps (Finisher.shed)
 
 
 class Recorder:
     """Records the display into `store` until stopped; see `run`."""
 
     _loop: WriterLoop | None = None  # while and after `run`
+    _finisher: Finisher | None = None
+    finishing = False  # the recording stopped; what was captured is being stored
 
     @property
     def denied(self) -> str | None:
@@ -186,25 +192,49 @@ class Recorder:
             say=self.say,
             pause_key=options.pause_key,
         )
+        self._finisher = finisher
         with finisher:
             try:
                 with self.screen, self.aim, self.capture:
                     on_start(name)
                     self.aim.started.set()
                     ended_by = loop.run(should_stop)
+                    duration = loop.duration()  # the person's: it ends at the stop
+                    self.finishing = True
             finally:
                 loop.finish()  # what the capture still held, and the last pieces
+                self._wait_for_finisher()
         finisher.check()
+        if finisher.shed:
+            self.writes.call(self.store.add_extra, self.recording_id, {SHED: dict(finisher.shed)})
         return RecordSummary(
             self.recording_id,
             name,
             self.writes.steps,
             self.writes.events,
-            loop.duration(),
+            duration,
             finisher.frames_stored,
             finisher.frame_bytes,
             ended_by,
+            dict(finisher.shed),
         )
+
+    def hurry(self) -> None:
+        """Store what is left without what may be shed (a second Ctrl-C after the stop)."""
+        if self._finisher is not None:
+            self._finisher.hurry.set()
+
+    def _wait_for_finisher(self) -> None:
+        """Wait until every step is stored, saying each second how many are left once it
+        takes longer than that."""
+        began = said = self._clock()
+        while (left := self._jobs.progress()).jobs and self._finisher is not None:
+            now = self._clock()
+            if now - began >= FINISHING_SAID_AFTER and now - said >= FINISHING_SAID_AFTER:
+                hint = "" if self._finisher.hurry.is_set() else HURRY_HINT
+                self.say(f"finishing: {left.steps} step{'s' * (left.steps != 1)} to store{hint}")
+                said = now
+            time.sleep(0.05)
 
     def _extra(self) -> dict[str, Any]:
         """What the recording stores of how it was made, besides its display."""

@@ -140,6 +140,16 @@ class RecordingMethods:
                 uid = conn.execute(select(r.uid).where(r.id == recording_id)).scalar_one()
         return uid
 
+    def add_extra(self, recording_id: int, values: dict[str, Any]) -> None:
+        """Set keys of the recording's `extra` (how it was made), keeping the others."""
+        r = s.recordings.c
+        with self.engine.begin() as conn:
+            extra = json.loads(conn.scalar(select(r.extra).where(r.id == recording_id)) or "{}")
+            extra.update(values)
+            conn.execute(
+                s.recordings.update().where(r.id == recording_id).values(extra=json.dumps(extra))
+            )
+
     # -- raw events -------------------------------------------------------------------
 
     def add_events(self, recording_id: int, events: Sequence[RawEvent], *, first_seq: int) -> None:

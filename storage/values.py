@@ -16,6 +16,7 @@ __all__ = [
     "EVENT_KINDS",
     "Evidence",
     "INPUT_SETTINGS",
+    "SHED",
     "RESULT_FRAME_KEYS",
     "Recording",
     "Step",
@@ -26,6 +27,7 @@ __all__ = [
 
 EVENT_KINDS = ("key_down", "key_up", "button_down", "button_up", "motion")
 INPUT_SETTINGS = "input"  # the key of a recording's `InputSettings` in its `extra`
+SHED = "shed"  # the key of what the recorder left out to keep up: {what: how many steps}
 
 
 @dataclass(frozen=True, slots=True)

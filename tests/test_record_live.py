@@ -160,3 +160,31 @@ def test_input_right_after_ready_is_recorded(xvfb):
             assert kinds == ["key_down", "key_up"], kinds
     finally:
         conn.close()
+
+
+def test_steps_are_stored_while_the_pointer_never_rests(launch_app, run_deskreel, xvfb, tmp_path):
+    """Regression (issue 39): a person who moves the pointer while thinking gave no quiet
+    moment, so no step was stored, and every frame was held, until the stop."""
+    app = launch_app()
+    db = tmp_path / "rec.db"
+    recorder = start_recording(run_deskreel, db, "--name", "gliding")
+    began = time.monotonic()
+    with closing(Person(xvfb.display)) as person:
+        for round_ in range(3):
+            person.click(*app.center("button:Save"))
+            for i in range(130):  # 3.9 s of gliding: never still for a hover, never quiet
+                person.inj.move(300 + (i * 7) % 200, 300 + (i * 3 + round_ * 40) % 150)
+                time.sleep(0.03)
+        with open_store(db, readonly=True) as store:
+            stored_meanwhile = [s.action.action for s in store.steps(store.recording("gliding").id)]
+    stopped = time.monotonic()
+    recorder.proc.send_signal(signal.SIGINT)
+    assert recorder.finish() == 0, recorder.stderr
+    assert [a for a in stored_meanwhile if a != "wait"] == ["left_click"] * 3, stored_meanwhile
+    with open_store(db, create=False) as store:
+        rec = store.recording("gliding")
+        steps, events = store.steps(rec.id), store.events(rec.id)
+    assert [s.action for s in steps] == [r.action for r in reduce_events(events)]
+    said = recorder.stderr.splitlines()[-1]
+    over = said.split(" over ")[1].split(",")[0]  # the person's time, as `record` says it
+    assert abs(float(over.removesuffix("s")) - (stopped - began)) < 1.5, said

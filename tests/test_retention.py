@@ -34,7 +34,7 @@ def pointer_at(events: list[RawEvent], t: float) -> tuple[int, int]:
     return where
 
 
-def screen(t: float, events: list[RawEvent]) -> np.ndarray:
+def screen(t: float, events: list[RawEvent], *, busy: bool = True) -> np.ndarray:
     """A window with a button lit under the pointer, a clock that ticks every frame and a
     caret that blinks: a busy screen."""
     s = np.full((H, W, 3), 200, np.uint8)
@@ -43,6 +43,8 @@ def screen(t: float, events: list[RawEvent]) -> np.ndarray:
     s[y : y + h, x : x + w] = 0
     s[y + 1 : y + h - 1, x + 1 : x + w - 1] = 230 if x <= px < x + w and y <= py < y + h else 180
     s[y + 12 : y + 18, x + 15 : x + 45] = 0
+    if not busy:
+        return s
     tick = int(t * FPS)
     s[10:30, 340:390] = 255
     s[12:28, 342 + (tick % 40) : 348 + (tick % 40)] = 0  # the clock's hand
@@ -88,12 +90,12 @@ def person() -> list[RawEvent]:
     return events
 
 
-def timeline(events: list[RawEvent], fps: float = FPS) -> FrameTimeline:
+def timeline(events: list[RawEvent], fps: float = FPS, *, busy: bool = True) -> FrameTimeline:
     frames = FrameTimeline(max_frames=10_000)
     last = None
     for i in range(int(SECONDS * fps)):
         t = i / fps
-        rgb = screen(t, events)
+        rgb = screen(t, events, busy=busy)
         raw = np.dstack([rgb[:, :, ::-1], np.full((H, W), 255, np.uint8)]).tobytes()
         crc = zlib.crc32(raw)
         frames.add(t, crc, W, H, None if crc == last else raw)
