@@ -7,10 +7,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from deskreel.matching import NO_HINTS, Hints
+
 TOLERANCE = 3  # px from the expected point that still counts as correct
 IN_ORDER = " in order"  # the rows of scaled and moved screens replayed in order (in_order())
-Hint = tuple[float, tuple[int, int]]  # the scale and the 1x shift the last target was found at
-NO_HINT: Hint = (1.0, (0, 0))
+Hint = Hints  # the scale and the 1x shift the last target was found at
+NO_HINT: Hint = NO_HINTS
 NEAR = 64  # px: "the target is within 64 px of its recorded place"
 OURS, BASELINE = 0, 1
 
@@ -21,6 +23,7 @@ class Outcome:
     ms: float  # median of the repeats
     detail: str = ""  # stages, scale, score and margin, for the lines about failures
     scale: float = 1.0  # ours: the scale of the match
+    hints: Hints = NO_HINTS  # ours: the hints for the next target on the same screen
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # eq=False: hashed by identity

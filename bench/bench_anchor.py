@@ -46,7 +46,7 @@ import make_anchor_corpus as corpus
 from anchor_cases import BASELINE, IN_ORDER, NO_HINT, Case, Hint, Outcome, load_cases
 from anchor_report import report, save_failures
 
-from deskreel.matching import hints_after, locate
+from deskreel.matching import Query, Recorded, hints_after, locate
 from deskreel.matching.params import PARAMS
 
 THRESHOLD, MARGIN = PARAMS.threshold, PARAMS.margin  # as the replayer calls locate()
@@ -186,19 +186,17 @@ def run_ours(
     a = case.anchor
 
     def call() -> Any:
-        return locate(
-            screen,
+        query = Query(
             anchor,
             tuple(a["offset"]),
-            expected=tuple(a["target"]),
+            tuple(a["target"]),
+            a["distinctive"],
+            Recorded(recorded),  # (made grayscale per call, as a replay's first look does)
+            a.get("twins"),  # the recorder's count (None in a corpus from before it)
             threshold=THRESHOLD,
             margin=MARGIN,
-            unique=a["distinctive"],
-            context=recorded,
-            scale_hint=hint[0],
-            shift_hint=hint[1],
-            twins=a.get("twins"),  # the recorder's count (None in a corpus from before it)
         )
+        return locate(screen, query, hint)
 
     found, ms = timed(call, repeat)
     return Outcome(
@@ -206,6 +204,7 @@ def run_ours(
         ms,
         f"{found.searched} x{found.scale:g} score {found.score:.3f} margin {found.margin:.3f}",
         found.scale,
+        hints_after(found, hint),
     )
 
 
@@ -223,8 +222,7 @@ def in_order(cases: list[Case], ours: Callable[[Case, Hint], Outcome]) -> dict[C
         hint = NO_HINT
         for case in sorted(group, key=lambda c: c.anchor["id"]):
             outcome = ours(case, hint)
-            if outcome.point is not None:
-                hint = hints_after(outcome.point, outcome.scale, tuple(case.anchor["target"]))
+            hint = outcome.hints
             replayed[replace(case, scenario=case.scenario + IN_ORDER, of=case)] = outcome
     return replayed
 

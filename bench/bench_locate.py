@@ -10,6 +10,7 @@ whether a second place matched as well). Run from the repository root:
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 import platform
 import statistics
 import time
@@ -19,7 +20,7 @@ from functools import partial
 import cv2
 import numpy as np
 
-from deskreel.matching import AnchorChoice, choose_anchor, locate
+from deskreel.matching import AnchorChoice, Located, Query, Recorded, choose_anchor, locate
 
 Image = np.ndarray
 Places = dict[str, tuple[int, int]]
@@ -118,13 +119,7 @@ def time_locate(
             crop, expected, offset = choice.crop(screen), targets[name], choice.offset
             # As the replayer calls it: the recorder's verdict and the recorded screen.
             ours_call = partial(
-                locate,
-                view,
-                crop,
-                offset,
-                expected=expected,
-                unique=choice.distinctive,
-                context=screen,
+                _ours, view, Query(crop, offset, expected, choice.distinctive), screen
             )
             ours.append(median_ms(ours_call, repeat))
             naive.append(median_ms(partial(naive_locate, view, crop, offset), repeat))
@@ -138,6 +133,11 @@ def time_locate(
             f"{ours_ok:>6}/{len(chosen)}{naive_ok:>7}/{len(chosen)}  "
             f"{', '.join(sorted(stages))}  (target < {TARGET_TIMES[case]} ms)"
         )
+
+
+def _ours(view: Image, query: Query, recorded: Image) -> Located:
+    """locate() as the replayer calls it, the recorded screen made ready per call."""
+    return locate(view, replace(query, context=Recorded(recorded)))
 
 
 def naive_locate(screen: Image, anchor: Image, offset: tuple[int, int]) -> tuple[int, int]:

@@ -10,7 +10,7 @@ from click.core import ParameterSource
 from .cli import DB_HELP, cli, open_db
 from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
 from .paths import FilePath
-from deskreel.matching.params import PARAMS
+from deskreel.matching import PARAMS
 from deskreel.replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
 from deskreel.storage.vocabulary import MAX_COORDINATE
 

@@ -15,7 +15,9 @@ from .located import Located
 from .params import PARAMS as P
 from .parts import Parts
 from .recording import Recording, wide_hood
+from .refusal import Refusal
 from .scaling import resized, scaled_offset
+from .trail import Trail
 from .search import (
     NOWHERE,
     Box,
@@ -46,11 +48,11 @@ class Match:
     by_colour: bool
 
     def doubt_context(
-        self, seen: Screen, recording: Recording, margin: float, stages: list[str]
-    ) -> str:
+        self, seen: Screen, recording: Recording, margin: float, trail: Trail
+    ) -> Refusal | None:
         """Why the wider crop of the recording around the target does not confirm this
-        match, or "" when it does: it must fit here, no worse than at the runner-up, and the
-        two leads together must make up twice the margin."""
+        match, or None when it does: it must fit here, no worse than at the runner-up, and
+        the two leads together must make up twice the margin."""
         best, runner = self.best, self.runner
         screen = recording.screen
         assert screen is not None and recording.guess is not None
@@ -59,41 +61,37 @@ class Match:
         around = _Context.of(screen.gray, (*recording.guess, tw, th), recording.offset)
         places = [add((hit.x, hit.y), shift) for hit in (best, runner) if hit.x >= 0]
         here, there = (*around.scores(seen, places, self.scale), 0.0)[:2]
-        stages.append("context")
         lead = here - max(there, 0.0)  # how much better the context fits here
-        if here < P.context_floor or lead < 0 or best.score - runner.score + lead < 2 * margin:
-            return (
-                f"doubtful: the match scores {best.score:.3f} but the wider context of "
-                f"the recording scores {here:.3f} there and {there:.3f} at the "
-                f"runner-up {add((runner.x, runner.y), shift)}"
-            )
-        return ""
+        both = best.score - runner.score + lead
+        refusal = None
+        if here < P.context_floor:
+            refusal = Refusal("context", round(here, 4), P.context_floor, places[0])
+        elif lead < 0:
+            refusal = Refusal("context-lead", round(lead, 4), 0, places[-1])
+        elif both < 2 * margin:
+            refusal = Refusal("context-margins", round(both, 4), 2 * margin, places[0])
+        return trail.check("context", refusal)
 
-    def doubt_back(self, seen: Screen, recording: Recording, stages: list[str]) -> str:
+    def doubt_back(self, seen: Screen, recording: Recording, trail: Trail) -> Refusal | None:
         """Why what was found looks more like something else on the recorded screen than
-        like the target, or ""."""
-        best = self.best
+        like the target, or None."""
         if recording.screen is None or recording.guess is None:
-            return ""
+            return None
         th, tw = recording.shape
         # What was found, looked for on the recording, must be the target itself rather
         # than something else there that it resembles more (a look-alike button that the
         # recorder's margin had only just told apart).
-        stages.append("back")
         own, other = _back_match(seen, recording.screen, self, recording.guess, (tw, th))
+        refusal = None
         if other.score > own.score:
             where = add((other.x, other.y), recording.offset)
-            return (
-                f"doubtful: the match scores {best.score:.3f} but looks more like "
-                f"{where} on the recorded screen ({other.score:.3f}) than like the "
-                f"recorded target ({own.score:.3f})"
-            )
-        return ""
+            refusal = Refusal("back", round(own.score - other.score, 4), 0, where)
+        return trail.check("back", refusal)
 
 
 def doubt_back_by_parts(
-    seen: Screen, recording: Recording, match: Match, found: Located, stages: list[str], wide: bool
-) -> str:
+    seen: Screen, recording: Recording, match: Match, found: Located, trail: Trail, wide: bool
+) -> Refusal | None:
     """The look back of a place the parts chose, done with parts too: the parts of what was
     found, brought back to the recorded scale, must fit the recorded target's place better
     than the places on the recorded screen that the crop found there resembles most. (The
@@ -101,10 +99,9 @@ def doubt_back_by_parts(
     differently.)"""
     screen = recording.screen
     if screen is None or recording.guess is None or found.point is None:
-        return ""
+        return None
     import cv2
 
-    stages.append("back")
     (th, tw), (x, y), scale = recording.shape, found.top_left or (0, 0), match.scale
     sw, sh = max(1, round(tw * scale)), max(1, round(th * scale))
     # As wide as the neighbourhood that decided the place.
@@ -113,7 +110,7 @@ def doubt_back_by_parts(
     recorded_target = add(recording.guess, recording.offset)
     patch = seen.gray[y : y + sh, x : x + sw]
     if patch.shape != (sh, sw):
-        return ""  # runs off the screen: the parts' own verdict stands
+        return trail.check("back", None)  # runs off the screen: the parts' verdict stands
     if (sw, sh) != (tw, th):
         patch = cast(
             Image,
@@ -137,12 +134,9 @@ def doubt_back_by_parts(
     for there, other in zip(places, others):
         # (parts that fit best back at the recorded target itself are no other place)
         if other.score > own.score and apart(other, recorded_target):
-            return (
-                f"doubtful: the parts fit {found.score:.2f} but what was found looks more "
-                f"like {there} on the recorded screen ({other.score:.2f} of its parts) "
-                f"than like the recorded target ({own.score:.2f})"
-            )
-    return ""
+            lead = round(own.score - other.score, 4)
+            return trail.check("back", Refusal("back-parts", lead, 0, there))
+    return trail.check("back", None)
 
 
 def _back_match(
@@ -206,11 +200,12 @@ class _Context:
         return [0.0 if hit is None else hit.score for hit in hits]
 
 
-def doubt_unscaled(found: Located, refused: str) -> str:
-    """Why a place found at about 1x (within P.parts_spread of it) is not the target: `refused`,
-    the reason the search at 1x gave. Nothing there is scaled, so the 1x verdict stands: a
-    button renamed in place fits every part but its label's, and a crop that was ambiguous at
-    1x does not become sure by fitting a hair better at 1.004x."""
-    if abs(found.scale - 1.0) > P.parts_spread:
-        return ""
-    return f"found only at {found.scale:g}x, that is unscaled, where {refused}"
+def doubt_unscaled(found: Located, trail: Trail) -> Refusal | None:
+    """Why a place found at about 1x (within P.parts_spread of it) is not the target: the
+    search at 1x refused it, and nothing there is scaled, so the 1x verdict stands: a button
+    renamed in place fits every part but its label's, and a crop that was ambiguous at 1x
+    does not become sure by fitting a hair better at 1.004x."""
+    off = round(abs(found.scale - 1.0), 4)
+    return trail.check(
+        "unscaled", None if off > P.parts_spread else Refusal("unscaled", off, P.parts_spread)
+    )

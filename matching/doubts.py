@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from .checks import Match
 from .params import PARAMS as P
-from .ranking import accepted, why_refused
+from .ranking import accepted, refusal_of
 from .recording import Recording
+from .refusal import Refusal
 from .scaling import resized, scaled_offset
 from .search import Screen, add, probe
+from .trail import Trail
 
 __all__ = ["doubt", "doubt_inner", "inner_score"]
 
@@ -20,40 +22,40 @@ def doubt(
     recording: Recording,
     threshold: float,
     margin: float,
-    stages: list[str],
+    trail: Trail,
     *,
     unique: bool,
-) -> str:
-    """Why `match` is not to be trusted, or "" when it is. The recorded pixels at 1x are
+) -> Refusal | None:
+    """Why `match` is not to be trusted, or None when it is. The recorded pixels at 1x are
     trusted as they are only for an anchor that was `unique` on its own screen: one that had
     a look-alike there may have matched that look-alike exactly today (a tab's "Page 2"
     beside the segment's), so it is checked against the recording like any other match."""
     best, runner = match.best, match.runner
     if not accepted(best, runner, threshold, margin):
         shift = scaled_offset(recording.offset, recording.shape, match.scale)
-        return why_refused(best, runner, threshold, margin, shift)
+        return refusal_of(best, runner, threshold, margin, shift)
     if (best.score >= P.sure and match.scale == 1.0 and unique) or recording.screen is None:
-        return ""
+        return None
     # Not the recorded pixels: something changed (a scale, a neighbour). Three checks
     # against the recording, each of which a look-alike fails.
     return (
-        match.doubt_context(seen, recording, margin, stages)
-        or doubt_inner(match, seen, recording)
-        or match.doubt_back(seen, recording, stages)
+        match.doubt_context(seen, recording, margin, trail)
+        or doubt_inner(match, seen, recording, trail)
+        or match.doubt_back(seen, recording, trail)
     )
 
 
-def doubt_inner(match: Match, seen: Screen, recording: Recording) -> str:
-    """Why the pixels right around the target are not the recorded target's, or ""."""
+def doubt_inner(match: Match, seen: Screen, recording: Recording, trail: Trail) -> Refusal | None:
+    """Why the pixels right around the target are not the recorded target's, or None."""
     # A big crop can match on its frame and borders alone: the pixels right around the
     # target must fit too, where they have something to fit.
     inner = inner_score(seen, recording, match)
-    if inner is not None and inner < P.inner_floor:
-        return (
-            f"doubtful: the match scores {match.best.score:.3f} but the {P.inner} px "
-            f"around the target score {inner:.3f} there"
-        )
-    return ""
+    if inner is None:
+        return None  # nothing to compare: no check made
+    refused = inner < P.inner_floor
+    return trail.check(
+        "inner", Refusal("inner", round(inner, 4), P.inner_floor) if refused else None
+    )
 
 
 def inner_score(seen: Screen, recording: Recording, match: Match) -> float | None:

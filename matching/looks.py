@@ -1,46 +1,17 @@
 """An anchor in more than one look: the target at rest (the pointer elsewhere, as a replay
-finds it) and hovered (as it looked just before the press). Each look is located in turn,
-with the recorded screen as it looked then, and the first found answers; when none is, the
-first look's refusal does."""
+finds it) and hovered (as it looked just before the press). The ladder climbs its pixel rungs
+for each look in turn, with the recorded screen as it looked then (ladder.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
 
-from .located import Located
-from .stages import locate
+from .query import Look, Query
 from .recording import Recorded
 from .search import Box, Image
 
-__all__ = ["Look", "locate_looks", "looks_of", "pasted"]
-
-
-@dataclass(frozen=True, slots=True)
-class Look:
-    """One look of an anchor: its image, whether it had no look-alike on the screen it was
-    chosen on, the recorded screen as it looked then (for the checks), and its name."""
-
-    image: Image
-    unique: bool
-    context: Recorded | None
-    name: str = ""
-
-
-def locate_looks(
-    screen: Image, looks: Sequence[Look], offset: tuple[int, int], **kw: Any
-) -> Located:
-    """locate() each of `looks` on `screen` in turn (`kw` as locate takes them); the first
-    found, its stages ending in the look's name; else the first look's answer."""
-    first: Located | None = None
-    for look in looks:
-        found = locate(screen, look.image, offset, unique=look.unique, context=look.context, **kw)
-        if found.found:
-            return replace(found, searched=f"{found.searched}+{look.name}") if look.name else found
-        first = first or found
-    assert first is not None, "locate_looks wants one look at least"
-    return first
+__all__ = ["pasted", "with_looks"]
 
 
 def pasted(frame: Callable[[], Image | None], crop: Image, box: Box) -> Callable[[], Image | None]:
@@ -61,21 +32,19 @@ def pasted(frame: Callable[[], Image | None], crop: Image, box: Box) -> Callable
     return fetch
 
 
-def looks_of(
-    at_rest: Image,
-    hovered: Image | None,
-    box: Box,
-    unique: bool,
-    recorded: Callable[[], Image | None] | None,
-) -> list[Look]:
-    """An anchor's looks, in the order to try them: at rest (`unique` as the recorder
-    judged it), then hovered where it was kept, whose look-alikes nobody judged. `recorded`
-    returns the step's stored before-frame (it shows the target hovered), or None."""
+def with_looks(
+    query: Query, hovered: Image | None, box: Box, recorded: Callable[[], Image | None] | None
+) -> Query:
+    """`query`, its anchor at rest (`unique` as the recorder judged it), with the recorded
+    screen as it looked then, and the hovered look where it was kept, whose look-alikes
+    nobody judged. `recorded` returns the step's stored before-frame (it shows the target
+    hovered), or None; `box` is where the anchor was cut from it."""
     if hovered is None:
-        return [Look(at_rest, unique, None if recorded is None else Recorded(recorded))]
-    if recorded is None:
-        return [Look(at_rest, unique, None), Look(hovered, False, None, "hovered")]
-    return [
-        Look(at_rest, unique, Recorded(pasted(recorded, at_rest, box))),
-        Look(hovered, False, Recorded(recorded), "hovered"),
-    ]
+        return replace(query, context=None if recorded is None else Recorded(recorded))
+    if recorded is None or query.anchor is None:
+        return replace(query, context=None, looks=(Look(hovered, False, None, "hovered"),))
+    return replace(
+        query,
+        context=Recorded(pasted(recorded, query.anchor, box)),
+        looks=(Look(hovered, False, Recorded(recorded), "hovered"),),
+    )

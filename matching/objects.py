@@ -1,5 +1,5 @@
-"""The first stage of the ladder: the recorded object found again by what its toolkit says
-of it (storage/widgets.py), before any pixel is compared.
+"""The first rung of the ladder (ladder.py): the recorded object found again by what its
+toolkit says of it (storage/widgets.py), before any pixel is compared.
 
 The accessibles of the recorded object's role and name are the candidates. One of them is
 the target when it stands where the recorded one stood (the same window, parent, siblings in
@@ -51,7 +51,7 @@ _LINE_ROLES = frozenset({"text", "entry", "password text"})  # a control when si
 
 @dataclass(frozen=True, slots=True)
 class ObjectAnswer:
-    """The object stage's answer: the object today (found), a refusal, or neither (the
+    """The object rung's answer: the object today (found), a refusal, or neither (the
     pixels decide); `reason` says which rule answered."""
 
     widget: Widget | None
@@ -141,9 +141,9 @@ def point_in(today: Widget, recorded: Widget) -> Point:
     )
 
 
-def object_located(answer: ObjectAnswer, recorded: Widget, elapsed_ms: float) -> Located:
-    """What locate() answers for a step the object stage decided: found at the recorded
-    press moved into today's box, or refused by its rule."""
+def object_located(answer: ObjectAnswer, recorded: Widget) -> Located:
+    """What locate() answers for a step the object rung decided: found at the recorded press
+    moved into today's box, or refused by its rule."""
     found = answer.widget
     return Located(
         found=found is not None,
@@ -152,15 +152,8 @@ def object_located(answer: ObjectAnswer, recorded: Widget, elapsed_ms: float) ->
         margin=1.0 if found is not None else 0.0,
         scale=1.0,
         top_left=None,
-        searched="object",
         best_elsewhere=None,
-        elapsed_ms=round(elapsed_ms, 3),
-        reason="" if found is not None else _refused_because(answer, recorded),
+        elapsed_ms=0.0,
         refusal=answer.refusal,
         box=found.box if found is not None else None,
     )
-
-
-def _refused_because(answer: ObjectAnswer, recorded: Widget) -> str:
-    said = answer.refusal.text() if answer.refusal is not None else answer.reason
-    return f"{recorded.label} of {recorded.app!r}: {said}"

@@ -4,6 +4,7 @@ whether the best is clear enough to accept, and colour to settle what grayscale 
 from __future__ import annotations
 
 from .params import PARAMS as P
+from .refusal import Refusal
 from .search import (
     NOWHERE,
     Hit,
@@ -19,7 +20,7 @@ from .search import (
     search_region,
 )
 
-__all__ = ["accepted", "rank", "settle", "why_refused"]
+__all__ = ["accepted", "rank", "refusal_of", "settle"]
 
 
 def settle(
@@ -62,12 +63,10 @@ def accepted(best: Hit, runner: Hit, threshold: float, margin: float) -> bool:
     return best.score >= threshold and best.score - runner.score >= margin
 
 
-def why_refused(best: Hit, runner: Hit, threshold: float, margin: float, shift: Point) -> str:
-    """Why `best` is not accepted, in words for the replay report; `shift` takes a match's
-    top-left to its target."""
+def refusal_of(best: Hit, runner: Hit, threshold: float, margin: float, shift: Point) -> Refusal:
+    """The rule `best` fails (accepted() is False): its score, or its lead over `runner`;
+    `shift` takes a match's top-left to its target."""
     if best.score < threshold:
-        return f"no match: the best score {best.score:.3f} is below the threshold {threshold:.2f}"
-    return (
-        f"ambiguous: a match at {add((runner.x, runner.y), shift)} scores {runner.score:.3f}, "
-        f"within {margin:.2f} of the best ({best.score:.3f})"
-    )
+        return Refusal("score", round(best.score, 4), threshold, add((best.x, best.y), shift))
+    lead = round(best.score - runner.score, 4)
+    return Refusal("margin", lead, margin, add((runner.x, runner.y), shift))

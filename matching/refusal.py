@@ -1,5 +1,9 @@
 """A refusal as a value: which rule refused a place, what it measured there, what it needed,
-and where. The CLI and the report render it; nothing parses it."""
+and where. The CLI and the report render it; nothing parses it.
+
+Each rule is written once, here: the words for its measure, and whether the measure must
+reach what is needed (at least) or stay within it (at most).
+"""
 
 from __future__ import annotations
 
@@ -7,19 +11,41 @@ from dataclasses import dataclass
 
 from .search import Point
 
-__all__ = ["RULES", "Refusal"]
+__all__ = ["AT_MOST", "RULES", "Refusal"]
 
-# Each rule's words, written once: what the measure is.
-RULES = {
+AT_MOST = "at most"  # the measure must stay within what is needed; else it must reach it
+
+RULES: dict[str, tuple[str, str]] = {
     # Objects (objects.py): the toolkit's own account of the recorded object.
-    "object-gone": "accessibles of its role and name in its application today:",
-    "object-insensitive": "its object takes input (sensitive) today:",
-    "object-covered": "its object is what the screen shows at its point:",
+    "object-gone": ("accessibles of its role and name in its application today:", ""),
+    "object-insensitive": ("its object takes input (sensitive) today:", ""),
+    "object-covered": ("its object is what the screen shows at its point:", ""),
+    # The anchor itself (locating.py).
+    "anchor-larger": ("the anchor's size against the screen's:", AT_MOST),
+    "anchor-flat": ("the anchor's grey-level spread:", ""),
+    # A match of the whole crop (ranking.py, locating.py, doubts.py, checks.py).
+    "nowhere": ("places on the screen to compare the anchor with:", ""),
+    "score": ("the best match scores", ""),
+    "margin": ("the best match beats the runner-up by", ""),
+    "other-scale": ("the match fits another scale better, by", AT_MOST),
+    "parts-scaled": ("its parts put the scale off 1x by", AT_MOST),
+    "context": ("the wider context of the recording scores", ""),
+    "context-lead": ("the wider context fits here ahead of the runner-up by", ""),
+    "context-margins": ("the match's lead and the context's lead together:", ""),
+    "inner": ("the pixels right around the target score", ""),
+    "back": ("what was found looks like the recorded target, ahead of the look-alike, by", ""),
+    # Other scales, part by part (other_scales.py, located.py, checks.py).
+    "parts-nowhere": ("places where its parts fit at other scales:", ""),
+    "parts-fit": ("of its parts fit there:", ""),
+    "parts-lead": ("its parts fit there ahead of anywhere else by", ""),
+    "parts-pinned": ("its parts pin the target down along both axes:", ""),
+    "back-parts": ("its parts fit the recorded target ahead of the look-alike by", ""),
+    "unscaled": ("it was found at a scale off 1x by", ""),
     # Twins (twins.py): the object is drawn elsewhere too; its row, twins painted out, decides.
-    "twin-row": "its row holds nothing but twins: grey-level spread",
-    "twin-match": "its row, twins painted out, matches the recorded row only",
-    "twin-margin": "its row, twins painted out, beats a twin's row only by",
-    "twin-many": "its object is drawn in more places than twins are told apart in:",
+    "twin-row": ("its row holds nothing but twins: grey-level spread", ""),
+    "twin-match": ("its row, twins painted out, matches the recorded row only", ""),
+    "twin-margin": ("its row, twins painted out, beats a twin's row only by", ""),
+    "twin-many": ("its object is drawn in more places than twins are told apart in:", AT_MOST),
 }
 
 
@@ -33,5 +59,7 @@ class Refusal:
     where: Point | None = None
 
     def text(self) -> str:
+        words, sense = RULES[self.rule]
         place = "" if self.where is None else f" at {self.where[0]},{self.where[1]}"
-        return f"{RULES[self.rule]} {self.measured:.4g}{place}, needs {self.needed:.4g}"
+        need = f"allows {AT_MOST}" if sense == AT_MOST else "needs"
+        return f"{words} {self.measured:.4g}{place}, {need} {self.needed:.4g}"

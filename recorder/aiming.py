@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from deskreel.matching.objects import acts_on_whole, place_of
+from deskreel.matching import acts_on_whole, place_of
 from deskreel.storage import Widget
 from deskreel.storage.widgets import Box
 

@@ -178,8 +178,8 @@ class Finisher:
         target = r.action.target
         if target is None or r.first < 0 or not job.events:
             return None
-        from deskreel.matching.search import grayscale
-        from deskreel.matching.twins import object_box
+        from deskreel.matching import grayscale
+        from deskreel.matching import object_box
 
         calm = calm_since(job.events, r.first, r.last)
         if calm is None:

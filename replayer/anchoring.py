@@ -17,19 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deskreel.matching import NO_HINTS, PARAMS, Box, Located, Query, hints_after, locate, with_looks
+from deskreel.storage import StorageError, Step, Widget
+from deskreel.xsession.files import PrivateFolder
 from deskreel.xsession.grab import Grabber
 from deskreel.xsession.images import decode_image, encode_png
-from deskreel.matching import Located, hints_after
-from deskreel.matching.looks import Look, locate_looks, looks_of
-from deskreel.matching.params import PARAMS
-from deskreel.matching.objects import object_located
-from deskreel.xsession.files import PrivateFolder
 
 from .checks import Aimed
 from .defaults import DEFAULT_TIMEOUT
 from .objects import ObjectFinder
-from deskreel.matching.search import Box
-from deskreel.storage import StorageError, Step, Widget
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_TIMEOUT", "aimed_at"]
 
@@ -57,13 +53,13 @@ class Finding:
 
     @property
     def shift(self) -> tuple[int, int] | None:
-        point = self.located.point
-        return None if point is None else (point[0] - self.recorded[0], point[1] - self.recorded[1])
+        """How far the target moved from its recorded place (None: not found)."""
+        return self.located.moved
 
     def message(self, step: Step, threshold: float) -> str:
         """The one line a person reads when the target was not found."""
         loc = self.located
-        if loc.searched == "object":  # refused by what the toolkit says, not by pixels
+        if loc.by_object:  # refused by what the toolkit says, not by pixels
             return (
                 f"step {step.step} ({step.action.action}): target not found: "
                 f"{loc.reason}; looked for {self.waited:.1f}s ({self.attempts} looks)"
@@ -91,7 +87,7 @@ def aimed_at(located: Located, widget: Widget | None, anchor: Box | None) -> Aim
         s = located.scale
         today = (*located.top_left, round(anchor[2] * s), round(anchor[3] * s))
     if widget is not None:
-        by = "" if located.searched == "object" or not located.found else " (by its pixels)"
+        by = "" if located.by_object or not located.found else " (by its pixels)"
         return Aimed(widget.label + by, widget.box, today, located.score)
     if anchor is not None:
         return Aimed("", anchor, today, located.score)
@@ -117,63 +113,60 @@ class Locator:
         # The scale the last target was found at: the screen most likely has it still (a
         # replay at another DPI), and locate() tries it before the others. Likewise how far
         # the last target found at 1x had moved (a moved window moves them all).
-        self.scale = 1.0
-        self.shift = (0, 0)
+        self.hints = NO_HINTS
 
     def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
         """The step's target now; None when the step has nothing to look for (no anchor,
         and no object its toolkit would find), so it is replayed at its coordinates.
 
-        The object stage (replayer/objects.py) comes first where the step has a recorded
-        object; then its pixels. `recorded` returns the screen the anchor was cut from (the
-        step's before-frame), or None; its wider context checks a match that is not exact.
+        The ladder (matching/ladder.py) asks the step's recorded object first, where it
+        has one (replayer/objects.py); then its pixels. `recorded` returns the screen the
+        anchor was cut from (the step's before-frame), or None; its wider context checks a
+        match that is not exact.
         """
-        anchor, target = step.anchor, step.action.target
-        if target is None or (anchor is None and step.widget is None):
+        target = step.action.target
+        if target is None or (step.anchor is None and step.widget is None):
             return None
-        looks = self._looks(step, recorded) if anchor is not None else []
+        query = self._query(step, target, recorded)
         started = self._clock()
         attempts = 0
         while True:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
-            located = self._locate(step, screen, looks)
-            if located is None:
+            located = locate(screen, query, self.hints, ask=self.objects.find)
+            if not located.decided:
                 return None  # no anchor, and the object left it to the pixels
-            if located.found and located.point is not None and located.searched != "object":
-                self.scale, self.shift = hints_after(located.point, located.scale, target)
+            self.hints = hints_after(located, self.hints)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)
             self._pause(self.options.retry_every)
 
-    def _locate(self, step: Step, screen: Any, looks: list[Look]) -> Located | None:
-        """One look for the target on `screen`: by its object, then by its pixels."""
-        anchor, target = step.anchor, step.action.target
-        assert target is not None
-        if step.widget is not None:
-            started = time.perf_counter()
-            answer = self.objects.find(step.widget)
-            if answer.decided:
-                return object_located(answer, step.widget, (time.perf_counter() - started) * 1000)
+    def _query(
+        self, step: Step, target: tuple[int, int], recorded: Callable[[], Any] | None
+    ) -> Query:
+        """What the ladder is asked for `step`: its anchor in its looks (at rest, then
+        hovered where it was kept), each with the recorded screen as it looked then, fetched
+        and made grayscale once, on the first grab that needs it, for every retry; and its
+        recorded object."""
+        opts, anchor = self.options, step.anchor
         if anchor is None:
-            return None
-        return locate_looks(
-            screen,
-            looks,
-            anchor.offset,
-            expected=target,
-            threshold=self.options.threshold,
-            margin=self.options.margin,
-            scale_hint=self.scale,
-            shift_hint=self.shift,
-            twins=anchor.twins,
-        )
+            return Query(
+                None, recorded=target, widget=step.widget,
+                threshold=opts.threshold, margin=opts.margin,
+            )  # fmt: skip
+        images = self._images_of(step)
+        # The recorder checked the crop against its whole screen; a crop that had no
+        # look-alike there may be taken at once where it matches exactly near its place.
+        unique = anchor.margin is not None and anchor.margin >= PARAMS.distinct_margin
+        query = Query(
+            images[0], anchor.offset, target, unique, twins=anchor.twins, widget=step.widget,
+            threshold=opts.threshold, margin=opts.margin,
+        )  # fmt: skip
+        return with_looks(query, images[1] if len(images) > 1 else None, anchor.box, recorded)
 
-    def _looks(self, step: Step, recorded: Callable[[], Any] | None) -> list[Look]:
-        """The step's anchor in its looks: at rest, then hovered where it was kept; each
-        with the recorded screen as it looked then, fetched and made grayscale once, on the
-        first grab that needs it, for every retry."""
+    def _images_of(self, step: Step) -> list[Any]:
+        """The step's anchor images (at rest, then hovered where kept), decoded once."""
         anchor = step.anchor
         assert anchor is not None
         cached = self._images.get(step.step)
@@ -187,12 +180,7 @@ class Locator:
                     f"step {step.step} ({step.action.action}): its anchor "
                     f"image is damaged: run 'deskreel doctor'"
                 ) from None
-        # The recorder checked the crop against its whole screen; a crop that had no
-        # look-alike there may be taken at once where it matches exactly near its place.
-        unique = anchor.margin is not None and anchor.margin >= PARAMS.distinct_margin
-        return looks_of(
-            cached[0], cached[1] if len(cached) > 1 else None, anchor.box, unique, recorded
-        )
+        return cached
 
     def save_crops(self, step: Step, finding: Finding, folder: Path) -> list[Path]:
         """The anchor and what the best match looked like, for the report (files 0600).

@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import numpy.typing as npt
 
-from deskreel.matching.params import PARAMS as P
-from deskreel.matching.search import Box, Point
+from deskreel.matching import PARAMS as P
+from deskreel.matching import Box, Point
 
 __all__ = [
     "Aimed",

@@ -6,8 +6,8 @@ from typing import cast
 
 import numpy as np
 
-from deskreel.matching.params import PARAMS as P
-from deskreel.matching.search import Box, Image, Scores, grayscale
+from deskreel.matching import PARAMS as P
+from deskreel.matching import Box, Image, Scores, grayscale
 
 from .checks import Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
 from .recolour import recoloured

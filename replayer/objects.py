@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from deskreel.matching.objects import (
+from deskreel.matching import (
     ObjectAnswer,
     acts_on_whole,
     at_recorded_place,
@@ -22,7 +22,7 @@ from deskreel.matching.objects import (
     placed_alone,
     point_in,
 )
-from deskreel.matching.refusal import Refusal
+from deskreel.matching import Refusal
 from deskreel.storage import Widget
 
 __all__ = ["QUESTION_BUDGET", "ObjectFinder", "ask_tree"]

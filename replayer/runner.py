@@ -109,12 +109,8 @@ class Runner:
                 timing,
             )
         self.spacing.done(step.action, step.action.target, self.clock())
-        if finding is not None and target is not None:
-            # where the recorded screen's origin is now: a recorded place p is at it + p * scale
-            origin = (
-                round(target[0] - finding.recorded[0] * scale),
-                round(target[1] - finding.recorded[1] * scale),
-            )
+        origin = finding.located.origin if finding is not None else None
+        if origin is not None:  # a recorded place p is now at origin + p * scale
             self.last_shift = (origin, scale)
         if verify is not None:
             return self._verified(step, verify, before, note, began, finding, timing)
@@ -293,6 +289,8 @@ class Runner:
                     Evidence.LOCATE_MS: round(finding.waited * 1000, 1),
                     Evidence.ATTEMPTS: finding.attempts,
                     Evidence.SEARCHED: finding.located.searched,
+                    Evidence.RUNG: finding.located.rung,
+                    Evidence.TRAIL: [t.to_json() for t in finding.located.trail],
                 }
             )
         return StepResult(

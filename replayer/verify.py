@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from deskreel.matching.params import PARAMS as P
-from deskreel.matching.search import Box, Image, Point, grayscale
+from deskreel.matching import PARAMS as P
+from deskreel.matching import Box, Image, Point, grayscale
 from deskreel.storage import POINTER_ACTIONS
 
 from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check

@@ -135,7 +135,9 @@ class Evidence(StrEnum):
     LATE_MS = "late_ms"  # ms from the step's deadline to its start
     LOCATE_MS = "locate_ms"  # ms spent finding its target
     ATTEMPTS = "attempts"  # looks at the screen for its target
-    SEARCHED = "searched"  # the stages that looked ("window+scales")
+    SEARCHED = "searched"  # the rungs that looked ("window+coarse+scales"), for a person
+    RUNG = "rung"  # the rung of the ladder whose answer it was ("object", "coarse")
+    TRAIL = "trail"  # the rungs and checks tried, in order: each a JSON object (Tried)
     CHECKS = "checks"  # --verify's checks, each a JSON object
     BEFORE = "replay_before"  # the frame of today's screen before the step
     AFTER = "replay_after"  # and after it settled

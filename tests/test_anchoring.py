@@ -155,7 +155,7 @@ def _missed_step_and_finding():
     import numpy as np
 
     from deskreel.xsession.images import encode_png
-    from deskreel.matching import Located
+    from deskreel.matching import Located, Refusal
     from deskreel.replayer.anchoring import Finding
     from deskreel.storage import Action, Anchor, Step
 
@@ -174,10 +174,10 @@ def _missed_step_and_finding():
         margin=0.2,
         scale=1.0,
         top_left=(100, 120),
-        searched="window+coarse",
         best_elsewhere=None,
         elapsed_ms=1.0,
-        reason="no match",
+        refusal=Refusal("score", 0.61, 0.85),
+        rung="coarse",
     )
     return step, Finding(located, (50, 55), attempts=3, waited=1.0)
 

@@ -78,19 +78,19 @@ def test_a_menu_row_at_rest_is_told_by_its_name_not_by_the_highlight_beside_it()
     """The popup opens with "Small" lit under the pointer; the pointer moves down to
     "Medium", which lights instead. At rest the anchor holds Medium's own row; with Medium
     removed from the menu it is not taken for "Large", the row now in its place."""
-    from deskreel.matching.looks import locate_looks, looks_of
+    from deskreel.matching import Query, locate, with_looks
     from deskreel.recorder.rest import anchor_in_two_looks
 
     target = (151, 76)  # Medium's row, right of its name
     rest, hovered = zenity("rest"), zenity("hovered")
     anchor = anchor_in_two_looks(hovered, rest, target)
-    looks = looks_of(
-        decode_image(anchor.png),
+    unique = anchor.margin is not None and anchor.margin >= 0.1
+    query = with_looks(
+        Query(decode_image(anchor.png), anchor.offset, target, unique),
         None if anchor.hover_png is None else decode_image(anchor.hover_png),
         anchor.box,
-        anchor.margin is not None and anchor.margin >= 0.1,
         lambda: hovered,
     )
-    again = locate_looks(rest, looks, anchor.offset, expected=target)
+    again = locate(rest, query)
     assert again.found and again.point == target, again
-    assert not locate_looks(zenity("removed"), looks, anchor.offset, expected=target).found
+    assert not locate(zenity("removed"), query).found

@@ -12,7 +12,16 @@ import numpy as np
 import pytest
 
 from deskreel.xsession.images import decode_image, encode_png
-from deskreel.matching import AnchorChoice, Located, choose_anchor, locate
+from deskreel.matching import (
+    FOUND,
+    AnchorChoice,
+    Hints,
+    Located,
+    Query,
+    Recorded,
+    choose_anchor,
+    locate,
+)
 from deskreel.xsession.xvfb import VirtualDisplay
 
 Image = np.ndarray
@@ -142,15 +151,15 @@ def test_button_anchor_is_found_where_it_was_recorded() -> None:
     x, y, w, h = choice.box
     assert (x + choice.offset[0], y + choice.offset[1]) == target
 
-    found = locate(screen, crop, choice.offset, expected=target, unique=choice.distinctive)
+    found = locate(screen, Query(crop, choice.offset, recorded=target, unique=choice.distinctive))
 
     assert found.found, found.reason
     assert near(found.point, target, 1)
-    assert found.searched == "window" and found.scale == 1.0 and found.score > 0.99
+    assert found.rungs == ("window",) and found.scale == 1.0 and found.score > 0.99
     # Without the recorder's word that the crop was unique, the whole screen is checked too.
-    checked = locate(screen, crop, choice.offset, expected=target)
+    checked = locate(screen, Query(crop, choice.offset, recorded=target))
     assert checked.found and checked.point == found.point
-    assert checked.searched == "window+coarse"
+    assert checked.rungs == ("window", "coarse")
 
 
 def test_an_exact_match_near_its_place_is_not_taken_when_the_window_holds_a_twin() -> None:
@@ -158,27 +167,24 @@ def test_an_exact_match_near_its_place_is_not_taken_when_the_window_holds_a_twin
     choice, crop = anchor_for(paint(NORMAL), target)
     twin = {**NORMAL, "button:Save#2": (NORMAL["button:Save"][0], NORMAL["button:Save"][1] + 40)}
 
-    found = locate(paint(twin), crop, choice.offset, expected=target, unique=True)
+    found = locate(paint(twin), Query(crop, choice.offset, recorded=target, unique=True))
 
-    assert not found.found and "ambiguous" in found.reason, found
+    assert not found.found and found.rule == "margin", found
 
 
 def test_shifted_layout_moves_the_target_with_it() -> None:
     target = centre("button:Delete", NORMAL)
     choice, crop = anchor_for(paint(NORMAL), target)
 
-    for dx, dy, stages in ((37, -41, "window"), (137, 61, "window+coarse")):
+    for dx, dy, stages in ((37, -41, ("window",)), (137, 61, ("window", "coarse"))):
         found = locate(
             paint(moved(NORMAL, dx, dy)),
-            crop,
-            choice.offset,
-            expected=target,
-            unique=choice.distinctive,
+            Query(crop, choice.offset, recorded=target, unique=choice.distinctive),
         )
 
         assert found.found, found.reason
         assert near(found.point, (target[0] + dx, target[1] + dy), 1)
-        assert found.searched == stages
+        assert found.rungs == stages
 
 
 def test_a_button_moved_far_away_is_found_by_the_coarse_search() -> None:
@@ -186,11 +192,11 @@ def test_a_button_moved_far_away_is_found_by_the_coarse_search() -> None:
     choice, crop = anchor_for(paint(NORMAL), target)
     reordered = {**NORMAL, "button:Save": (880, 680), "button:Cancel": (40, 70)}
 
-    found = locate(paint(reordered), crop, choice.offset, expected=target)
+    found = locate(paint(reordered), Query(crop, choice.offset, recorded=target))
 
     assert found.found, found.reason
     assert near(found.point, centre("button:Save", reordered), 1)
-    assert found.searched == "window+coarse"
+    assert found.rungs == ("window", "coarse")
 
 
 def test_an_empty_field_anchor_grows_to_take_in_its_label() -> None:
@@ -203,7 +209,7 @@ def test_an_empty_field_anchor_grows_to_take_in_its_label() -> None:
     ink = screen[ly : ly + lh, lx : lx + lw].min(axis=2) < 100
     in_box = ink[max(0, y - ly) : y + h - ly, max(0, x - lx) : x + w - lx]
     assert choice.distinctive and in_box.sum() > 20  # "Name:" itself, not just the field
-    found = locate(screen, crop, choice.offset, expected=target)
+    found = locate(screen, Query(crop, choice.offset, recorded=target))
     assert found.found and near(found.point, target, 1)  # not the identical Email field
 
 
@@ -229,7 +235,8 @@ def test_a_click_in_the_middle_of_an_empty_canvas_reaches_past_240_px_to_what_pi
     assert x <= target[0] < x + w and y <= target[1] < y + h
     for dx, dy in ((30, 20), (-60, 150)):  # within the window, and further away
         found = locate(
-            canvas(dx, dy), crop, choice.offset, expected=target, unique=True, context=recorded
+            canvas(dx, dy),
+            Query(crop, choice.offset, recorded=target, unique=True, context=Recorded(recorded)),
         )
         assert found.found and near(found.point, (target[0] + dx, target[1] + dy), 1), found
 
@@ -242,14 +249,14 @@ def test_twin_buttons_are_told_apart_by_context_or_refused() -> None:
     choice, crop = anchor_for(screen, target)
     assert choice.distinctive
     assert not within(choice.box, box_of("button:OK#1", places))  # it took in surroundings
-    found = locate(screen, crop, choice.offset, expected=target)
+    found = locate(screen, Query(crop, choice.offset, recorded=target))
     assert found.found and near(found.point, target, 1)
 
     x, y, w, h = box_of("button:OK#1", places)
     button_only = screen[y : y + h, x : x + w]
-    refused = locate(screen, button_only, (w // 2, h // 2), expected=target)
+    refused = locate(screen, Query(button_only, (w // 2, h // 2), recorded=target))
     assert not refused.found and refused.point is None
-    assert refused.reason.startswith("ambiguous") and refused.margin < 0.05
+    assert refused.rule == "margin" and refused.margin < 0.05
     assert refused.top_left is not None and refused.best_elsewhere is not None
     best = (refused.top_left[0] + w // 2, refused.top_left[1] + h // 2)
     assert {best, refused.best_elsewhere} == {target, centre("button:OK#2", places)}
@@ -266,10 +273,10 @@ def test_identical_dialogs_give_no_distinctive_anchor_and_no_click() -> None:
     target = centre("button:OK#1", places)
 
     choice, crop = anchor_for(screen, target)
-    found = locate(screen, crop, choice.offset, expected=target)
+    found = locate(screen, Query(crop, choice.offset, recorded=target))
 
     assert not choice.distinctive and choice.margin < 0.1
-    assert not found.found and found.reason.startswith("ambiguous")
+    assert not found.found and found.rule == "margin"
 
 
 def test_a_removed_button_is_not_found() -> None:
@@ -277,11 +284,12 @@ def test_a_removed_button_is_not_found() -> None:
     choice, crop = anchor_for(paint(NORMAL), target)
     without = {name: place for name, place in NORMAL.items() if name != "button:Help"}
 
-    found = locate(paint(without), crop, choice.offset, expected=target)
+    found = locate(paint(without), Query(crop, choice.offset, recorded=target))
 
     assert not found.found and found.point is None
-    assert found.score < 0.85 and found.reason.startswith("no match")
-    assert "scales" in found.searched
+    coarse = found.tried("coarse")
+    assert coarse is not None and coarse.refusal is not None and coarse.refusal.rule == "score"
+    assert found.score < 0.85 and found.rung == "scales"
 
 
 def test_the_shift_earlier_steps_found_is_looked_at_first() -> None:
@@ -293,17 +301,21 @@ def test_the_shift_earlier_steps_found_is_looked_at_first() -> None:
     far = paint(moved(NORMAL, 500, 300))
 
     hinted = locate(
-        far, crop, choice.offset, expected=target, unique=choice.distinctive, shift_hint=(500, 300)
+        far,
+        Query(crop, choice.offset, recorded=target, unique=choice.distinctive),
+        Hints(shift=(500, 300)),
     )
-    unhinted = locate(far, crop, choice.offset, expected=target, unique=choice.distinctive)
+    unhinted = locate(far, Query(crop, choice.offset, recorded=target, unique=choice.distinctive))
     misled = locate(
-        far, crop, choice.offset, expected=target, unique=choice.distinctive, shift_hint=(-300, 200)
+        far,
+        Query(crop, choice.offset, recorded=target, unique=choice.distinctive),
+        Hints(shift=(-300, 200)),
     )
 
     for found in (hinted, unhinted, misled):
         assert found.found and found.point == (target[0] + 500, target[1] + 300), found
-    assert hinted.searched == "shifted"
-    assert "coarse" in unhinted.searched and "coarse" in misled.searched
+    assert hinted.rungs == ("shifted",)
+    assert "coarse" in unhinted.rungs and "coarse" in misled.rungs
 
 
 def resized(image: Image, scale: float) -> Image:
@@ -319,12 +331,14 @@ def test_a_scaled_screen_is_searched_at_other_scales(scale: float) -> None:
     choice, crop = anchor_for(paint(NORMAL), target)
     screen = resized(paint(NORMAL), scale)
 
-    found = locate(screen, crop, choice.offset, expected=target)
+    found = locate(screen, Query(crop, choice.offset, recorded=target))
 
     assert found.found, found.reason
     assert abs(found.scale - scale) <= 0.06  # a 24-pixel anchor pins the scale to ~5%
     assert near(found.point, (target[0] * scale, target[1] * scale), 3)
-    assert "+scales" in found.searched and found.searched.endswith("+parts")
+    parts = found.tried("parts")
+    assert found.rung == "scales" and parts is not None and parts.outcome == FOUND
+    assert "back" not in found.rungs  # no recorded screen to look back at
 
 
 def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> None:
@@ -338,23 +352,32 @@ def test_a_match_that_is_not_exact_must_agree_with_the_recorded_context() -> Non
         asked.append(True)
         return recorded
 
-    found = locate(screen, crop, choice.offset, expected=target, context=lazily)
+    found = locate(screen, Query(crop, choice.offset, recorded=target, context=Recorded(lazily)))
 
-    assert found.found and found.searched.endswith("scales+parts+back"), found
+    assert found.found and found.rung == "scales" and found.trail[-1].name == "back", found
     assert asked == [True]
     # The same crop, recorded among other neighbours: the scaled match is not trusted.
     elsewhere = paint(
         {"button:Delete": NORMAL["button:Delete"], "list:": (150, 40), "box:": (300, 120)}
     )
-    doubted = locate(screen, crop, choice.offset, expected=target, context=elsewhere)
-    assert not doubted.found and "parts" in doubted.reason, doubted
+    doubted = locate(
+        screen, Query(crop, choice.offset, recorded=target, context=Recorded(elsewhere))
+    )
+    assert not doubted.found and doubted.rule in (
+        "parts-nowhere",
+        "parts-fit",
+        "parts-lead",
+        "parts-pinned",
+    ), doubted
     # An exact match of a crop that was unique on its screen needs no context, and does not
     # ask for it; one that had a look-alike there is checked against it.
     assert choice.distinctive
-    unique = locate(recorded, crop, choice.offset, expected=target, unique=True, context=lazily)
+    unique = locate(
+        recorded, Query(crop, choice.offset, recorded=target, unique=True, context=Recorded(lazily))
+    )
     assert unique.found and asked == [True]
-    exact = locate(recorded, crop, choice.offset, expected=target, context=lazily)
-    assert exact.found and asked == [True, True] and "+context" in exact.searched, exact
+    exact = locate(recorded, Query(crop, choice.offset, recorded=target, context=Recorded(lazily)))
+    assert exact.found and asked == [True, True] and "context" in exact.rungs, exact
 
 
 def test_a_list_row_on_a_scaled_screen_is_found_at_its_scale() -> None:
@@ -362,10 +385,10 @@ def test_a_list_row_on_a_scaled_screen_is_found_at_its_scale() -> None:
     choice, crop = anchor_for(paint(NORMAL), target)
     screen = resized(paint(NORMAL), 1.1)
 
-    found = locate(screen, crop, choice.offset, expected=target, unique=choice.distinctive)
+    found = locate(screen, Query(crop, choice.offset, recorded=target, unique=choice.distinctive))
 
     assert found.found and abs(found.scale - 1.1) <= 0.05, found
-    assert "+scales" in found.searched
+    assert found.rung == "scales"
     assert near(found.point, (target[0] * 1.1, target[1] * 1.1), 3)
 
 
@@ -376,12 +399,12 @@ def test_colour_breaks_a_tie_between_buttons_of_one_shape(name: str) -> None:
     x, y, w, h = box_of(name, NORMAL)
     button_only = screen[y : y + h, x : x + w]
 
-    found = locate(screen, button_only, (w // 2, h // 2), expected=target)
-    elsewhere = locate(paint(moved(NORMAL, 0, 40)), button_only, (w // 2, h // 2))
+    found = locate(screen, Query(button_only, (w // 2, h // 2), recorded=target))
+    elsewhere = locate(paint(moved(NORMAL, 0, 40)), Query(button_only, (w // 2, h // 2)))
     choice, crop = anchor_for(screen, target)
-    chosen = locate(screen, crop, choice.offset, expected=target)
+    chosen = locate(screen, Query(crop, choice.offset, recorded=target))
 
-    assert found.found and near(found.point, target, 1) and found.searched.endswith("colour")
+    assert found.found and near(found.point, target, 1) and "colour" in found.rungs
     assert elsewhere.found and near(elsewhere.point, (target[0], target[1] + 40), 1)
     assert choice.distinctive and chosen.found and near(chosen.point, target, 1)
 
@@ -390,10 +413,10 @@ def test_a_flat_frame_gives_no_distinctive_anchor() -> None:
     frame = np.full((800, 1280, 3), 200, np.uint8)
 
     choice = choose_anchor(frame, (640, 400))
-    found = locate(frame, choice.crop(frame), choice.offset, expected=(640, 400))
+    found = locate(frame, Query(choice.crop(frame), choice.offset, recorded=(640, 400)))
 
     assert not choice.distinctive and choice.score == 0.0 and choice.margin == 0.0
-    assert not found.found and "flat" in found.reason
+    assert not found.found and found.rule == "anchor-flat"
 
 
 def test_targets_at_the_frame_edge_and_outside_it() -> None:
@@ -435,7 +458,7 @@ def test_sample_app_anchors_survive_the_reordered_layout(
     screen = _grab(xvfb.display)
 
     results: dict[str, Located] = {
-        name: locate(screen, choice.crop(normal), choice.offset, expected=targets[name])
+        name: locate(screen, Query(choice.crop(normal), choice.offset, recorded=targets[name]))
         for name, choice in anchors.items()
     }
 

@@ -4,14 +4,14 @@ on the recording. Synthetic screens from tests/test_matching.py."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
-from deskreel.matching import Recorded, choose_anchor, doubts, locate, other_scales
+from deskreel.matching import FOUND, PASSED, Hints, Query, Recorded, choose_anchor, locate
+from deskreel.matching import doubts, other_scales
 from deskreel.matching.search import Screen, grayscale, scan
 from tests.test_matching import FONT, NORMAL, SIZES, Image, anchor_for, centre, moved, near, paint
 
@@ -49,14 +49,23 @@ def test_a_look_alike_the_recording_holds_too_is_refused_by_looking_back() -> No
     assert choice.distinctive and choice.margin < 0.15
     screen = paint({name: place for name, place in places.items() if name != "button:Find"})
 
-    taken = locate(screen, crop, choice.offset, expected=target, unique=True)
-    refused = locate(screen, crop, choice.offset, expected=target, unique=True, context=recorded)
+    taken = locate(screen, Query(crop, choice.offset, recorded=target, unique=True))
+    refused = locate(
+        screen, Query(crop, choice.offset, recorded=target, unique=True, context=Recorded(recorded))
+    )
 
-    assert not taken.found and "parts" in taken.reason, taken  # without the recording
+    assert not taken.found and taken.rule in (
+        "parts-nowhere",
+        "parts-fit",
+        "parts-lead",
+        "parts-pinned",
+    ), taken  # without the recording
     assert not refused.found and refused.point is None
-    assert "looks more like" in refused.reason and str(look_alike) in refused.reason, refused
-    assert "wider context" not in refused.reason  # the context check let it through
-    assert "+context" in refused.searched and "+back" in refused.searched
+    back = refused.tried("back")  # on the recording, those pixels are the look-alike's
+    assert back is not None and back.refusal is not None and back.refusal.rule == "back", refused
+    assert back.refusal.where is not None and near(back.refusal.where, look_alike, 3), refused
+    context = refused.tried("context")  # the context check let it through
+    assert context is not None and context.outcome == PASSED, refused
 
 
 @pytest.mark.parametrize("scale", [0.9, 1.15])
@@ -71,13 +80,17 @@ def test_on_a_scaled_screen_the_look_alike_of_a_removed_button_is_refused(scale:
     choice, crop = anchor_for(recorded, target)
     without = scaled(paint({k: v for k, v in places.items() if k != "button:Find"}), scale)
 
-    refused = locate(without, crop, choice.offset, expected=target, unique=True, context=recorded)
+    refused = locate(
+        without,
+        Query(crop, choice.offset, recorded=target, unique=True, context=Recorded(recorded)),
+    )
     found = locate(
-        scaled(recorded, scale), crop, choice.offset, expected=target, unique=True, context=recorded
+        scaled(recorded, scale),
+        Query(crop, choice.offset, recorded=target, unique=True, context=Recorded(recorded)),
     )
 
     assert not refused.found and refused.point is None, refused
-    assert "+parts" in refused.searched and "looks more like" in refused.reason, refused
+    assert "parts" in refused.rungs and refused.rule == "back-parts", refused
     assert found.found and near(found.point, (target[0] * scale, target[1] * scale), 3), found
     assert not near(found.point, (look_alike[0] * scale, look_alike[1] * scale), 20)
 
@@ -94,13 +107,15 @@ def test_a_big_anchor_matching_on_its_frame_alone_is_refused(label: str | None) 
     target = (630, 455)  # the middle of "OK"
     offset = (target[0] - x, target[1] - y)
 
-    taken = locate(screen, crop, offset, expected=target)
-    refused = locate(screen, crop, offset, expected=target, context=recorded)
+    taken = locate(screen, Query(crop, offset, recorded=target))
+    refused = locate(screen, Query(crop, offset, recorded=target, context=Recorded(recorded)))
 
     assert taken.found and near(taken.point, target, 1) and taken.score < 0.97, taken
     assert not refused.found and refused.point is None
-    assert "32 px around the target score" in refused.reason, refused
-    assert "+context" in refused.searched and "+back" not in refused.searched
+    coarse = refused.tried("coarse")  # at 1x the pixels around the target do not fit; and
+    assert coarse is not None and coarse.refusal is not None and coarse.refusal.rule == "inner"
+    assert refused.rule == "unscaled", refused  # nothing is scaled: the verdict at 1x stands
+    assert "context" in refused.rungs and "back" not in refused.rungs
 
 
 def test_a_list_in_the_top_left_corner_of_a_scaled_screen_is_found_row_by_row() -> None:
@@ -117,15 +132,19 @@ def test_a_list_in_the_top_left_corner_of_a_scaled_screen_is_found_row_by_row() 
     for target in ((50, 37), (70, 58)):  # the second and third rows
         choice, crop = anchor_for(recorded, target)
 
-        found = locate(screen, crop, choice.offset, expected=target, context=recorded)
+        found = locate(
+            screen, Query(crop, choice.offset, recorded=target, context=Recorded(recorded))
+        )
 
         assert found.found, found
         assert near(found.point, (target[0] * 1.2, target[1] * 1.2), 3)
-        assert "+parts" in found.searched and "+back" in found.searched
+        assert found.rung == "scales" and found.trail[-1].name == "back"
     # The first row, whose context runs furthest off the edge, is found or refused, never
     # taken for another row.
     choice, crop = anchor_for(recorded, (70, 16))
-    first = locate(screen, crop, choice.offset, expected=(70, 16), context=recorded)
+    first = locate(
+        screen, Query(crop, choice.offset, recorded=(70, 16), context=Recorded(recorded))
+    )
     assert not first.found or near(first.point, (84, 19), 3), first
 
 
@@ -138,11 +157,11 @@ def test_a_button_whose_neighbourhood_runs_off_a_scaled_up_display_is_found() ->
     choice, crop = anchor_for(recorded, target)
     screen = np.ascontiguousarray(scaled(recorded, 1.2)[:800, :1280])
 
-    found = locate(screen, crop, choice.offset, expected=target, context=recorded)
+    found = locate(screen, Query(crop, choice.offset, recorded=target, context=Recorded(recorded)))
 
     assert found.found, found
     assert near(found.point, (target[0] * 1.2, target[1] * 1.2), 3)
-    assert "+parts" in found.searched and "+back" in found.searched
+    assert found.rung == "scales" and found.trail[-1].name == "back"
 
 
 @pytest.mark.parametrize("scale", [1.1, 0.9])
@@ -171,13 +190,16 @@ def test_a_true_scaled_match_passes_its_parts_and_both_checks(
 
     monkeypatch.setattr(doubts, "inner_score", spied)
 
-    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target, context=recorded)
+    found = locate(
+        scaled(recorded, scale),
+        Query(crop, choice.offset, recorded=target, context=Recorded(recorded)),
+    )
 
     assert found.found, found
     assert inner and inner[-1] is not None and inner[-1] >= 0.5  # really compared, and fit
     assert abs(found.scale - scale) <= 0.03
     assert near(found.point, (target[0] * scale, target[1] * scale), 3)
-    assert "+parts" in found.searched and found.searched.endswith("+back")
+    assert found.rung == "scales" and found.trail[-1].name == "back"
 
 
 def test_the_scale_earlier_steps_found_is_searched_first() -> None:
@@ -186,9 +208,19 @@ def test_the_scale_earlier_steps_found_is_searched_first() -> None:
     choice, crop = anchor_for(recorded, target)
     screen = scaled(recorded, 1.2)
 
-    hinted = locate(screen, crop, choice.offset, expected=target, context=recorded, scale_hint=1.2)
-    unhinted = locate(screen, crop, choice.offset, expected=target, context=recorded)
-    misled = locate(screen, crop, choice.offset, expected=target, context=recorded, scale_hint=0.85)
+    hinted = locate(
+        screen,
+        Query(crop, choice.offset, recorded=target, context=Recorded(recorded)),
+        Hints(scale=1.2),
+    )
+    unhinted = locate(
+        screen, Query(crop, choice.offset, recorded=target, context=Recorded(recorded))
+    )
+    misled = locate(
+        screen,
+        Query(crop, choice.offset, recorded=target, context=Recorded(recorded)),
+        Hints(scale=0.85),
+    )
 
     for found in (hinted, unhinted, misled):
         assert found.found, found
@@ -196,9 +228,10 @@ def test_the_scale_earlier_steps_found_is_searched_first() -> None:
     # The hint settles it with one scan at 1.18-1.22; a wrong hint costs that scan and then
     # the search over every scale runs as without one.
     assert abs(hinted.scale - 1.2) <= 0.021
-    assert "+hint+" in hinted.searched and "scales" not in hinted.searched
-    assert "hint" not in unhinted.searched
-    assert re.search(r"\+hint\+(wide\+)?scales\+", misled.searched), misled.searched
+    ranges = [
+        [t.name for t in f.trail if t.name in ("hint", "all")] for f in (hinted, unhinted, misled)
+    ]
+    assert ranges == [["hint"], ["all"], ["hint", "all"]], ranges
     assert misled.scale == unhinted.scale and misled.point == unhinted.point
 
 
@@ -214,11 +247,11 @@ def test_retries_sharing_a_recorded_screen_fetch_and_prepare_it_once() -> None:
 
     shared = Recorded(fetch)
     found = [
-        locate(scaled(recorded, 1.1), crop, choice.offset, expected=target, context=shared)
+        locate(scaled(recorded, 1.1), Query(crop, choice.offset, recorded=target, context=shared))
         for _ in range(3)
     ]
 
-    assert all(f.found and "+back" in f.searched for f in found), found
+    assert all(f.found and "back" in f.rungs for f in found), found
     assert asked == [True]
     assert shared.screen is not None and shared.screen.gray.shape == recorded.shape[:2]
 
@@ -232,10 +265,14 @@ def test_a_target_in_a_flat_stretch_far_from_texture_is_placed_by_a_wider_neighb
     recorded = paint(NORMAL)
     target = (600, 400)
     choice, crop = anchor_for(recorded, target)
-    found = locate(scaled(recorded, scale), crop, choice.offset, expected=target, context=recorded)
+    found = locate(
+        scaled(recorded, scale),
+        Query(crop, choice.offset, recorded=target, context=Recorded(recorded)),
+    )
     assert found.found, found
     assert near(found.point, (target[0] * scale, target[1] * scale), 2)
-    assert "+wide+" in found.searched
+    wide = found.tried("wide")
+    assert wide is not None and wide.outcome == FOUND, found
 
 
 def test_a_button_renamed_in_place_is_refused() -> None:
@@ -248,7 +285,9 @@ def test_a_button_renamed_in_place_is_refused() -> None:
     }
     target = centre("button:Save", NORMAL)
     choice, crop = anchor_for(recorded, target)
-    found = locate(paint(renamed), crop, choice.offset, expected=target, context=recorded)
+    found = locate(
+        paint(renamed), Query(crop, choice.offset, recorded=target, context=Recorded(recorded))
+    )
     assert not found.found, found
     assert found.point is None
 
@@ -285,10 +324,14 @@ def test_a_click_on_a_buttons_corner_is_anchored_on_its_whole_label() -> None:
     renamed = {
         ("button:Store" if name == "button:Save" else name): place for name, place in NORMAL.items()
     }
-    again = locate(recorded, crop, choice.offset, expected=target, context=recorded, unique=True)
+    again = locate(
+        recorded,
+        Query(crop, choice.offset, recorded=target, unique=True, context=Recorded(recorded)),
+    )
     assert again.found and again.point == target
     found = locate(
-        paint(renamed), crop, choice.offset, expected=target, context=recorded, unique=True
+        paint(renamed),
+        Query(crop, choice.offset, recorded=target, unique=True, context=Recorded(recorded)),
     )
     assert not found.found, found
 

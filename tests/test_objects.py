@@ -10,11 +10,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from deskreel.matching.objects import (
+from deskreel.matching import (
+    REFUSED,
+    Query,
     acts_on_whole,
     at_recorded_place,
     by_object,
-    object_located,
+    locate,
     point_in,
 )
 from deskreel.recorder.aiming import answer_for_press, box_changed, object_of_press
@@ -96,9 +98,10 @@ def test_a_named_object_that_is_nowhere_is_refused_as_gone() -> None:
     answer = by_object(APPLY, [])
     assert answer.widget is None and answer.refusal is not None
     assert answer.refusal.rule == "object-gone" and answer.refusal.measured == 0
-    located = object_located(answer, APPLY, 3.0)
-    assert not located.found and located.refusal == answer.refusal
-    assert "push button 'Apply'" in located.reason
+    located = locate(np.zeros((8, 8, 3), np.uint8), Query(None, widget=APPLY), ask=lambda _: answer)
+    assert not located.found and located.refusal == answer.refusal and located.by_object
+    tried = located.tried("object")
+    assert tried is not None and tried.outcome == REFUSED and tried.about.startswith(APPLY.label)
 
 
 def test_an_unnamed_object_that_is_nowhere_is_left_to_the_pixels() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deskreel.matching import choose_anchor, locate
+from deskreel.matching import Query, Recorded, choose_anchor, locate
 from deskreel.matching.choice import AnchorChoice
 from tests.commands import deskreel
 from tests.test_record import record
@@ -52,7 +52,9 @@ def test_the_anchor_of_a_twin_holds_its_rows_label() -> None:
     x, y, w, h = choice.box
     assert choice.distinctive
     assert x <= 100 + 14 and h < 50  # reaches the label, stays in the row
-    found = locate(SWAPPED, choice.crop(RECORDED), choice.offset, expected=TARGET, unique=True)
+    found = locate(
+        SWAPPED, Query(choice.crop(RECORDED), choice.offset, recorded=TARGET, unique=True)
+    )
     assert found.found and found.point is not None, found.reason
     assert abs(found.point[0] - apply_of(0, (300, 200))[0]) <= 2
     assert abs(found.point[1] - apply_of(0, (300, 200))[1]) <= 2
@@ -70,9 +72,13 @@ def test_a_crop_unique_only_by_position_is_refused_on_reordered_rows(moved: bool
     box = (TARGET[0] - 120, TARGET[1] - 40, 240, 81)
     old = AnchorChoice(box, (120, 40), 1.0, 0.1, True)
     crop = old.crop(RECORDED)
-    same = locate(RECORDED, crop, old.offset, expected=TARGET, unique=True, context=RECORDED)
+    same = locate(
+        RECORDED, Query(crop, old.offset, recorded=TARGET, unique=True, context=Recorded(RECORDED))
+    )
     assert not same.found and same.refusal is not None, same
-    found = locate(today, crop, old.offset, expected=TARGET, unique=True, context=RECORDED)
+    found = locate(
+        today, Query(crop, old.offset, recorded=TARGET, unique=True, context=Recorded(RECORDED))
+    )
     assert not found.found, found
     assert found.refusal is not None and found.refusal.rule.startswith("twin")
 
@@ -100,14 +106,16 @@ def test_each_twin_rule_refuses_its_own_case() -> None:
     wide = RECORDED[box[1] : box[1] + box[3], box[0] : box[0] + box[2]]
     sender = drawn_form(["Proxy server", "Mail sender"], (100, 80))
     offset = (TARGET[0] - box[0], TARGET[1] - box[1])
-    found = locate(sender, wide, offset, expected=TARGET, unique=True)
+    found = locate(sender, Query(wide, offset, recorded=TARGET, unique=True))
     assert found.refusal is not None and found.refusal.rule == "twin-match", found
     box = (TARGET[0] - 120, TARGET[1] - 40, 240, 81)
     crop = RECORDED[box[1] : box[1] + box[3], box[0] : box[0] + box[2]]
     # twin-margin: today both rows read "Mail server"; the crop, no label in it, still has
     # one place, but nothing in the rows tells the twins apart
     same = drawn_form(["Mail server", "Mail server"], (100, 80))
-    found = locate(same, crop, (120, 40), expected=TARGET, unique=True, context=RECORDED)
+    found = locate(
+        same, Query(crop, (120, 40), recorded=TARGET, unique=True, context=Recorded(RECORDED))
+    )
     assert found.refusal is not None and found.refusal.rule == "twin-margin", found
     # twin-row: aimed at the button's face beside its text, the object is the whole button;
     # the anchor's row holds that button and blank form around it, and no recorded screen
@@ -115,7 +123,7 @@ def test_each_twin_rule_refuses_its_own_case() -> None:
     face = (TARGET[0] + 40, TARGET[1])
     box = (face[0] - 100, face[1] - 40, 120, 81)
     bare = RECORDED[box[1] : box[1] + box[3], box[0] : box[0] + box[2]]
-    found = locate(RECORDED, bare, (100, 40), expected=face, unique=True)
+    found = locate(RECORDED, Query(bare, (100, 40), recorded=face, unique=True))
     assert found.refusal is not None and found.refusal.rule == "twin-row", found
 
 
@@ -123,8 +131,8 @@ def test_a_recorded_count_of_one_spares_the_search_and_none_does_not() -> None:
     box = (TARGET[0] - 120, TARGET[1] - 40, 240, 81)
     crop = RECORDED[box[1] : box[1] + box[3], box[0] : box[0] + box[2]]
     today = drawn_form(["Mail server", "Proxy server"], (100, 80))
-    assert locate(today, crop, (120, 40), expected=TARGET, unique=True, twins=1).found
-    assert not locate(today, crop, (120, 40), expected=TARGET, unique=True, twins=None).found
+    assert locate(today, Query(crop, (120, 40), recorded=TARGET, unique=True, twins=1)).found
+    assert not locate(today, Query(crop, (120, 40), recorded=TARGET, unique=True, twins=None)).found
 
 
 def test_an_object_drawn_in_too_many_places_is_refused() -> None:
@@ -142,5 +150,5 @@ def test_an_object_drawn_in_too_many_places_is_refused() -> None:
     cv2.rectangle(img, (target[0] - 56, target[1] - 6), (target[0] - 44, target[1] + 6), 0, -1)
     box = (target[0] - 60, target[1] - 40, 120, 81)
     crop = img[box[1] : box[1] + box[3], box[0] : box[0] + box[2]]
-    found = locate(img, crop, (60, 40), expected=target, unique=True)
+    found = locate(img, Query(crop, (60, 40), recorded=target, unique=True))
     assert found.refusal is not None and found.refusal.rule == "twin-many", found

@@ -18,12 +18,18 @@ from typing import Any
 import cv2
 import numpy as np
 
-from deskreel.matching import hints_after
-from deskreel.matching.looks import locate_looks, looks_of
-from deskreel.matching.params import PARAMS
-from deskreel.matching.objects import ObjectAnswer, object_located
-from deskreel.matching.refusal import Refusal
-from deskreel.matching import Located
+from deskreel.matching import (
+    NO_HINTS,
+    PARAMS,
+    Hints,
+    Located,
+    ObjectAnswer,
+    Query,
+    Refusal,
+    hints_after,
+    locate,
+    with_looks,
+)
 from deskreel.replayer.anchoring import aimed_at
 from deskreel.replayer.checks import Aimed
 from deskreel.replayer.verify import VerifyOptions, checks_for
@@ -68,7 +74,7 @@ def judge(
         by_scenario[case["scenario"]].append(case)
     out = []
     for scenario, cases in by_scenario.items():
-        hint: tuple[float, tuple[int, int]] = (1.0, (0, 0))
+        hint = NO_HINTS
         for case in sorted(cases, key=lambda c: c["step"]):
             step = steps[case["step"]]
             verdict, hint = _one(
@@ -84,10 +90,10 @@ def _one(
     step: dict[str, Any],
     case: dict[str, Any],
     image: Callable[[str | None], Any],
-    hint: tuple[float, tuple[int, int]],
+    hint: Hints,
     repeat: int,
     baseline: bool,
-) -> tuple[Verdict, tuple[float, tuple[int, int]]]:
+) -> tuple[Verdict, Hints]:
     screen, anchor = image(case["screen"]), image(step["anchor"])
     truth = case["truth"]
     target = tuple(step["action"].get("start_coordinate") or step["action"]["coordinate"])
@@ -104,39 +110,32 @@ def _one(
         ), hint
     margin = step["anchor_margin"]
     before = image(step["before"])
-    looks = looks_of(
-        anchor,
+    widget = widget_from_json(step.get("widget"))
+    answer, object_ms = _object_stage(widget, case.get("objects"))
+    query = with_looks(
+        Query(
+            anchor,
+            tuple(step["anchor_offset"]),
+            target,
+            margin is not None and margin >= PARAMS.distinct_margin,
+            twins=step.get("anchor_twins"),
+            widget=widget,
+        ),
         image(step.get("anchor_hovered")),
         tuple(step["anchor_box"]),
-        margin is not None and margin >= PARAMS.distinct_margin,
         None if before is None else lambda: before,
     )
 
-    widget = widget_from_json(step.get("widget"))
-    answer, object_ms = _object_stage(widget, case.get("objects"))
-
-    def call() -> Any:
-        if answer is not None and widget is not None and answer.decided:
-            return object_located(answer, widget, object_ms)
-        return locate_looks(
-            screen,
-            looks,
-            tuple(step["anchor_offset"]),
-            expected=target,
-            threshold=PARAMS.threshold,
-            margin=PARAMS.margin,
-            scale_hint=hint[0],
-            shift_hint=hint[1],
-            twins=step.get("anchor_twins"),
-        )
+    def call() -> Located:
+        ask = None if answer is None else lambda _: answer
+        return locate(screen, query, hint, ask=ask)
 
     times = []
     for _ in range(max(1, repeat)):
         started = time.perf_counter()
         found = call()
         times.append((time.perf_counter() - started) * 1000 + object_ms)
-    if found.found and found.point is not None and found.searched != "object":
-        hint = hints_after(found.point, found.scale, target)
+    hint = hints_after(found, hint)
     point = found.point if found.found else None
     ours = _score(point, truth)
     base = (
@@ -156,7 +155,7 @@ def _one(
         base,
         verify,
         detail,
-        by_object=found.searched == "object",
+        by_object=found.by_object,
         object_ms=object_ms if asked else None,
     ), hint
 

@@ -30,6 +30,8 @@ from .outcome import (
     timing_facts,
 )
 
+from .trail import trail_of, trail_rows
+
 __all__ = ["write_junit"]
 
 # Characters XML 1.0 cannot hold at all, not even escaped.
@@ -112,6 +114,10 @@ def _failure_text(item: Outcome) -> str:
     if checks:
         lines.append("checks:")
         lines += [f"  {check_line(c)}" for c in checks]
+    trail = trail_of(item.result)
+    if trail:
+        lines.append("trail:")
+        lines += ["  " + " | ".join(cell for cell in row if cell) for row in trail_rows(trail)]
     return "\n".join(lines) + "\n"
 
 

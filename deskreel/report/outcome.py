@@ -122,7 +122,7 @@ def anchoring_facts(result: StepResult) -> list[tuple[str, str]]:
         facts.append(("shift", f"{result.shift[0]:+d}, {result.shift[1]:+d} px"))
     facts += [
         (key, str(d[key]))
-        for key in (Evidence.SEARCHED, Evidence.ATTEMPTS)
+        for key in (Evidence.RUNG, Evidence.SEARCHED, Evidence.ATTEMPTS)
         if d.get(key) is not None
     ]
     return facts

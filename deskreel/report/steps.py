@@ -11,6 +11,7 @@ from deskreel.storage import Evidence, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
 from .outcome import Outcome, aimed_at, anchoring_facts, checks_of, step_label, timing_facts
+from .trail import trail_of, trail_table
 
 __all__ = [
     "anchor_boxes",
@@ -45,6 +46,7 @@ def step_article(step: Step, outcome: Outcome | None, images: ImageDir, width: i
     if result is not None:
         parts.append(_facts("timing", timing_facts(result)))
         parts.append(_facts("re-anchoring", anchoring_facts(result)))
+        parts.append(trail_table(trail_of(result)))
     parts.append(
         '<div class="frames">' + "".join(_figures(step, result, checks, images)) + "</div>"
     )

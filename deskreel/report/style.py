@@ -71,9 +71,9 @@ figure.shot figcaption { font-size: 12px; color: #57606a; }
 .box.ok { border-color: var(--pass); border-style: dashed; } .box.ok i { display: none; }
 .box.point { width: 9px !important; height: 9px !important; margin: -4px 0 0 -4px;
              border-radius: 50%; border: 2px solid #fff; background: #cf222e; }
-table.checks { border-collapse: collapse; margin-top: 8px; font-size: 12px; }
-table.checks th, table.checks td { border: 1px solid var(--line); padding: 2px 8px;
-                                    text-align: left; }
-table.checks th { background: var(--soft); font-weight: 600; }
+table.checks, table.trail { border-collapse: collapse; margin-top: 8px; font-size: 12px; }
+table.checks th, table.checks td, table.trail th, table.trail td {
+  border: 1px solid var(--line); padding: 2px 8px; text-align: left; }
+table.checks th, table.trail th { background: var(--soft); font-weight: 600; }
 footer { margin-top: 30px; color: #8c959f; font-size: 12px; }
 """

@@ -1,0 +1,184 @@
+"""The ladder: the rungs that locate() climbs to find a step's target on today's screen, in
+order, as data (`LADDER`). docs/anchoring.md draws it; a test holds the two together.
+
+Each rung takes the climb so far (the query, the hints, today's screen, what the earlier
+rungs found) and answers found or refused (a `Located`), or None: next. The first answer
+stands, unless a check after it (twins) refuses the place found. The object rung is climbed
+once; the pixel rungs once per look of the anchor (at rest, then hovered), and the first look
+found answers; when none is, the first look's answer does.
+
+Every rung notes what it tried in the trail, a value (trail.py); text is made of it only
+where a person reads it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from deskreel.storage.widgets import Widget
+
+from .located import OBJECT, Located, answered
+from .locating import Search, coarse, fit_anchor, shifted, window
+from .objects import ObjectAnswer, object_located
+from .other_scales import IN_EACH_RANGE, LOOK_BACK, scales
+from .query import NO_HINTS, Hints, Query
+from .search import Image
+from .trail import FOUND, NEXT, REFUSED, Trail
+from .twins import doubt_twins
+
+__all__ = ["LADDER", "Ask", "Climb", "Rung", "hints_after", "locate", "rung_names"]
+
+Ask = Callable[[Widget], ObjectAnswer]  # asks today's toolkit for the recorded object
+
+
+@dataclass
+class Climb:
+    """One climb of the ladder for one look of the anchor: what every rung is given."""
+
+    screen: Image
+    query: Query
+    hints: Hints
+    trail: Trail
+    ask: Ask | None = None
+    found: Located | None = None  # for a check: the place found
+    _search: Search | None = None
+
+    @property
+    def search(self) -> Search:
+        """The pixel rungs' working state, made on the first pixel rung."""
+        if self._search is None:
+            self._search = Search.of(self.screen, self.query, self.hints, self.trail)
+        return self._search
+
+
+FIND = "find"  # a rung that may answer
+CHECK = "check"  # a rung that checks the place a rung before it found
+
+
+@dataclass(frozen=True, slots=True)
+class Rung:
+    """A rung: its name, whether it finds or checks, whether it looks at the anchor's pixels
+    (climbed once per look) or not (once), and the steps inside it, by name."""
+
+    name: str
+    run: Callable[[Climb], Located | None]
+    kind: str = FIND
+    pixels: bool = True
+    inner: tuple[str, ...] = ()
+
+
+def _object(climb: Climb) -> Located | None:
+    """What the recorded object's toolkit says of it today (objects.py): found at the
+    recorded press moved into today's box, refused by its rule, or next."""
+    widget = climb.query.widget
+    if widget is None or climb.ask is None:
+        return None
+    answer = climb.ask(widget)
+    about = f"{widget.label} of {widget.app!r}"
+    if not answer.decided:
+        climb.trail.add(OBJECT, NEXT, about=f"{about}: {answer.reason}")
+        return None
+    outcome = FOUND if answer.widget is not None else REFUSED
+    climb.trail.add(OBJECT, outcome, answer.refusal, about=about)
+    return object_located(answer, widget)
+
+
+def _twins(climb: Climb) -> Located | None:
+    """The place found is not a twin of the recorded object that only its place told apart
+    (twins.py); spared where the recorder saw the object drawn in one place at most."""
+    found, q = climb.found, climb.query
+    if found is None or found.point is None or q.anchor is None:
+        return None
+    if q.twins is not None and q.twins <= 1:
+        return None
+    check = doubt_twins(
+        climb.screen, q.anchor, q.offset, found.point, found.scale,
+        threshold=q.threshold, margin=q.margin,
+    )  # fmt: skip
+    if check.places > 1 or check.refusal is not None:
+        climb.trail.check("twins", check.refusal)
+    if check.refusal is None:
+        return None
+    return replace(found, found=False, point=None, refusal=check.refusal)
+
+
+LADDER: tuple[Rung, ...] = (
+    Rung(OBJECT, _object, pixels=False),
+    Rung("anchor", lambda c: fit_anchor(c.search)),
+    Rung("shifted", lambda c: shifted(c.search)),
+    Rung("window", lambda c: window(c.search)),
+    Rung("coarse", lambda c: coarse(c.search), inner=("context", "inner", "back")),
+    Rung(
+        "scales",
+        lambda c: scales(c.search),
+        inner=tuple(n for n, _ in IN_EACH_RANGE) + tuple(n for n, _ in LOOK_BACK),
+    ),
+    Rung("twins", _twins, kind=CHECK),
+)
+
+
+def rung_names() -> list[str]:
+    """The ladder's rungs by name, each followed by its steps: "coarse (context, inner, back)"."""
+    return [f"{r.name} ({', '.join(r.inner)})" if r.inner else r.name for r in LADDER]
+
+
+def locate(
+    screen: Image, query: Query, hints: Hints = NO_HINTS, *, ask: Ask | None = None
+) -> Located:
+    """Find `query`'s target on `screen` (RGB, H x W x 3) by climbing LADDER; `ask` asks
+    today's toolkit for the recorded object (None: the object rung is skipped). Where no
+    rung could answer (no anchor, and the object left it to the pixels), the answer is not
+    `decided`."""
+    started = time.perf_counter()
+    trail = Trail()
+    once = _climb(Climb(screen, query, hints, trail, ask), pixels=False)
+    if once is not None:
+        return answered(once[0], once[1], trail, started, query.recorded)
+    if query.anchor is None:
+        return answered(_UNDECIDED, "", trail, started, query.recorded)
+    first: tuple[Located, str] | None = None
+    for look, name in [(query, ""), *((query.in_look(k), k.name) for k in query.looks)]:
+        tried = Trail()
+        answer = _climb(Climb(screen, look, hints, tried, ask), pixels=True)
+        assert answer is not None, "the pixel rungs always answer"
+        trail.extend(tried)
+        if name:
+            trail.add(name, FOUND if answer[0].found else REFUSED)
+        if answer[0].found:
+            return answered(answer[0], answer[1], trail, started, query.recorded)
+        first = first or answer
+    assert first is not None
+    return answered(first[0], first[1], trail, started, query.recorded)
+
+
+def _climb(climb: Climb, *, pixels: bool) -> tuple[Located, str] | None:
+    """The first answer of the rungs that look (or do not look) at pixels, with the name of
+    the rung that gave it, checked by the checks after it; None when every rung went on."""
+    answer: tuple[Located, str] | None = None
+    for rung in (r for r in LADDER if r.pixels == pixels):
+        if rung.kind == CHECK:
+            if answer is None or not answer[0].found:
+                continue
+            climb.found = answer[0]
+            checked = rung.run(climb)
+            if checked is not None:
+                answer = (checked, rung.name)
+        elif answer is None:
+            found = rung.run(climb)
+            if found is not None:
+                answer = (found, rung.name)
+    return answer
+
+
+_UNDECIDED = Located(False, None, 0.0, 0.0, 1.0, None, None, 0.0)
+
+
+def hints_after(found: Located, hints: Hints) -> Hints:
+    """The hints for the next locate() on the same screen once `found` answered: one screen
+    has one scale, and a moved window moves every target alike (a shift is only told at
+    1x). A target the toolkit found, or none found, leaves them as they were."""
+    if not found.found or found.by_object or found.moved is None:
+        return hints
+    return Hints(found.scale, found.moved if found.scale == 1.0 else (0, 0))
