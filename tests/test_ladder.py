@@ -4,6 +4,7 @@ code names them; each rung answers found, refused or next, and the trail says so
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from deskreel.matching import (
     Refusal,
     locate,
 )
-from deskreel.storage.widgets import Widget
+from tests.test_objects import APPLY as TWIN_FORM_APPLY
 from tests.test_matching import NORMAL, anchor_for, centre, moved, paint
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "anchoring.md"
@@ -54,21 +55,7 @@ def test_every_rule_reads_as_a_sentence_with_its_measure() -> None:
         assert "0.25" in text and "0.5" in text and "3,4" in text, rule
 
 
-APPLY = Widget(
-    source="atspi",
-    app="form",
-    role="push button",
-    name="Apply",
-    box=(300, 100, 80, 30),
-    point=(40, 15),
-    path=(("frame", 0), ("push button", 2)),
-    parent="",
-    siblings=(("push button", "Apply"),),
-    rank=0,
-    states=("sensitive", "showing"),
-    alike=1,
-    placed=1,
-)
+APPLY = replace(TWIN_FORM_APPLY, alike=1)  # a named control with no twin
 
 
 def test_a_rung_answers_found_refused_or_next_and_the_trail_says_which() -> None:
