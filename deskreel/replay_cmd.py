@@ -145,7 +145,7 @@ def replay(
     """
     from deskreel.replayer import AnchorOptions, Progress, ReplayOptions, select_steps
     from deskreel.replayer.replay import replay as run_replay
-    from deskreel.replayer.verify import VerifyOptions
+    from deskreel.matching import VerifyOptions
     from deskreel.storage import open_store
 
     _check_options(speed, max_idle, abort_key, verify=verify, masks=masks, keep_going=keep_going)

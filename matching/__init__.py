@@ -12,7 +12,8 @@ replaying (locate): it climbs LADDER, the rungs in order, from the recorded obje
 `Refusal` (`refusal`). Under them, `ranking` weighs the places a search found, `scaling`
 searches other scales, `doubts` and `checks` hold a match that is not exact to the recorded
 screen (`recording`), and `parts` (with `fitting`, `stretches` and `deciding`) judges places
-part by part. `params` holds every threshold, once.
+part by part. `params` holds every threshold, once. `compare` is --verify's comparison of
+today's screen with the recording, in the same shape: a tuple of named checks.
 
 Other packages import the names below only (an import-linter contract holds them to it).
 They are imported on first use, so that the command line can read `params` without
@@ -27,6 +28,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported)
     from .choice import AnchorChoice as AnchorChoice
     from .choice import choose_anchor as choose_anchor
+    from .compare import CHECKS as CHECKS
+    from .compare import DIFFERENCES as DIFFERENCES
+    from .compare import Aimed as Aimed
+    from .compare import Check as Check
+    from .compare import Difference as Difference
+    from .compare import VerifyOptions as VerifyOptions
+    from .compare import checks_for as checks_for
+    from .compare import diff_image as diff_image
     from .ladder import LADDER as LADDER
     from .ladder import Ask as Ask
     from .ladder import Rung as Rung
@@ -68,6 +77,14 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
 _WHERE = {
     "AnchorChoice": "choice",
     "choose_anchor": "choice",
+    "CHECKS": "compare",
+    "DIFFERENCES": "compare",
+    "Aimed": "compare",
+    "Check": "compare",
+    "Difference": "compare",
+    "VerifyOptions": "compare",
+    "checks_for": "compare",
+    "diff_image": "compare",
     "LADDER": "ladder",
     "Ask": "ladder",
     "Rung": "ladder",

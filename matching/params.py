@@ -143,8 +143,8 @@ class Params:
     span_agree: float = 0.03
     span_across: tuple[int, ...] = (0, -1, 1)
 
-    # --- verify: what a step changed, found again after it (replayer/verify.py, content.py,
-    # scaled.py, recolour.py); the user's own tolerances are VerifyOptions ---
+    # --- verify: what a step changed, found again after it (matching/compare/: effects.py,
+    # content.py, scaled.py, recolour.py); the user's own tolerances are VerifyOptions ---
     effect_pad: int = 6  # px of context around a changed region
     effect_least: int = 30  # px: smaller changes (a caret blink) are not effects
     effects_most: int = 6  # changed regions checked per step at most

@@ -17,13 +17,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskreel.matching import NO_HINTS, PARAMS, Box, Located, Query, hints_after, locate, with_looks
+from deskreel.matching import (
+    NO_HINTS,
+    PARAMS,
+    Aimed,
+    Box,
+    Located,
+    Query,
+    hints_after,
+    locate,
+    with_looks,
+)
 from deskreel.storage import StorageError, Step, Widget
 from deskreel.xsession.files import PrivateFolder
 from deskreel.xsession.grab import Grabber
 from deskreel.xsession.images import decode_image, encode_png
 
-from .checks import Aimed
 from .defaults import DEFAULT_TIMEOUT
 from .objects import ObjectFinder
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from .anchoring import AnchorOptions
 from .defaults import DEFAULT_ABORT_KEY
 from .execute import Gestures
-from .verify import VerifyOptions
+from deskreel.matching import VerifyOptions
 
 __all__ = ["DEFAULT_OPTIONS", "ReplayOptions"]
 

@@ -18,8 +18,9 @@ from .progress import Progress
 from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
-from .checks import Aimed
-from .verify import Check, VerifyOptions, checks_for, diff_image, settled_screen
+from deskreel.matching import Aimed, Check, VerifyOptions, checks_for, diff_image
+
+from .verify import settled_screen
 from .xinput import Injector
 
 __all__ = ["Runner"]

@@ -4,8 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.replayer.checks import Aimed
-from deskreel.replayer.verify import VerifyOptions, checks_for, settled_screen
+from deskreel.matching import Aimed, Check, VerifyOptions, checks_for
+from deskreel.replayer.verify import settled_screen
 
 LIGHT = {"ground": (235,) * 3, "ink": (0,) * 3, "button": (90, 90, 200), "label": (255,) * 3}
 # another theme: every colour other, text light on dark
@@ -77,6 +77,7 @@ def test_an_object_not_found_today_fails_naming_it():
     gone = Aimed("push button 'OK'", OK_BOX, None)
     checks = run(screen(), screen("OK clicked"), screen("OK clicked"), aimed=gone)
     assert [c.kind for c in checks if not c.passed] == ["object"], checks
+    assert checks[0].difference is not None and checks[0].difference.rule == "not-found"
     assert checks[0].describe() == "object push button 'OK': not found today"
 
 
@@ -177,6 +178,10 @@ def test_changed_effect_fails():
     checks = run(screen(), screen("OK clicked"), screen("Something else"))
     failed = [c for c in checks if not c.passed]
     assert failed and failed[0].kind == "effect" and failed[0].changed > 0.02
+    difference = failed[0].difference
+    assert difference is not None and difference.rule in ("nowhere", "pixels"), failed
+    assert Check.from_json(failed[0].to_json()) == failed[0]  # kept as it was judged
+    assert all(c.difference is None for c in checks if c.passed)
 
 
 def test_shifted_layout_passes():
@@ -196,7 +201,8 @@ def test_changed_effect_is_reported_at_its_expected_place():
     x, y, w, h = effect.expected
     fx, fy, _, _ = effect.found_at  # compared at the best match near its place
     assert abs(fx - x) <= 48 and abs(fy - y) <= 48
-    assert f"not found near {list(effect.expected)}" in effect.describe()
+    assert effect.difference is not None and effect.difference.rule == "nowhere", effect
+    assert effect.difference.needed == 0.9 and effect.difference.where == effect.expected
 
 
 def test_a_duplicate_of_the_recorded_content_elsewhere_does_not_pass():

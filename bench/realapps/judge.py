@@ -21,7 +21,10 @@ import numpy as np
 from deskreel.matching import (
     NO_HINTS,
     PARAMS,
+    Aimed,
     Hints,
+    VerifyOptions,
+    checks_for,
     Located,
     ObjectAnswer,
     Query,
@@ -31,8 +34,6 @@ from deskreel.matching import (
     with_looks,
 )
 from deskreel.replayer.anchoring import aimed_at
-from deskreel.replayer.checks import Aimed
-from deskreel.replayer.verify import VerifyOptions, checks_for
 from deskreel.storage.widgets import Widget, widget_from_json
 from deskreel.xsession.images import decode_image
 

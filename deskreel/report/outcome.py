@@ -136,7 +136,7 @@ def checks_of(result: StepResult | None) -> list[dict[str, Any]]:
 
 def check_line(check: dict[str, Any]) -> str:
     """One verification check in words, as `Check.describe` says it, with its verdict."""
-    from deskreel.replayer.checks import Check
+    from deskreel.matching import Check
 
     read = Check.from_json(check)
     if read is None:  # written by another deskreel, in a shape this one cannot read

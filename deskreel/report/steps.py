@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from deskreel.matching import Difference
 from deskreel.storage import Evidence, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
@@ -77,6 +78,7 @@ def checks_table(checks: Sequence[dict[str, Any]]) -> str:
                     _found_text(c),
                     f"{score:.3f}" if isinstance(score, int | float) else "?",
                     differ,
+                    _difference(c.get("difference")),
                 )
             )
             + f"<td>{badge('passed' if c.get('passed') else 'failed')}</td></tr>"
@@ -90,10 +92,17 @@ def checks_table(checks: Sequence[dict[str, Any]]) -> str:
             "found at today",
             "score",
             "pixels differing",
+            "why it failed",
             "verdict",
         )
     )
     return f'<table class="checks"><tr>{head}</tr>{"".join(rows)}</table>'
+
+
+def _difference(data: object) -> str:
+    """A failed check's difference in words ("" for a check that passed, or an older run's)."""
+    difference = Difference.from_json(data)
+    return "" if difference is None else f"{difference.rule}: {difference.text()}"
 
 
 def check_boxes(

@@ -4,16 +4,20 @@ today's, and when a fraction of differing pixels fails a check."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from deskreel.matching import PARAMS as P
-from deskreel.matching import Box, Point
+from ..params import PARAMS as P
+from ..refusal import AT_MOST
+from ..search import Box, Point
 
 __all__ = [
+    "DIFFERENCES",
     "Aimed",
     "Check",
+    "Difference",
     "Mapper",
     "Mask",
     "VerifyOptions",
@@ -38,6 +42,45 @@ class VerifyOptions:
     keep_going: bool = False
 
 
+# Each way a check can fail, written once: the words for its measure, and whether the
+# measure must reach what is needed (at least) or stay within it (AT_MOST).
+DIFFERENCES: dict[str, tuple[str, str]] = {
+    "not-found": ("what the step acted on is found today:", ""),
+    "nowhere": ("its recorded content matches near its place at best", ""),
+    "shown-before": ("it appeared during the step (it was shown there before it too):", ""),
+    "pixels": ("the fraction of its pixels that differ:", AT_MOST),
+    "patch": ("px in the largest patch of differing pixels:", AT_MOST),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """Why a check failed, as a value: `rule` (a key of DIFFERENCES) measured `measured` in
+    `where` (today's screen, where it was compared) and needed `needed`."""
+
+    rule: str
+    measured: float
+    needed: float
+    where: Box | None = None
+
+    def text(self) -> str:
+        words, sense = DIFFERENCES[self.rule]
+        need = f"allows {AT_MOST}" if sense == AT_MOST else "needs"
+        return f"{words} {self.measured:.4g}, {need} {self.needed:.4g}"
+
+    @classmethod
+    def from_json(cls, data: object) -> Difference | None:
+        if not isinstance(data, dict) or data.get("rule") not in DIFFERENCES:
+            return None
+        where = data.get("where")
+        return cls(
+            str(data["rule"]),
+            float(data["measured"]),
+            float(data["needed"]),
+            _box(where) if where else None,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     # object (what a pointer step acted on, found today), target (around the press of a
@@ -51,12 +94,28 @@ class Check:
     passed: bool
     expected: Box | None = None  # its recorded place, mapped onto today's screen
     # near: found near its expected place; far: found elsewhere, where it appeared during
-    # the step; recoloured: found in other colours (replayer/recolour.py); before: found
+    # the step; recoloured: found in other colours (recolour.py); before: found
     # only where the screen showed it before the step too; none: not found,
     # compared at the best match near its expected place
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
     label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels
+    difference: Difference | None = None  # why it failed (differs()), once it is judged
+
+    def differs(self, options: VerifyOptions) -> Difference | None:
+        """Why this check failed, by the first rule it breaks; None when it passed."""
+        if self.passed:
+            return None
+        where = self.found_at or self.expected
+        if self.kind == "object":
+            return Difference("not-found", 0, 1, self.box)
+        if self.match == "before":
+            return Difference("shown-before", 0, 1, self.found_at)
+        if self.match == "none" and self.score < options.match_threshold:
+            return Difference("nowhere", self.score, options.match_threshold, self.expected)
+        if self.patch > options.max_patch and self.changed <= options.tolerance:
+            return Difference("patch", self.patch, options.max_patch, where)
+        return Difference("pixels", self.changed, options.tolerance, where)
 
     def describe(self) -> str:
         if self.kind == "object":
@@ -85,11 +144,11 @@ class Check:
             where += " (appeared there during the step)"
         return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> Check | None:
+    def from_json(cls, data: dict[str, Any]) -> Check | None:
         """A check as `to_json` wrote it, by this or another deskreel; None when it cannot
         be read as one."""
         try:
@@ -105,6 +164,7 @@ class Check:
                 match=str(data.get("match", "near")),
                 scale=float(data.get("scale", 1.0)),
                 label=str(data.get("label", "")),
+                difference=Difference.from_json(data.get("difference")),
             )
         except (KeyError, TypeError, ValueError, OverflowError):
             return None

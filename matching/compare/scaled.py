@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from deskreel.matching import PARAMS as P
-from deskreel.matching import Image, Point
+from ..params import PARAMS as P
+from ..search import Image, Point
 
 from .checks import Mask, VerifyOptions, measured
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from deskreel.matching import PARAMS as P
-from deskreel.matching import Box, Image
+from ..params import PARAMS as P
+from ..search import Box, Image
 
 from .checks import Mask, VerifyOptions, measured, passes
 

@@ -6,8 +6,8 @@ from typing import cast
 
 import numpy as np
 
-from deskreel.matching import PARAMS as P
-from deskreel.matching import Box, Image, Scores, grayscale
+from ..params import PARAMS as P
+from ..search import Box, Image, Scores, grayscale
 
 from .checks import Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
 from .recolour import recoloured
@@ -109,7 +109,7 @@ def find(
     """Is the recorded content of `box` on the screen: near its mapped place or, failing
     that (when `far`), where it appeared during the step? Failing both, at 1x, an effect
     whose ink the step changed in the recording (`before`, the recorded frame before it) is
-    looked for by its ink (replayer/ink.py): the same text and marks in other colours."""
+    looked for in other colours (recolour.py): the same text and marks under another theme."""
     content = Content(after, box, keep, mapper.scale, options)
     mx, my, _, _ = mapper.box(box)
     sh, sw = seen.screen.shape

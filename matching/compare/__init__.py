@@ -1,0 +1,23 @@
+"""--verify's comparison, pure (numpy and OpenCV, no X): does today's screen, once a step
+settled, show what the recording showed? `effects` holds the checks of a step as rows of
+`CHECKS`; `content` finds a recorded region on today's screen and counts the pixels that
+differ there, `scaled` does it part by part at another scale, `recolour` under another
+theme; `checks` holds the verdicts (Check, with its Difference) and the options.
+
+Other packages import these names from deskreel.matching."""
+
+from __future__ import annotations
+
+from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions
+from .effects import CHECKS, checks_for, diff_image
+
+__all__ = [
+    "CHECKS",
+    "DIFFERENCES",
+    "Aimed",
+    "Check",
+    "Difference",
+    "VerifyOptions",
+    "checks_for",
+    "diff_image",
+]

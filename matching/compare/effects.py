@@ -1,0 +1,201 @@
+"""Verification: after a step settles, does the screen show what the recording showed?
+
+Three kinds of check, all in recorded coordinates mapped through the step's shift and scale:
+- object: a pointer step's object (what its toolkit named, or its anchor's pixels) was found
+  today, with its box then and now; a pointer step not looked for (no anchor, --no-anchor)
+  gets a target check instead: the recorded pixels around its press, found near it;
+- effect: each region that the action changed in the recording (before vs after) shows its
+  recorded content on today's screen, near where it was or, failing that, somewhere else
+  where the step made it appear (a reordered layout): content that today's screen showed
+  there before the step too (a duplicate, a look-alike) is no effect of the step and never
+  passes it. Under another theme an effect passes in other colours: the recorded pixels
+  under one straight-line change of grey levels (recolour.py);
+- checkpoint: a `screenshot` step's region (or the whole screen) matches, pixel by pixel.
+A check whose content is not found is compared where it differs least, at its expected
+place or at the best match within 48 px of it, and says so.
+Pixels differ when their grayscale values differ by more than `pixel_threshold` (below that
+is anti-aliasing and rendering noise); a check passes when at most `tolerance` of its
+pixels differ and no patch of more than `max_patch` adjacent pixels differs (a changed word
+in a large region is a small fraction but a solid patch). Masked regions (a clock, a
+blinking cursor) are never compared.
+
+Where recorded content is on today's screen, and how many of its pixels differ there, is
+`content`; at another scale the comparison is part by part, in `scaled`.
+
+The checks of a step are rows of `CHECKS`, in order, each a small function of the step's
+comparison (`Compared`) that returns its checks; a failed check tells its typed
+`Difference` (checks.py). The replayer grabs and settles today's screen (replayer/verify.py)
+and calls `checks_for`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from deskreel.storage import POINTER_ACTIONS
+
+from ..params import PARAMS as P
+from ..search import Box, Image, Point, grayscale
+from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
+from .content import Views, checkpoint, find
+
+__all__ = ["CHECKS", "Compared", "checks_for", "diff_image"]
+
+
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """One step's recorded frames against today's screen, as every check sees them."""
+
+    action: str
+    before: Image | None  # recorded, before the step
+    after: Image  # recorded, after it
+    seen: Views  # today's screens, after the step and before it
+    mapper: Mapper  # recorded places to today's
+    keep: Mask  # the recorded pixels that count (masks painted out)
+    options: VerifyOptions
+    target: Point | None  # the step's recorded target
+    aimed: Aimed | None  # what a pointer step's target was found as, where looked for
+    region: Box | None  # a screenshot step's region
+
+
+def _checkpoint(c: Compared) -> list[Check]:
+    """A `screenshot` step's region (or the whole screen) matches, pixel by pixel."""
+    if c.action != "screenshot":
+        return []
+    box = c.region or (0, 0, c.after.shape[1], c.after.shape[0])
+    return [checkpoint(c.after, c.seen, box, c.mapper, c.keep, c.options)]
+
+
+def _object(c: Compared) -> list[Check]:
+    """A pointer step's object (its toolkit's, or its anchor's pixels) was found today."""
+    if c.aimed is None or c.action not in POINTER_ACTIONS:
+        return []
+    return [object_check(c.aimed)]
+
+
+def _target(c: Compared) -> list[Check]:
+    """A pointer step not looked for (no anchor, --no-anchor): nothing but the pixels around
+    the press tells that it landed on what the recording pressed (a renamed button)."""
+    if c.aimed is not None or c.target is None or c.action not in POINTER_ACTIONS:
+        return []
+    box = _around(c.target, c.after.shape)
+    return [find("target", c.after, c.seen, box, c.mapper, c.keep, c.options, far=False)]
+
+
+def _effect(c: Compared) -> list[Check]:
+    """Each region the action changed in the recording shows its recorded content today."""
+    if c.action == "screenshot" or c.before is None or c.before.shape != c.after.shape:
+        return []
+    return [
+        find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options)
+        for box in _effects(c.before, c.after, c.keep, c.options)
+    ]
+
+
+# The checks of a step, in order: each returns its checks (none where it does not apply).
+CHECKS: tuple[tuple[str, Callable[[Compared], list[Check]]], ...] = (
+    ("checkpoint", _checkpoint),
+    ("object", _object),
+    ("target", _target),
+    ("effect", _effect),
+)
+
+
+def checks_for(
+    *,
+    action: str,
+    before: Image | None,
+    after: Image | None,
+    screen: Image,
+    target: Point | None,
+    located: Point | None,
+    scale: float,
+    shift: Point = (0, 0),
+    region: Box | None,
+    masks: Sequence[Box],
+    options: VerifyOptions,
+    earlier: Image | None = None,
+    aimed: Aimed | None = None,
+) -> list[Check]:
+    """Every check of one step (the rows of CHECKS); empty when the recording has no frames
+    to compare with.
+
+    `screen` is today's screen once the step settled, `earlier` today's screen before the
+    step: an effect's recorded content found far from its place passes only where `earlier`
+    did not show it (without `earlier`, only near its place).
+
+    `target` (the step's recorded target, None for a step without one), `located` (the same
+    place today, None when it was not looked for) and `scale` (the scale it was found at)
+    map recorded places to today's. `aimed` is what a pointer step's target was found as,
+    where it was looked for: it gets a check of its own.
+    `shift` is where the recorded screen's origin is today (a recorded place p is at
+    shift + p * scale): it maps places when `located` is unknown.
+    """
+    if after is None:
+        return []
+    compared = Compared(
+        action, before, after, Views(screen, earlier, scale),
+        Mapper(target, located, scale, shift), _unmasked(after.shape, masks), options,
+        target, aimed, region,
+    )  # fmt: skip
+    checks = [check for _, run in CHECKS for check in run(compared)]
+    return [replace(check, difference=check.differs(options)) for check in checks]
+
+
+def diff_image(screen: Image, checks: Sequence[Check]) -> Image:
+    """Today's screen with each failed check's expected place in yellow, and where its
+    content was compared in red."""
+    import cv2
+
+    out = screen.copy()
+    for check in checks:
+        if check.passed:
+            continue
+        x, y, w, h = check.expected or check.box
+        cv2.rectangle(out, (x, y), (x + w, y + h), (255, 200, 0), 2)
+        if check.found_at:
+            fx, fy, fw, fh = check.found_at
+            cv2.rectangle(out, (fx, fy), (fx + fw, fy + fh), (255, 0, 0), 2)
+    return out
+
+
+def _unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Mask:
+    keep = np.ones(shape[:2], bool)
+    for x, y, w, h in masks:
+        keep[max(y, 0) : y + h, max(x, 0) : x + w] = False
+    return keep
+
+
+def _effects(before: Image, after: Image, keep: Mask, options: VerifyOptions) -> list[Box]:
+    """Boxes around what the action changed on the recorded screen, largest first."""
+    import cv2
+
+    changed = (
+        np.abs(grayscale(before).astype(np.int16) - grayscale(after)) > options.pixel_threshold
+    )
+    changed &= keep
+    if not changed.any():
+        return []
+    grown = cv2.dilate(changed.astype(np.uint8), np.ones((9, 9), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
+    boxes = [
+        tuple(int(v) for v in stats[i][:4])
+        for i in range(1, count)
+        if stats[i][4] >= P.effect_least
+    ]
+    boxes.sort(key=lambda b: -b[2] * b[3])
+    height, width = after.shape[:2]
+    pad = P.effect_pad
+    return [
+        clamp((x - pad, y - pad, w + 2 * pad, h + 2 * pad), width, height)
+        for x, y, w, h in boxes[: P.effects_most]
+    ]
+
+
+def _around(target: Point, shape: tuple[int, ...]) -> Box:
+    """The recorded pixels around a press that was not looked for."""
+    w, h = P.around_press
+    return clamp((target[0] - w // 2, target[1] - h // 2, w, h), shape[1], shape[0])
