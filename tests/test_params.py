@@ -14,8 +14,9 @@ from deskreel.matching.params import PARAMS, Params
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "matching"
-# the verify modules, whose thresholds are in the same object
-VERIFY = [ROOT / "replayer" / f"{name}.py" for name in ("verify", "content", "scaled", "recolour")]
+# the engine's modules, verify's comparison (matching/compare) among them, and verify itself:
+# their thresholds are all in the same object
+MODULES = [*sorted(ENGINE.rglob("*.py")), ROOT / "replayer" / "verify.py"]
 
 
 def _numeric(node: ast.expr) -> bool:
@@ -41,16 +42,13 @@ def _module_numbers(path: Path) -> list[str]:
 
 def test_no_engine_module_keeps_a_threshold_of_its_own() -> None:
     found = [
-        where
-        for path in [*sorted(ENGINE.glob("*.py")), *VERIFY]
-        if path.name != "params.py"
-        for where in _module_numbers(path)
+        where for path in MODULES if path.name != "params.py" for where in _module_numbers(path)
     ]
     assert found == [], f"thresholds outside matching/params.py: {found}"
 
 
 def test_every_parameter_is_read_by_the_engine() -> None:
-    users = [*ENGINE.glob("*.py"), *VERIFY, ROOT / "replayer" / "anchoring.py"]
+    users = [*MODULES, ROOT / "replayer" / "anchoring.py"]
     code = "\n".join(p.read_text() for p in users if p.name != "params.py")
     dead = [
         f.name
