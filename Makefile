@@ -50,11 +50,7 @@ REALAPPS_PACKAGES := gtk-3-examples zenity mousepad x11-apps tk8.6-doc chromium 
 	at-spi2-core python3-gi gir1.2-atspi-2.0
 
 realapps-deps: deps
-	@if dpkg -s $(REALAPPS_PACKAGES) >/dev/null 2>&1; then \
-	  echo "real applications present: $(REALAPPS_PACKAGES)"; \
-	else \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(REALAPPS_PACKAGES); \
-	fi
+	@.ci/apt-install $(REALAPPS_PACKAGES)
 
 # Builds what is missing of the corpus in /tmp/deskreel-realapps (minutes per application),
 # then measures it.
@@ -67,16 +63,11 @@ LONG_PACKAGES := xterm x11-apps
 MINUTES ?= 10
 
 bench-long: deps venv
-	@dpkg -s $(LONG_PACKAGES) >/dev/null 2>&1 || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(LONG_PACKAGES))
+	@.ci/apt-install $(LONG_PACKAGES)
 	$(PY) bench/bench_long_record.py --minutes $(MINUTES)
 
 deps:
-	@if dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
-	  echo "system packages present: $(APT_PACKAGES)"; \
-	else \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); \
-	fi
+	@.ci/apt-install $(APT_PACKAGES)
 
 venv: $(VENV)/.installed
 
