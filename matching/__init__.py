@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .trail import REFUSED as REFUSED
     from .trail import Tried as Tried
     from .trail import Trail as Trail
+    from .trail import WHY as WHY
     from .twins import object_box as object_box
 
 _WHERE = {
@@ -121,6 +122,7 @@ _WHERE = {
     "REFUSED": "trail",
     "Tried": "trail",
     "Trail": "trail",
+    "WHY": "trail",
     "object_box": "twins",
 }
 __all__ = sorted(_WHERE)

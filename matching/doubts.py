@@ -4,6 +4,8 @@ and the look back in checks.py, and the pixels right around the target here)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .checks import Match
 from .params import PARAMS as P
 from .ranking import accepted, refusal_of
@@ -13,7 +15,7 @@ from .scaling import resized, scaled_offset
 from .search import Screen, add, probe
 from .trail import Trail
 
-__all__ = ["doubt", "doubt_inner", "inner_score"]
+__all__ = ["DOUBTS", "doubt", "doubt_inner", "inner_score"]
 
 
 def doubt(
@@ -36,13 +38,24 @@ def doubt(
         return refusal_of(best, runner, threshold, margin, shift)
     if (best.score >= P.sure and match.scale == 1.0 and unique) or recording.screen is None:
         return None
-    # Not the recorded pixels: something changed (a scale, a neighbour). Three checks
-    # against the recording, each of which a look-alike fails.
-    return (
-        match.doubt_context(seen, recording, margin, trail)
-        or doubt_inner(match, seen, recording, trail)
-        or match.doubt_back(seen, recording, trail)
-    )
+    # Not the recorded pixels: something changed (a scale, a neighbour)
+    for _, check in DOUBTS:
+        refusal = check(match, seen, recording, margin, trail)
+        if refusal is not None:
+            return refusal
+    return None
+
+
+Doubt = Callable[[Match, Screen, Recording, float, Trail], Refusal | None]
+
+# The checks against the recording of a match that is not the recorded pixels, in order;
+# a look-alike fails each: the wider context fits here, the pixels right around the target
+# fit, and what was found looks more like the target than like anything else recorded.
+DOUBTS: tuple[tuple[str, Doubt], ...] = (
+    ("context", lambda m, seen, rec, margin, trail: m.doubt_context(seen, rec, margin, trail)),
+    ("inner", lambda m, seen, rec, margin, trail: doubt_inner(m, seen, rec, trail)),
+    ("back", lambda m, seen, rec, margin, trail: m.doubt_back(seen, rec, trail)),
+)
 
 
 def doubt_inner(match: Match, seen: Screen, recording: Recording, trail: Trail) -> Refusal | None:

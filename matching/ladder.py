@@ -16,9 +16,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from deskreel.storage.widgets import Widget
 
+from .doubts import DOUBTS
 from .located import OBJECT, Located, answered
 from .locating import Search, coarse, fit_anchor, shifted, window
 from .objects import ObjectAnswer, object_located
@@ -53,8 +55,9 @@ class Climb:
         return self._search
 
 
-FIND = "find"  # a rung that may answer
-CHECK = "check"  # a rung that checks the place a rung before it found
+RungKind = Literal["find", "check"]
+FIND: RungKind = "find"  # a rung that may answer
+CHECK: RungKind = "check"  # a rung that checks the place a rung before it found
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,7 @@ class Rung:
 
     name: str
     run: Callable[[Climb], Located | None]
-    kind: str = FIND
+    kind: RungKind = FIND
     pixels: bool = True
     inner: tuple[str, ...] = ()
 
@@ -76,12 +79,12 @@ def _object(climb: Climb) -> Located | None:
     if widget is None or climb.ask is None:
         return None
     answer = climb.ask(widget)
-    about = f"{widget.label} of {widget.app!r}"
+    about = f"{widget.label} of {widget.app!r}" + (f" ({answer.detail})" if answer.detail else "")
     if not answer.decided:
-        climb.trail.add(OBJECT, NEXT, about=f"{about}: {answer.reason}")
+        climb.trail.add(OBJECT, NEXT, about=about, why=answer.why)
         return None
     outcome = FOUND if answer.widget is not None else REFUSED
-    climb.trail.add(OBJECT, outcome, answer.refusal, about=about)
+    climb.trail.add(OBJECT, outcome, answer.refusal, about=about, why=answer.why)
     return object_located(answer, widget)
 
 
@@ -109,7 +112,7 @@ LADDER: tuple[Rung, ...] = (
     Rung("anchor", lambda c: fit_anchor(c.search)),
     Rung("shifted", lambda c: shifted(c.search)),
     Rung("window", lambda c: window(c.search)),
-    Rung("coarse", lambda c: coarse(c.search), inner=("context", "inner", "back")),
+    Rung("coarse", lambda c: coarse(c.search), inner=tuple(n for n, _ in DOUBTS)),
     Rung(
         "scales",
         lambda c: scales(c.search),

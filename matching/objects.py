@@ -21,6 +21,7 @@ from deskreel.storage.widgets import Widget
 from .located import Located
 from .refusal import Refusal
 from .search import Point
+from .trail import WHY
 
 __all__ = [
     "ObjectAnswer",
@@ -52,11 +53,16 @@ _LINE_ROLES = frozenset({"text", "entry", "password text"})  # a control when si
 @dataclass(frozen=True, slots=True)
 class ObjectAnswer:
     """The object rung's answer: the object today (found), a refusal, or neither (the
-    pixels decide); `reason` says which rule answered."""
+    pixels decide); `why` (a key of trail.WHY) says which rule answered, `detail` what an
+    outside party said (a failed bus's error)."""
 
     widget: Widget | None
     refusal: Refusal | None
-    reason: str
+    why: str
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        assert self.why in WHY, f"no such reason: {self.why!r}"
 
     @property
     def decided(self) -> bool:
@@ -74,31 +80,31 @@ def by_object(recorded: Widget, today: Sequence[Widget] | None) -> ObjectAnswer:
     """The recorded object among `today`'s accessibles of its role and name in its
     application (None: the application shows no tree today, or not all of it)."""
     if not acts_on_whole(recorded):
-        return ObjectAnswer(None, None, f"a point in a {recorded.role}: its content decides")
+        return ObjectAnswer(None, None, "content")
     if today is None or not recorded.app:
-        return ObjectAnswer(None, None, f"no accessibility tree of {recorded.app!r} read whole")
+        return ObjectAnswer(None, None, "no-tree")
     same = [w for w in today if (w.role, w.name) == (recorded.role, recorded.name)]
     if not same:
         if recorded.name:
-            return ObjectAnswer(None, Refusal("object-gone", 0, 1), "gone or renamed")
-        return ObjectAnswer(None, None, f"no unnamed {recorded.role} today")
+            return ObjectAnswer(None, Refusal("object-gone", 0, 1), "gone")
+        return ObjectAnswer(None, None, "no-unnamed")
     placed = [w for w in same if same_place(w, recorded)]
     if len(placed) == 1 and recorded.placed == 1:
-        return usable(placed[0], recorded, "same role, name and place among its siblings")
+        return usable(placed[0], recorded, "same-place")
     if len(placed) > 1 or recorded.placed > 1:
-        return ObjectAnswer(None, None, "twins in the same surroundings")
+        return ObjectAnswer(None, None, "twins")
     lone = recorded.name and recorded.alike == 1 and len(same) == 1
     if lone and same[0].window == recorded.window:
-        return usable(same[0], recorded, "the only one of its role and name, then and now")
-    return ObjectAnswer(None, None, "its place among its siblings changed")
+        return usable(same[0], recorded, "only-one")
+    return ObjectAnswer(None, None, "moved")
 
 
-def usable(today: Widget, recorded: Widget, reason: str) -> ObjectAnswer:
+def usable(today: Widget, recorded: Widget, why: str) -> ObjectAnswer:
     """`today` found, unless it cannot take the press now: insensitive where the recorded
     one was not (a replay waits for it, as for a target not there yet)."""
     if "sensitive" in recorded.states and "sensitive" not in today.states:
         return ObjectAnswer(None, Refusal("object-insensitive", 0, 1), "insensitive")
-    return ObjectAnswer(today, None, reason)
+    return ObjectAnswer(today, None, why)
 
 
 def placed_alone(recorded: Widget) -> bool:
@@ -115,7 +121,7 @@ def at_recorded_place(recorded: Widget, here: Widget | None) -> ObjectAnswer | N
         return None
     if (here.role, here.name) != (recorded.role, recorded.name) or not same_place(here, recorded):
         return None
-    return usable(here, recorded, "at its recorded place, and it had no twin")
+    return usable(here, recorded, "at-place")
 
 
 def same_place(today: Widget, recorded: Widget) -> bool:

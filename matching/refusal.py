@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .search import Point
 
-__all__ = ["AT_MOST", "RULES", "Refusal"]
+__all__ = ["AT_MOST", "RULES", "Refusal", "rule_text"]
 
 AT_MOST = "at most"  # the measure must stay within what is needed; else it must reach it
 
@@ -58,8 +58,18 @@ class Refusal:
     needed: float
     where: Point | None = None
 
+    def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"no such rule: {self.rule!r}")
+
     def text(self) -> str:
-        words, sense = RULES[self.rule]
         place = "" if self.where is None else f" at {self.where[0]},{self.where[1]}"
-        need = f"allows {AT_MOST}" if sense == AT_MOST else "needs"
-        return f"{words} {self.measured:.4g}{place}, {need} {self.needed:.4g}"
+        return rule_text(RULES[self.rule], self.measured, self.needed, place)
+
+
+def rule_text(rule: tuple[str, str], measured: float, needed: float, place: str = "") -> str:
+    """A rule of a table such as RULES (its words and sense) as it held for one place: what
+    it measured there, and what it needs (at least) or allows (at most)."""
+    words, sense = rule
+    need = f"allows {AT_MOST}" if sense == AT_MOST else "needs"
+    return f"{words} {measured:.4g}{place}, {need} {needed:.4g}"

@@ -4,15 +4,36 @@ made of it only where a person reads it (the CLI, the report, the JSON output)."
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from .refusal import Refusal
 
-__all__ = ["FOUND", "NEXT", "PASSED", "REFUSED", "Trail", "Tried"]
+__all__ = ["FOUND", "NEXT", "PASSED", "REFUSED", "WHY", "Outcome", "Trail", "Tried"]
 
-FOUND = "found"  # the rung found the target: an answer
-REFUSED = "refused"  # the rung refused it: an answer
-NEXT = "next"  # the rung left it to the rungs after it (with its refusal, where it doubted)
-PASSED = "passed"  # a check that a place passed
+Outcome = Literal["found", "refused", "next", "passed"]
+FOUND: Outcome = "found"  # the rung found the target: an answer
+REFUSED: Outcome = "refused"  # the rung refused it: an answer
+NEXT: Outcome = "next"  # the rung left it to the rungs after it (with its refusal, where it
+# doubted, or why it could not decide)
+PASSED: Outcome = "passed"  # a check that a place passed
+
+# Why the object rung (objects.py) answered as it did, each written once; a refusal's words
+# are its rule's (refusal.py). The entry's `about` names the object.
+WHY: dict[str, str] = {
+    "content": "a point in its content, which its box does not tell: the pixels decide",
+    "no-tree": "its application's accessibility tree was not read whole: the pixels decide",
+    "no-bus": "no accessibility bus on this display: the pixels decide",
+    "tree-failed": "the accessibility tree failed: the pixels decide",
+    "gone": "gone or renamed",
+    "no-unnamed": "no unnamed object of its role today: the pixels decide",
+    "twins": "twins in the same surroundings: the pixels decide",
+    "moved": "its place among its siblings changed: the pixels decide",
+    "same-place": "same role, name and place among its siblings",
+    "only-one": "the only one of its role and name, then and now",
+    "at-place": "at its recorded place, and it had no twin",
+    "insensitive": "it takes no input today",
+    "covered": "covered or hidden where it would be pressed",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,14 +42,20 @@ class Tried:
     before leaving it to the next rungs), the best score it saw, and what it was about."""
 
     name: str
-    outcome: str
+    outcome: Outcome
     refusal: Refusal | None = None
     score: float | None = None
-    about: str = ""  # what the refusal concerns, in a person's words (an object's label)
+    about: str = ""  # what the entry concerns, in a person's words (an object's label)
+    why: str = ""  # a key of WHY: why the object rung answered so
+
+    def __post_init__(self) -> None:
+        assert not self.why or self.why in WHY, f"no such reason: {self.why!r}"
 
     def text(self) -> str:
         """The entry as a person reads it."""
-        said = self.refusal.text() if self.refusal is not None else ""
+        said = "; ".join(
+            s for s in (WHY.get(self.why, ""), self.refusal and self.refusal.text()) if s
+        )
         about = f"{self.about}: " if self.about and said else self.about
         return f"{self.name} {self.outcome}" + (f": {about}{said}" if about or said else "")
 
@@ -43,6 +70,8 @@ class Tried:
                 out["where"] = list(r.where)
         if self.about:
             out["about"] = self.about
+        if self.why:
+            out["why"] = self.why
         return out
 
 
@@ -55,13 +84,14 @@ class Trail:
     def add(
         self,
         name: str,
-        outcome: str = PASSED,
+        outcome: Outcome = PASSED,
         refusal: Refusal | None = None,
         *,
         score: float | None = None,
         about: str = "",
+        why: str = "",
     ) -> None:
-        self._entries.append(Tried(name, outcome, refusal, score, about))
+        self._entries.append(Tried(name, outcome, refusal, score, about, why))
 
     def open(self, name: str) -> int:
         """Enter rung `name` (as going on to the next, until closed): its place in the trail,
@@ -70,7 +100,12 @@ class Trail:
         return len(self._entries) - 1
 
     def close(
-        self, at: int, outcome: str, refusal: Refusal | None = None, *, score: float | None = None
+        self,
+        at: int,
+        outcome: Outcome,
+        refusal: Refusal | None = None,
+        *,
+        score: float | None = None,
     ) -> None:
         """What the rung entered at `at` came to."""
         self._entries[at] = Tried(self._entries[at].name, outcome, refusal, score)

@@ -35,7 +35,7 @@ def ask_tree(tree: Any, conn: Any, recorded: Widget) -> ObjectAnswer:
     connection to the same display): at its recorded place, else among every object of its
     role and name, then checked to be what the screen shows where it would be pressed."""
     if not acts_on_whole(recorded):
-        return ObjectAnswer(None, None, f"a point in a {recorded.role}: its content decides")
+        return by_object(recorded, None)  # its content decides: no question asked
     if placed_alone(recorded):  # else the hit test could not decide: spare it
         x, y, _, _ = recorded.box
         here = _shown_at(tree, conn, recorded, (x + recorded.point[0], y + recorded.point[1]))
@@ -48,7 +48,7 @@ def ask_tree(tree: Any, conn: Any, recorded: Widget) -> ObjectAnswer:
         return answer
     point = point_in(answer.widget, recorded)
     if not _shows(tree, conn, recorded, answer.widget, point):
-        return ObjectAnswer(None, Refusal("object-covered", 0, 1, point), "covered or hidden")
+        return ObjectAnswer(None, Refusal("object-covered", 0, 1, point), "covered")
     return answer
 
 
@@ -91,15 +91,15 @@ class ObjectFinder:
 
     def find(self, recorded: Widget) -> ObjectAnswer:
         if not acts_on_whole(recorded):
-            return ObjectAnswer(None, None, f"a point in a {recorded.role}: its content decides")
+            return by_object(recorded, None)  # its content decides: no bus opened for it
         if self._open() is None:
-            return ObjectAnswer(None, None, "no accessibility bus on this display")
+            return ObjectAnswer(None, None, "no-bus")
         started = self._clock()
         try:
             with self._tree.bus.budget(QUESTION_BUDGET):
                 return ask_tree(self._tree, self._conn, recorded)
         except Exception as err:  # a bus or application gone wrong: the pixels decide
-            return ObjectAnswer(None, None, f"the accessibility tree failed: {err}")
+            return ObjectAnswer(None, None, "tree-failed", str(err))
         finally:
             self.asked += 1
             self.seconds += self._clock() - started

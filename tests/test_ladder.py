@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from deskreel.matching import (
     FOUND,
@@ -15,6 +16,7 @@ from deskreel.matching import (
     NEXT,
     REFUSED,
     RULES,
+    WHY,
     Hints,
     ObjectAnswer,
     Query,
@@ -24,7 +26,8 @@ from deskreel.matching import (
 from tests.test_objects import APPLY as TWIN_FORM_APPLY
 from tests.test_matching import NORMAL, anchor_for, centre, moved, paint
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "anchoring.md"
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "anchoring.md"
 BULLET = re.compile(r"^- `([\w-]+)`(?: \(((?:`[\w-]+`(?:, )?)+)\))?")
 
 
@@ -55,6 +58,20 @@ def test_every_rule_reads_as_a_sentence_with_its_measure() -> None:
         assert "0.25" in text and "0.5" in text and "3,4" in text, rule
 
 
+def test_a_refusal_or_a_reason_outside_its_table_is_refused_at_once() -> None:
+    with pytest.raises(ValueError, match="no such rule"):
+        Refusal("score-too-low", 0.5, 0.85)
+    with pytest.raises(AssertionError, match="no such reason"):
+        ObjectAnswer(None, None, "the pixels decide")
+
+
+def test_every_reason_of_the_object_rung_is_given_somewhere() -> None:
+    code = "\n".join(
+        p.read_text() for folder in ("matching", "replayer") for p in (ROOT / folder).glob("*.py")
+    )
+    assert [why for why in WHY if f'"{why}"' not in code.replace(f'"{why}": ', "")] == []
+
+
 APPLY = replace(TWIN_FORM_APPLY, alike=1)  # a named control with no twin
 
 
@@ -65,16 +82,16 @@ def test_a_rung_answers_found_refused_or_next_and_the_trail_says_which() -> None
     query = Query(crop, choice.offset, target, choice.distinctive, widget=APPLY)
 
     # The object rung finds: no pixel rung is climbed.
-    today = ObjectAnswer(APPLY, None, "same role, name and place among its siblings")
+    today = ObjectAnswer(APPLY, None, "same-place")
     by_object = locate(screen, query, ask=lambda _: today)
     assert by_object.found and by_object.rung == "object" and by_object.rungs == ("object",)
     # It refuses: that stands, whatever the pixels say.
-    gone = ObjectAnswer(None, Refusal("object-gone", 0, 1), "gone or renamed")
+    gone = ObjectAnswer(None, Refusal("object-gone", 0, 1), "gone")
     refused = locate(screen, query, ask=lambda _: gone)
     assert not refused.found and refused.rule == "object-gone" and refused.by_object
     assert [(t.name, t.outcome) for t in refused.trail] == [("object", REFUSED)]
     # It goes on: the pixels answer, and the trail says the object rung went on first.
-    unsure = ObjectAnswer(None, None, "no accessibility bus on this display")
+    unsure = ObjectAnswer(None, None, "no-bus")
     pixels = locate(screen, query, ask=lambda _: unsure)
     assert pixels.found and pixels.rung == "window" and not pixels.by_object
     assert [(t.name, t.outcome) for t in pixels.trail] == [("object", NEXT), ("window", FOUND)]
@@ -92,7 +109,7 @@ def test_the_shift_is_told_once_by_the_answer() -> None:
 
 
 def test_no_anchor_and_an_object_left_to_the_pixels_is_undecided() -> None:
-    unsure = ObjectAnswer(None, None, "no accessibility bus on this display")
+    unsure = ObjectAnswer(None, None, "no-bus")
     answer = locate(np.zeros((8, 8, 3), np.uint8), Query(None, widget=APPLY), ask=lambda _: unsure)
     assert not answer.decided and not answer.found and answer.refusal is None
 

@@ -292,12 +292,12 @@ def _objects(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | 
         with tree.bus.budget(QUESTION_BUDGET):
             answer = ask_tree(tree, display, widget)
     except Exception as err:  # as ObjectFinder.find: the pixels decide
-        answer = ObjectAnswer(None, None, f"the accessibility tree failed: {err}")
+        answer = ObjectAnswer(None, None, "tree-failed", str(err))
     refusal = answer.refusal
     return {
         "widget": widget_to_json(answer.widget),
         "refusal": None if refusal is None else [refusal.rule, refusal.measured, refusal.needed],
-        "reason": answer.reason,
+        "why": answer.why,
         "ms": round((time.perf_counter() - started) * 1000, 2),
     }
 

@@ -173,7 +173,7 @@ def _object_stage(
     answer = ObjectAnswer(
         widget_from_json(objects["widget"]),
         None if refusal is None else Refusal(refusal[0], refusal[1], refusal[2]),
-        objects["reason"],
+        objects["why"],
     )
     return answer, float(objects["ms"])
 

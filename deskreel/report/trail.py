@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from deskreel.matching import AT_MOST, RULES
+from deskreel.matching import AT_MOST, RULES, WHY
 from deskreel.storage import Evidence, StepResult
 
 __all__ = ["trail_of", "trail_rows", "trail_table"]
@@ -32,7 +32,7 @@ def trail_rows(trail: list[dict[str, Any]]) -> list[tuple[str, ...]]:
             _number(t.get("measured")),
             _needed(t),
             _where(t.get("where")),
-            str(t.get("about", "")),
+            _about(t),
         )
         for t in trail
     ]
@@ -66,6 +66,14 @@ def _needed(entry: dict[str, Any]) -> str:
         return ""
     sense = RULES[rule][1] if isinstance(rule, str) and rule in RULES else ""
     return f"{'≤' if sense == AT_MOST else '≥'} {needed:.4g}"
+
+
+def _about(entry: dict[str, Any]) -> str:
+    """What the entry concerns, and why the object rung answered so (its key alone where
+    this deskreel does not know it)."""
+    about, why = str(entry.get("about", "")), entry.get("why")
+    said = WHY.get(why, why) if isinstance(why, str) else ""
+    return ": ".join(s for s in (about, said) if s)
 
 
 def _number(value: object) -> str:

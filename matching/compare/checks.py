@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..params import PARAMS as P
-from ..refusal import AT_MOST
+from ..refusal import AT_MOST, rule_text
 from ..search import Box, Point
 
 __all__ = [
@@ -63,10 +63,12 @@ class Difference:
     needed: float
     where: Box | None = None
 
+    def __post_init__(self) -> None:
+        if self.rule not in DIFFERENCES:
+            raise ValueError(f"no such difference: {self.rule!r}")
+
     def text(self) -> str:
-        words, sense = DIFFERENCES[self.rule]
-        need = f"allows {AT_MOST}" if sense == AT_MOST else "needs"
-        return f"{words} {self.measured:.4g}, {need} {self.needed:.4g}"
+        return rule_text(DIFFERENCES[self.rule], self.measured, self.needed)
 
     @classmethod
     def from_json(cls, data: object) -> Difference | None:
