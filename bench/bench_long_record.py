@@ -248,16 +248,19 @@ def report(run: Run) -> None:
     lags = [lag for row in rows for lag in row.lags]
     persons = [a for a in run.actions]
     steps = [s for s in run.steps if s != "wait"]
-    print(f"\n{run.desktop} desktop, {len(rows)} minutes")
+    print(f"\n{run.desktop} desktop, {len(rows)} minutes (the last one ends at the stop chord)")
     head = ("minute", 6), ("RSS MB", 8), ("lag p95 s", 10), ("worst s", 8), ("CPU %", 6)
-    print("  " + " ".join(f"{name:>{width}}" for name, width in head) + f" {'DB MB':>7}")
+    print("  " + " ".join(f"{name:>{width}}" for name, width in head) + "   DB MB  +DB MB")
+    db_before = 0.0
     for i, row in enumerate(rows, 1):
         print(
             f"  {i:6d} {row.rss_mb:8.1f} {_p95(row.lags):10.2f} {max(row.lags, default=0):8.2f} "
-            f"{100 * row.cpu:6.1f} {row.db_mb:7.1f}"
+            f"{100 * row.cpu:6.1f} {row.db_mb:7.1f} {row.db_mb - db_before:+7.2f}"
         )
+        db_before = row.db_mb
     print(
-        f"  RSS growth after the first minute: {rows[-1].rss_mb - first:+.1f} MB; "
+        f"  RSS growth after the first minute: {max(r.rss_mb for r in rows) - first:+.1f} MB "
+        f"at most ({rows[-1].rss_mb - first:+.1f} MB at the end); "
         f"lag p95 {_p95(lags):.2f} s, worst {max(lags, default=0):.2f} s; "
         f"CPU mean {100 * statistics.fmean(r.cpu for r in rows):.1f} % of a core"
     )
