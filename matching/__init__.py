@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .ladder import LADDER as LADDER
     from .ladder import Ask as Ask
     from .ladder import Rung as Rung
+    from .ladder import Windows as Windows
     from .ladder import hints_after as hints_after
     from .ladder import locate as locate
     from .ladder import rung_names as rung_names
@@ -89,6 +90,7 @@ _WHERE = {
     "LADDER": "ladder",
     "Ask": "ladder",
     "Rung": "ladder",
+    "Windows": "ladder",
     "hints_after": "ladder",
     "locate": "ladder",
     "rung_names": "ladder",

@@ -14,25 +14,28 @@ where a person reads it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from deskreel.storage.widgets import Widget
+from deskreel.storage.widgets import ATSPI, XWINDOW, Widget
 
 from .doubts import DOUBTS
-from .located import OBJECT, Located, answered
+from .located import OBJECT, XWINDOW_RUNG, Located, answered
 from .locating import Search, coarse, fit_anchor, shifted, window
 from .objects import ObjectAnswer, object_located
 from .other_scales import IN_EACH_RANGE, LOOK_BACK, scales
 from .query import NO_HINTS, Hints, Query
-from .search import Image
+from .search import Image, grayscale
+from .xwindows import by_window
 from .trail import FOUND, NEXT, REFUSED, Trail
 from .twins import doubt_twins
 
 __all__ = ["LADDER", "Ask", "Climb", "Rung", "hints_after", "locate", "rung_names"]
 
 Ask = Callable[[Widget], ObjectAnswer]  # asks today's toolkit for the recorded object
+# today's X windows at the recorded window's path, one per top-level of its application
+Windows = Callable[[Widget], Sequence[Widget]]
 
 
 @dataclass
@@ -44,8 +47,17 @@ class Climb:
     hints: Hints
     trail: Trail
     ask: Ask | None = None
+    windows: Windows | None = None
     found: Located | None = None  # for a check: the place found
     _search: Search | None = None
+    _gray: Image | None = None
+
+    @property
+    def gray(self) -> Image:
+        """Today's screen in grey levels, made once."""
+        if self._gray is None:
+            self._gray = grayscale(self.screen)
+        return self._gray
 
     @property
     def search(self) -> Search:
@@ -76,7 +88,7 @@ def _object(climb: Climb) -> Located | None:
     """What the recorded object's toolkit says of it today (objects.py): found at the
     recorded press moved into today's box, refused by its rule, or next."""
     widget = climb.query.widget
-    if widget is None or climb.ask is None:
+    if widget is None or widget.source != ATSPI or climb.ask is None:
         return None
     answer = climb.ask(widget)
     about = f"{widget.label} of {widget.app!r}" + (f" ({answer.detail})" if answer.detail else "")
@@ -86,6 +98,20 @@ def _object(climb: Climb) -> Located | None:
     outcome = FOUND if answer.widget is not None else REFUSED
     climb.trail.add(OBJECT, outcome, answer.refusal, about=about, why=answer.why)
     return object_located(answer, widget)
+
+
+def _xwindow(climb: Climb) -> Located | None:
+    """The recorded X window at its path today (xwindows.py): found at the recorded press in
+    today's box where it shows what it showed, or next."""
+    widget = climb.query.widget
+    if widget is None or widget.source != XWINDOW or climb.windows is None:
+        return None
+    recorded = climb.query.context.screen if climb.query.context is not None else None
+    context = recorded.gray if recorded is not None else None
+    answer = by_window(widget, climb.windows(widget), climb.gray, context)
+    about = f"window {'/'.join(str(i) for _, i in widget.path)} of {widget.app!r}"
+    climb.trail.add(XWINDOW_RUNG, FOUND if answer.decided else NEXT, about=about, why=answer.why)
+    return object_located(answer, widget) if answer.decided else None
 
 
 def _twins(climb: Climb) -> Located | None:
@@ -109,6 +135,7 @@ def _twins(climb: Climb) -> Located | None:
 
 LADDER: tuple[Rung, ...] = (
     Rung(OBJECT, _object, pixels=False),
+    Rung(XWINDOW_RUNG, _xwindow, pixels=False),
     Rung("anchor", lambda c: fit_anchor(c.search)),
     Rung("shifted", lambda c: shifted(c.search)),
     Rung("window", lambda c: window(c.search)),
@@ -128,15 +155,20 @@ def rung_names() -> list[str]:
 
 
 def locate(
-    screen: Image, query: Query, hints: Hints = NO_HINTS, *, ask: Ask | None = None
+    screen: Image,
+    query: Query,
+    hints: Hints = NO_HINTS,
+    *,
+    ask: Ask | None = None,
+    windows: Windows | None = None,
 ) -> Located:
     """Find `query`'s target on `screen` (RGB, H x W x 3) by climbing LADDER; `ask` asks
-    today's toolkit for the recorded object (None: the object rung is skipped). Where no
-    rung could answer (no anchor, and the object left it to the pixels), the answer is not
-    `decided`."""
+    today's toolkit for the recorded object, `windows` today's X server for the recorded
+    window (None: that rung is skipped). Where no rung could answer (no anchor, and the
+    object left it to the pixels), the answer is not `decided`."""
     started = time.perf_counter()
     trail = Trail()
-    once = _climb(Climb(screen, query, hints, trail, ask), pixels=False)
+    once = _climb(Climb(screen, query, hints, trail, ask, windows), pixels=False)
     if once is not None:
         return answered(once[0], once[1], trail, started, query.recorded)
     if query.anchor is None:

@@ -16,6 +16,7 @@ from .trail import Trail, Tried
 
 __all__ = [
     "OBJECT",
+    "XWINDOW_RUNG",
     "Located",
     "answered",
     "by_parts",
@@ -26,6 +27,7 @@ __all__ = [
 ]
 
 OBJECT = "object"  # the rung that asks the toolkit (objects.py)
+XWINDOW_RUNG = "xwindow"  # the rung that asks the X server (xwindows.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +89,9 @@ class Located:
 
     @property
     def by_object(self) -> bool:
-        """Whether what the toolkit says of the object decided, not the pixels."""
-        return self.rung == OBJECT
+        """Whether what the toolkit or the X server says of the object decided, not the
+        pixels."""
+        return self.rung in (OBJECT, XWINDOW_RUNG)
 
     @property
     def moved(self) -> Point | None:

@@ -160,6 +160,10 @@ class Params:
     verify_half: int = 6  # px (today's): a part is looked for by halves when they are this wide
     same_gain: float = 0.1  # a recolouring gain within this of 1: no theme change
     least_gain: float = 1 / 3  # least share of the recorded contrast a theme keeps
+    # The X-window rung (xwindows.py): px of a window's rim left out when what it shows is
+    # compared, where toolkits draw hover and focus rings (Athena's highlight, Tk's
+    # highlightthickness, Motif's shadow: 1 to 3 px)
+    window_rim: int = 3
 
 
 PARAMS = Params()

@@ -33,6 +33,13 @@ WHY: dict[str, str] = {
     "at-place": "at its recorded place, and it had no twin",
     "insensitive": "it takes no input today",
     "covered": "covered or hidden where it would be pressed",
+    # the X-window rung (xwindows.py)
+    "xwindow-path": "no window of its application at its path today: the pixels decide",
+    "xwindow-layout": "its siblings lie otherwise today: the pixels decide",
+    "xwindow-many": "several windows of its application agree: the pixels decide",
+    "xwindow-resized": "its window changed size: the pixels decide",
+    "xwindow-shows": "its window shows something else today: the pixels decide",
+    "xwindow-same": "the window at its path, showing what it showed (in its colours or others)",
 }
 
 

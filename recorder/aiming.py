@@ -1,7 +1,8 @@
-"""What the pointer is on, as the toolkit says: a thread that asks the accessibility tree
-(xsession/atspi.py) for the object under the pointer whenever the pointer comes to rest,
-and notes each answer, with when it was asked, in the frame timeline; the finisher gives a
-press the answer that held for it (`answer_for_press`).
+"""What the pointer is on, as the toolkit and the X server say: a thread that asks the
+accessibility tree (xsession/atspi.py) for the object under the pointer, and the X server
+for the window there (xsession/xwindows.py), whenever the pointer comes to rest, and notes
+each answer, with when it was asked, in the frame timeline; the finisher gives a press the
+answer that held for it (`answer_for_press`), the accessibility tree's first.
 
 Off the input path: it has its own X connection and its own D-Bus connection, and the
 events never wait for it. A person glides onto a target, stops, and presses: the answer was
@@ -29,18 +30,38 @@ __all__ = ["COUNT_BUDGET", "AimWatch", "answer_for_press", "box_changed", "objec
 COUNT_BUDGET = 1.0  # s for counting an object's twins in its application; past it: unknown
 
 
+Source = Callable[[WidgetSeen], Widget | None]  # which answer of a question is meant
+
+
+def _accessible(seen: WidgetSeen) -> Widget | None:
+    return seen.widget
+
+
+def _xwindow(seen: WidgetSeen) -> Widget | None:
+    return seen.window
+
+
+SOURCES: tuple[Source, ...] = (_accessible, _xwindow)  # in the ladder's order
+
+
 def answer_for_press(
-    seen: WidgetSeen | None, press: float, point: tuple[int, int], presses: Sequence[float]
+    seen: WidgetSeen | None,
+    press: float,
+    point: tuple[int, int],
+    presses: Sequence[float],
+    source: Source = _accessible,
 ) -> Widget | None:
-    """The object a press at `point` at time `press` was on: `seen`, the last answer before
-    it, when that was asked at this very point with no other press from its asking to this
-    one (`presses`); box_changed then tells whether the screen changed there meanwhile."""
-    if seen is None or seen.widget is None or seen.point != point:
+    """The object a press at `point` at time `press` was on: `source`'s answer of `seen`,
+    the last question before it, when that was asked at this very point with no other press
+    from its asking to this one (`presses`); box_changed then tells whether the screen
+    changed there meanwhile."""
+    said = source(seen) if seen is not None else None
+    if seen is None or said is None or seen.point != point:
         return None
     if any(seen.asked <= t < press for t in presses):
         return None  # an earlier press may have changed what is there
-    x, y, _, _ = seen.widget.box
-    return replace(seen.widget, point=(point[0] - x, point[1] - y))
+    x, y, _, _ = said.box
+    return replace(said, point=(point[0] - x, point[1] - y))
 
 
 def object_of_press(
@@ -51,23 +72,41 @@ def object_of_press(
     *,
     frames: bool = True,
 ) -> Widget | None:
-    """The object a press at `point` at time `press` was on (answer_for_press), unless the
-    screen changed inside it after the question (with `frames`: the screen is watched). Then
-    it is kept only when a later question at the point, asked before the press, gave the
-    same object and the screen inside it stayed the same from that asking to the press: the
-    change (a submenu opening over its edge, a tooltip) left the object as it was. That
-    later answer may have come after the press; only its agreement counts."""
+    """The object a press at `point` at time `press` was on, from the first source that
+    knows it: the accessibility tree's, else the X window's."""
+    for source in SOURCES:
+        found = _of_press(timeline, press, point, presses, source, frames=frames)
+        if found is not None:
+            return found
+    return None
+
+
+def _of_press(
+    timeline: FrameTimeline,
+    press: float,
+    point: tuple[int, int],
+    presses: Sequence[float],
+    source: Source,
+    *,
+    frames: bool,
+) -> Widget | None:
+    """`source`'s object of the press (answer_for_press), unless the screen changed inside
+    it after the question (with `frames`: the screen is watched). Then it is kept only when
+    a later question at the point, asked before the press, gave the same object and the
+    screen inside it stayed the same from that asking to the press: the change (a submenu
+    opening over its edge, a tooltip) left the object as it was. That later answer may have
+    come after the press; only its agreement counts."""
     seen = timeline.widget_seen(press)
-    found = answer_for_press(seen, press, point, presses)
-    if found is None or seen is None or seen.widget is None or not frames:
+    found = answer_for_press(seen, press, point, presses, source)
+    before = source(seen) if seen is not None else None
+    if found is None or seen is None or before is None or not frames:
         return found
     if not box_changed(timeline, found.box, seen.asked, press):
         return found
-    before = seen.widget
     confirmed = (
         later.asked
         for later in timeline.widgets_asked(seen.asked, press)
-        if later.point == point and later.widget is not None and _same(before, later.widget)
+        if later.point == point and (again := source(later)) is not None and _same(before, again)
     )
     return found if any(not box_changed(timeline, found.box, t, press) for t in confirmed) else None
 
@@ -137,8 +176,7 @@ class AimWatch:
             self.ready.set()
             if tree is None and self.started.wait(5) and not self._stop.is_set():
                 self._say(NO_ACCESSIBILITY)
-            if tree is not None:
-                self._watch(conn, tree)
+            self._watch(conn, tree)  # the X server's windows, without a tree too
         except Exception:  # a dead bus or display: the objects stop, the recording does not
             self.available = bool(self.available)
         finally:
@@ -173,14 +211,19 @@ class AimWatch:
             if asked is not None and asked[0] == here and (changed is None or changed < asked[1]):
                 continue  # asked here already, and the screen is the same since
             asked = (here, now)
-            self._ask(tree, here, now, top)
+            self._ask(conn, tree, here, now, top)
 
-    def _ask(self, tree: Any, point: tuple[int, int], asked: float, top: Any) -> None:
+    def _ask(self, conn: Any, tree: Any, point: tuple[int, int], asked: float, top: Any) -> None:
+        """Ask what is at `point`: the X server's window there, and the accessibility tree's
+        object (`tree` None: the display has none)."""
         from deskreel.xsession.atspi import Gone
+        from deskreel.xsession.xwindows import window_object
 
+        window = window_object(conn, *point)
         pid = top.pid if top is not None else None
         try:
-            widget = tree.at_point(*point, pid=pid, window=top.box) if pid is not None else None
+            asking = tree is not None and pid is not None
+            widget = tree.at_point(*point, pid=pid, window=top.box) if asking else None
         except Gone:  # no answer in time: nothing known, nothing kept
             widget = None
         seen = self.timeline.widget_seen(asked)
@@ -190,9 +233,10 @@ class AimWatch:
         elif widget is not None and acts_on_whole(widget):
             widget = _counted(tree, widget, pid)
         done = self._clock()
-        self.asked += 1
-        self.seconds += done - asked
-        self.timeline.note_widget(WidgetSeen(asked, done, point, widget))
+        if tree is not None:  # what record's summary says the accessibility tree cost
+            self.asked += 1
+            self.seconds += done - asked
+        self.timeline.note_widget(WidgetSeen(asked, done, point, widget, window))
 
 
 def _same(before: Widget, now: Widget) -> bool:

@@ -54,13 +54,15 @@ class WindowInfo:
 
 @dataclass(frozen=True, slots=True)
 class WidgetSeen:
-    """What the accessibility tree said was under the pointer at `point`: asked at time
-    `asked`, answered by `t`; `widget` None: nothing, or nothing that may be kept."""
+    """What was under the pointer at `point`, asked at time `asked` and answered by `t`: the
+    accessibility tree's object (`widget`) and the X server's window (`window`,
+    xsession/xwindows.py); None: nothing, or nothing that may be kept."""
 
     asked: float
     t: float
     point: tuple[int, int]
     widget: Widget | None
+    window: Widget | None = None
 
 
 class FrameTimeline:

@@ -34,7 +34,7 @@ from deskreel.xsession.grab import Grabber
 from deskreel.xsession.images import decode_image, encode_png
 
 from .defaults import DEFAULT_TIMEOUT
-from .objects import ObjectFinder
+from .objects import ObjectFinder, WindowFinder
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_TIMEOUT", "aimed_at"]
 
@@ -117,6 +117,7 @@ class Locator:
         self.options, self._pause, self._clock = options, pause, clock
         self.grabber = Grabber(display_name)
         self.objects = ObjectFinder(display_name)
+        self.windows = WindowFinder(display_name)
         self._images: dict[int, Any] = {}
         self.last_screen: Any = None
         # The scale the last target was found at: the screen most likely has it still (a
@@ -142,7 +143,9 @@ class Locator:
         while True:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
-            located = locate(screen, query, self.hints, ask=self.objects.find)
+            located = locate(
+                screen, query, self.hints, ask=self.objects.find, windows=self.windows.find
+            )
             if not located.decided:
                 return None  # no anchor, and the object left it to the pixels
             self.hints = hints_after(located, self.hints)
@@ -215,3 +218,4 @@ class Locator:
     def close(self) -> None:
         self.grabber.close()
         self.objects.close()
+        self.windows.close()

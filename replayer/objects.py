@@ -25,7 +25,7 @@ from deskreel.matching import (
 from deskreel.matching import Refusal
 from deskreel.storage import Widget
 
-__all__ = ["QUESTION_BUDGET", "ObjectFinder", "ask_tree"]
+__all__ = ["QUESTION_BUDGET", "ObjectFinder", "WindowFinder", "ask_tree"]
 
 QUESTION_BUDGET = 2.0  # s for one look at the tree, however many calls it takes
 
@@ -121,6 +121,35 @@ class ObjectFinder:
         if self._tree is not None:
             self._tree.close()
             self._tree = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+class WindowFinder:
+    """Asks one display's X server for a recorded window at its path today (the X-window
+    rung); use it from the replay thread only. `asked` and `seconds` are what it cost."""
+
+    def __init__(self, display_name: str, *, clock: Callable[[], float] = time.perf_counter):
+        self._name, self._clock = display_name, clock
+        self._conn: Any = None
+        self.asked = 0
+        self.seconds = 0.0
+
+    def find(self, recorded: Widget) -> list[Widget]:
+        from deskreel.xsession.display import connect
+        from deskreel.xsession.xwindows import windows_at
+
+        started = self._clock()
+        try:
+            if self._conn is None:
+                self._conn = connect(self._name)
+            return windows_at(self._conn, recorded)
+        finally:
+            self.asked += 1
+            self.seconds += self._clock() - started
+
+    def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None

@@ -9,9 +9,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Widget", "reading_order", "widget_from_json", "widget_to_json"]
+__all__ = ["ATSPI", "XWINDOW", "Widget", "reading_order", "widget_from_json", "widget_to_json"]
 
 Box = tuple[int, int, int, int]
+ATSPI = "atspi"  # a widget's source: the accessibility tree (xsession/atspi.py)
+XWINDOW = "xwindow"  # the X server's window tree (xsession/xwindows.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +26,7 @@ class Widget:
     `rank`; empty when the parent has too many children to be a context.
     """
 
-    source: str  # "atspi"
+    source: str  # ATSPI or XWINDOW
     app: str  # the application's accessible name
     role: str
     name: str
@@ -43,6 +45,9 @@ class Widget:
     # how many of those stood in the same place (window, parent, siblings, rank), itself
     # included: 2 or more are twins that nothing around them tells apart; 0 not counted
     placed: int = 0
+    # an X window's (source "xwindow"): its parent's viewable children's boxes relative to
+    # the parent, in the server's order, itself at `rank`
+    layout: tuple[Box, ...] = ()
 
     @property
     def label(self) -> str:
@@ -88,9 +93,15 @@ def widget_to_json(widget: Widget | None) -> str | None:
             "window": widget.window,
             "alike": widget.alike,
             "placed": widget.placed,
+            **({"layout": [list(b) for b in widget.layout]} if widget.layout else {}),
         },
         ensure_ascii=False,
     )
+
+
+def _box(value: Any) -> Box:
+    x, y, w, h = (int(v) for v in value)
+    return x, y, w, h
 
 
 def widget_from_json(text: str | None) -> Widget | None:
@@ -100,7 +111,7 @@ def widget_from_json(text: str | None) -> Widget | None:
         return None
     try:
         data: Any = json.loads(text)
-        x, y, w, h = (int(v) for v in data["box"])
+        x, y, w, h = _box(data["box"])
         px, py = (int(v) for v in data["point"])
         return Widget(
             source=str(data["source"]),
@@ -118,6 +129,7 @@ def widget_from_json(text: str | None) -> Widget | None:
             window=str(data.get("window", "")),
             alike=int(data.get("alike", 0)),
             placed=int(data.get("placed", 0)),
+            layout=tuple(_box(b) for b in data.get("layout", ())),
         )
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None

@@ -31,7 +31,7 @@ from ..search import Box, Image
 
 from .checks import Mask, VerifyOptions, measured, passes
 
-__all__ = ["Recoloured", "recoloured"]
+__all__ = ["Recoloured", "grey_line", "recoloured"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class Recoloured:
         today = view[y : y + h, x : x + w]
         if today.shape != self.gray.shape:
             return None
-        line = _line(self.gray, today, self.keep)
+        line = grey_line(self.gray, today, self.keep)
         if line is None or not _a_theme(*line, self.options):
             return None
         gain, offset = line
@@ -98,7 +98,7 @@ def recoloured(gray: Image, keep: Mask, options: VerifyOptions) -> Recoloured | 
     return Recoloured(gray, keep, options)
 
 
-def _line(recorded: Image, today: Image, keep: Mask) -> tuple[float, float] | None:
+def grey_line(recorded: Image, today: Image, keep: Mask) -> tuple[float, float] | None:
     """The least-squares line taking the recorded grey levels to today's."""
     r = recorded[keep].astype(np.float64)
     t = today[keep].astype(np.float64)

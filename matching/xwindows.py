@@ -1,0 +1,96 @@
+"""The ladder's X-window rung (ladder.py): the recorded X window (xsession/xwindows.py) found
+again by its path from its application's top-level, then told to be the same widget.
+
+Tk, Xt/Athena and Motif make each widget an X window, and an application builds its tree the
+same way each time it starts: the window at the recorded path of child indices, under a
+top-level of the recorded WM_CLASS, is the recorded widget when its siblings lie as they lay
+(as many, itself at the same place in their reading order). A hover look, a theme, a colour
+scheme or another place on the screen leave that box as it was; a bigger font grows it.
+
+A path tells which window, not what it shows today: a list that scrolled shows other rows in
+the same box, and a button renamed keeps its place. So the window found is only taken where
+what it shows today is what it showed: the same pixels in other colours (the comparison of
+compare/recolour.py, over the box less the ring where toolkits draw hover and focus), when
+it kept its size. Anything else (the path leads nowhere, the siblings moved, several
+top-levels agree, the box shows something else or grew) is left to the pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from deskreel.storage.widgets import Widget, reading_order
+
+from .compare.checks import VerifyOptions, measured, passes
+from .compare.recolour import grey_line
+from .objects import ObjectAnswer
+from .params import PARAMS as P
+from .search import Image
+
+__all__ = ["by_window", "layout_agrees", "shows_the_same"]
+
+
+def by_window(
+    recorded: Widget, today: Sequence[Widget], screen: Image, context: Image | None
+) -> ObjectAnswer:
+    """The recorded window among `today`'s windows at its path (one per top-level of its
+    application), judged on `screen` (today's, grayscale) against `context` (the recorded
+    screen, grayscale; None: not kept)."""
+    if not today:
+        return ObjectAnswer(None, None, "xwindow-path")
+    placed = [w for w in today if layout_agrees(w, recorded)]
+    if not placed:
+        return ObjectAnswer(None, None, "xwindow-layout")
+    if len(placed) > 1:
+        return ObjectAnswer(None, None, "xwindow-many")
+    found = placed[0]
+    if found.box[2:] != recorded.box[2:]:
+        return ObjectAnswer(None, None, "xwindow-resized")
+    if context is None or not shows_the_same(context, recorded.box, screen, found.box):
+        return ObjectAnswer(None, None, "xwindow-shows")
+    return ObjectAnswer(found, None, "xwindow-same")
+
+
+def layout_agrees(today: Widget, recorded: Widget) -> bool:
+    """Whether `today`'s siblings lie as `recorded`'s did: as many, and it at the same place
+    in their reading order."""
+    if len(today.layout) != len(recorded.layout) or not recorded.layout:
+        return False
+    if not (0 <= today.rank < len(today.layout) and 0 <= recorded.rank < len(recorded.layout)):
+        return False
+    return reading_order(list(today.layout)).index(today.rank) == reading_order(
+        list(recorded.layout)
+    ).index(recorded.rank)
+
+
+def shows_the_same(
+    recorded: Image, box: tuple[int, ...], today: Image, now: tuple[int, ...]
+) -> bool:
+    """Whether the window's box shows today what it showed, in the same or other colours:
+    today's grey levels one straight line of the recorded ones (reverse video, a theme) but
+    for as few pixels as --verify allows, over the box less its rim (hover and focus rings)."""
+    before = _inside(recorded, box)
+    after = _inside(today, now)
+    if before is None or after is None or before.shape != after.shape:
+        return False
+    keep = np.ones(before.shape, bool)
+    line = grey_line(before, after, keep)
+    if line is None:  # flat: it would look the same as any flat box
+        return False
+    gain, offset = line
+    if abs(gain) < P.least_gain:  # gone blank, or nearly
+        return False
+    options = VerifyOptions()
+    off = np.abs(after.astype(np.float32) - (gain * before + offset))
+    return passes(*measured(off > options.pixel_threshold, keep), options)
+
+
+def _inside(gray: Image, box: tuple[int, ...]) -> Image | None:
+    """The box less its rim of P.window_rim px, cut from `gray`; None off the screen."""
+    x, y, w, h = box
+    r = P.window_rim
+    if x < 0 or y < 0 or x + w > gray.shape[1] or y + h > gray.shape[0] or min(w, h) <= 2 * r:
+        return None
+    return gray[y + r : y + h - r, x + r : x + w - r]

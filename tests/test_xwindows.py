@@ -1,0 +1,208 @@
+"""The X window tree as an object source (issue 32): the window under a press, found again at
+its path today (xsession/xwindows.py, matching/xwindows.py, the ladder's "xwindow" rung), on a
+real Xvfb with a real Tk application, whose widgets are X windows."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from deskreel.matching import Query, Recorded, choose_anchor, locate
+from deskreel.storage.widgets import XWINDOW, Widget, widget_from_json, widget_to_json
+from deskreel.xsession.grab import Grabber
+from deskreel.xsession.xvfb import VirtualDisplay
+from deskreel.xsession.xwindows import window_object, windows_at
+
+# A row of three buttons and an entry under it, in the colours and font given
+FORM = """
+import sys, tkinter as tk
+bg, fg, size, label, x, y = sys.argv[1:7]
+root = tk.Tk(className="Xwform")
+root.geometry(f"+{x}+{y}")
+root.configure(bg=bg)
+row = tk.Frame(root, bg=bg)
+row.pack(padx=10, pady=10)
+for text in ("Open", label, "Close"):
+    tk.Button(row, text=text, bg=bg, fg=fg, activebackground=bg, font=("DejaVu Sans", int(size)),
+              highlightthickness=0).pack(side="left", padx=4)
+tk.Entry(root, bg=bg, fg=fg, font=("DejaVu Sans", int(size))).pack(padx=10, pady=(0, 10))
+root.update()
+print("ready", flush=True)
+root.mainloop()
+"""
+
+
+@pytest.fixture
+def form(xvfb: VirtualDisplay) -> Iterator[Any]:
+    """Starts the form (colours, font size, middle label, place); stops every one started."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(
+        bg: str = "#dddddd", fg: str = "#000000", size: int = 11, label: str = "Apply",
+        at: tuple[int, int] = (100, 100),
+    ) -> None:  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, "-c", FORM, bg, fg, str(size), label, *map(str, at)],
+            env=xvfb.env(),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        started.append(proc)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        time.sleep(0.3)  # mapped and drawn
+
+    def stop() -> None:
+        for proc in started:
+            proc.terminate()
+            proc.wait(5)
+        started.clear()
+        time.sleep(0.2)
+
+    start.stop = stop  # type: ignore[attr-defined]
+    yield start
+    stop()
+
+
+def _grab(xvfb: VirtualDisplay) -> Any:
+    grabber = Grabber(xvfb.display)
+    try:
+        return grabber.rgb()
+    finally:
+        grabber.close()
+
+
+def _recorded(xdisplay: Any, xvfb: VirtualDisplay, point: tuple[int, int]) -> tuple[Widget, Any]:
+    widget = window_object(xdisplay, *point)
+    assert widget is not None
+    return widget, _grab(xvfb)
+
+
+def _query(widget: Widget, screen: Any) -> Query:
+    x, y, _, _ = widget.box
+    target = (x + widget.point[0], y + widget.point[1])
+    choice = choose_anchor(screen, target)
+    bx, by, bw, bh = choice.box
+    crop = screen[by : by + bh, bx : bx + bw]
+    return Query(crop, choice.offset, target, choice.distinctive, widget=widget,
+                 context=Recorded(screen))  # fmt: skip
+
+
+def _middle_button(xdisplay: Any) -> tuple[int, int]:
+    """The middle of the form's second button, found by walking across its row."""
+    for x in range(110, 400, 4):
+        w = window_object(xdisplay, x, 125)
+        if w is not None and w.rank == 1 and len(w.layout) == 3:
+            return w.box[0] + w.box[2] // 2, w.box[1] + w.box[3] // 2
+    raise AssertionError("no middle button")
+
+
+def test_the_window_under_a_point_is_an_object(xdisplay: Any, xvfb: VirtualDisplay, form: Any):
+    form()
+    point = _middle_button(xdisplay)
+    widget = window_object(xdisplay, *point)
+    assert widget is not None and widget.source == XWINDOW and widget.app == "Xwform"
+    assert widget.rank == 1 and len(widget.layout) == 3 and len(widget.path) >= 2
+    x, y, w, h = widget.box
+    assert (x + widget.point[0], y + widget.point[1]) == point and w > 20 and h > 10
+    assert widget_from_json(widget_to_json(widget)) == widget
+    assert window_object(xdisplay, 5, 5) is None  # the bare root
+    (today,) = windows_at(xdisplay, widget)
+    assert today.box == widget.box and today.layout == widget.layout
+
+
+def test_a_button_in_other_colours_is_found_by_its_window(
+    xdisplay: Any, xvfb: VirtualDisplay, form: Any
+) -> None:
+    form()
+    widget, screen = _recorded(xdisplay, xvfb, _middle_button(xdisplay))
+    query = _query(widget, screen)
+    form.stop()
+    form(bg="#202020", fg="#f0f0f0", at=(400, 300))  # dark, and elsewhere
+    today = _grab(xvfb)
+    found = locate(today, query, windows=lambda w: windows_at(xdisplay, w))
+    assert found.found and found.point is not None, found.trail
+    assert found.rung == "xwindow" and found.by_object
+    (window,) = windows_at(xdisplay, widget)
+    x, y, w, h = window.box
+    assert x <= found.point[0] < x + w and y <= found.point[1] < y + h
+    assert found.point == (x + widget.point[0], y + widget.point[1])
+
+
+def test_a_window_that_shows_another_label_is_left_to_the_pixels(
+    xdisplay: Any, xvfb: VirtualDisplay, form: Any
+) -> None:
+    form(label="Apply")
+    widget, screen = _recorded(xdisplay, xvfb, _middle_button(xdisplay))
+    query = _query(widget, screen)
+    form.stop()
+    form(label="Erase")  # as wide, another word
+    (window,) = windows_at(xdisplay, widget)
+    assert window.box[2:] == widget.box[2:], "the test wants a label of the same width"
+    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
+    tried = found.tried("xwindow")
+    assert tried is not None and tried.outcome == "next" and tried.why == "xwindow-shows"
+    assert found.rung != "xwindow"
+
+
+def test_a_grown_window_and_a_lost_path_are_left_to_the_pixels(
+    xdisplay: Any, xvfb: VirtualDisplay, form: Any
+) -> None:
+    form()
+    widget, screen = _recorded(xdisplay, xvfb, _middle_button(xdisplay))
+    query = _query(widget, screen)
+    form.stop()
+    form(size=15)
+    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
+    tried = found.tried("xwindow")
+    assert tried is not None and tried.why == "xwindow-resized" and found.rung != "xwindow"
+    lost = replace(widget, path=(*widget.path[:-1], ("window", 40)))
+    assert windows_at(xdisplay, lost) == []
+    gone = locate(_grab(xvfb), replace(query, widget=lost), windows=lambda w: [])
+    lost_path = gone.tried("xwindow")
+    assert lost_path is not None and lost_path.why == "xwindow-path"
+
+
+def test_siblings_laid_out_otherwise_are_another_place() -> None:
+    from deskreel.matching.xwindows import layout_agrees  # the rung's own rule
+
+    row = ((0, 0, 50, 20), (54, 0, 50, 20), (108, 0, 50, 20))
+    recorded = Widget(XWINDOW, "App", "window", "", (0, 0, 50, 20), (5, 5), (("window", 1),),
+                      "", (), 1, layout=row)  # fmt: skip
+    assert layout_agrees(replace(recorded, layout=tuple((x, y, w + 9, h) for x, y, w, h in row)),
+                         recorded)  # fmt: skip
+    column = tuple((0, 24 * i, 50, 20) for i in range(3))
+    swapped = (row[1], row[0], row[2])  # the same boxes, the window now first in reading order
+    assert not layout_agrees(replace(recorded, layout=swapped), recorded)
+    assert layout_agrees(replace(recorded, layout=column), recorded)  # still second of three
+    assert not layout_agrees(replace(recorded, layout=row[:2]), recorded)
+    assert np.array_equal(np.array(row), np.array(recorded.layout))
+
+
+def test_a_press_on_a_tk_button_keeps_its_window(launch_app, run_deskreel, xvfb, tmp_path):
+    """Recorded without an accessibility bus, the press on a button of the sample app (Tk)
+    keeps the window the X server showed there, and a replay finds it by that window."""
+    from deskreel.storage import open_store
+    from tests.test_record import record
+
+    app = launch_app()
+    db = tmp_path / "rec.db"
+    save = app.center("button:Save")
+
+    def drive(person: Any) -> None:
+        person.aim_delay = 0.4  # a person who rests on a target before pressing it
+        person.click(*save)
+
+    record(run_deskreel, xvfb, db, drive, "--name", "press")
+    with open_store(db, create=False) as store:
+        (step,) = store.steps(store.recording("press").id)
+    widget = step.widget
+    assert widget is not None and widget.source == XWINDOW, widget
+    assert widget.box == tuple(app.widgets["button:Save"])  # the widget is the window
+    assert widget.point == (save[0] - widget.box[0], save[1] - widget.box[1])

@@ -1,0 +1,255 @@
+"""What the X server knows of the widget under a point: the deepest viewable InputOutput
+window there, inside its top-level client window.
+
+Older toolkits (Tk, Xt/Athena, Motif) make each widget an X window. Such a window's box does
+not change with a hover look, a theme or a colour scheme, and under a bigger font the tree
+keeps its order: xcalc's seventh key is its keypad's seventh child. So the window under a
+press is an object as the accessibility tree's are (storage/widgets.py, source "xwindow"):
+its path of child indices from its top-level, its box, the boxes of its siblings (parent's
+children, in the server's order) and the top-level's WM_CLASS, which names the application.
+
+Newer toolkits (GTK 3, Qt, Chromium) draw their widgets inside one window. There the deepest
+window under a point is as large as its top-level's client window, which says nothing the
+pixels do not: no object is made of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deskreel.storage.widgets import XWINDOW, Box, Widget
+
+__all__ = ["Placed", "client_of", "clients_of_class", "placed_at", "window_object", "windows_at"]
+
+DEEPEST = 32  # levels descended at most (toolkits nest a dozen; a loop never ends otherwise)
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A window at the end of a path from a top-level: its box on the screen, and its
+    siblings' boxes (the parent's viewable children, in the server's order, relative to
+    the parent) with its own place among them."""
+
+    window: Any
+    box: Box
+    layout: tuple[Box, ...]
+    rank: int
+
+
+def window_object(conn: Any, x: int, y: int) -> Widget | None:
+    """The deepest viewable InputOutput window under (x, y) on `conn`'s screen, as an
+    object; None over the bare root, over a window no client names (no WM_CLASS), or where
+    the deepest window is the client's whole area (its toolkit draws its widgets itself)."""
+    from Xlib import error
+
+    root = conn.screen().root
+    try:
+        top = root.translate_coords(root, x, y).child
+        client = client_of(top) if top else None
+        if client is None:
+            return None
+        wm_class = client.get_wm_class()
+        path: list[tuple[str, int]] = []
+        children: list[Any] = []
+        window = client
+        for _ in range(DEEPEST):
+            step = _child_at(conn, window, x, y)
+            if step is None:
+                break
+            index, children = step
+            path.append(("window", index))
+            window = children[index]
+        if not path:
+            return None
+        here = _placed(conn, children, path[-1][1], window)
+        if _covers(here.box, _screen_box(conn, client)):
+            return None
+        return _widget(here, path, (x, y), app=wm_class[1] if wm_class else "", top=client)
+    except error.XError:
+        return None  # a window went away while we looked
+
+
+def windows_at(conn: Any, recorded: Widget) -> list[Widget]:
+    """Today's windows at `recorded`'s path, one per viewable top-level of its application
+    (its WM_CLASS) where the path leads to a viewable window, topmost first."""
+    found = []
+    for client in clients_of_class(conn, recorded.app):
+        here = placed_at(conn, client, recorded.path)
+        if here is not None:
+            found.append(
+                _widget(here, list(recorded.path), here.box[:2], app=recorded.app, top=client)
+            )
+    return found
+
+
+def client_of(window: Any) -> Any | None:
+    """The client window inside `window`, a child of the root: itself, or the first one
+    down that has WM_CLASS (inside a window manager's frame); None when none says."""
+    level = [window]
+    for _ in range(3):  # frame -> (decoration ->) client
+        for candidate in level:
+            if candidate.get_wm_class():
+                return candidate
+        level = [child for w in level for child in w.query_tree().children]
+    return None
+
+
+def clients_of_class(conn: Any, app: str) -> list[Any]:
+    """The viewable client windows whose WM_CLASS class is `app`, topmost first."""
+    from Xlib import X, error
+
+    found = []
+    for top in reversed(conn.screen().root.query_tree().children):
+        try:
+            if top.get_attributes().map_state != X.IsViewable:
+                continue
+            client = client_of(top)
+            wm_class = client.get_wm_class() if client is not None else None
+        except error.XError:
+            continue  # it went away while we looked
+        if wm_class and wm_class[1] == app:
+            found.append(client)
+    return found
+
+
+def placed_at(conn: Any, client: Any, path: Sequence[tuple[str, int]]) -> Placed | None:
+    """The viewable window at the end of `path` (child indices) below `client`; None where
+    the path leads nowhere today."""
+    from Xlib import error
+
+    parent, children = client, []
+    try:
+        for _, index in path:
+            children = parent.query_tree().children
+            if not 0 <= index < len(children):
+                return None
+            (shape,) = _shapes([children[index]])
+            if shape is None or not shape.shows:
+                return None
+            parent = children[index]
+        if not path:
+            return None
+        return _placed(conn, children, path[-1][1], parent)
+    except error.XError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A window's attributes and geometry, as one pipelined question asked them."""
+
+    shows: bool  # viewable, and drawn (InputOutput)
+    viewable: bool
+    box: Box  # relative to its parent, inside its border
+    border: int
+
+
+def _shapes(windows: Sequence[Any]) -> list[_Shape | None]:
+    """Each window's shape (None: it went away), asked of the server in one round trip:
+    a keypad of 50 keys costs what one key does."""
+    from Xlib import X, error
+    from Xlib.protocol import request
+
+    if not windows:
+        return []
+    display = windows[0].display
+    asked = [
+        (
+            request.GetWindowAttributes(display=display, defer=True, window=w),
+            request.GetGeometry(display=display, defer=True, drawable=w),
+        )
+        for w in windows
+    ]
+    display.flush()
+    shapes: list[_Shape | None] = []
+    for attributes, geometry in asked:
+        try:
+            attributes.reply()
+            geometry.reply()
+        except error.XError:
+            shapes.append(None)
+            continue
+        viewable = attributes.map_state == X.IsViewable
+        shows = viewable and attributes.win_class == X.InputOutput
+        b = geometry.border_width
+        box = (geometry.x + b, geometry.y + b, geometry.width, geometry.height)
+        shapes.append(_Shape(shows, viewable, box, b))
+    return shapes
+
+
+def _child_at(conn: Any, parent: Any, x: int, y: int) -> tuple[int, list[Any]] | None:
+    """The topmost viewable InputOutput child of `parent` holding (x, y): its index among
+    the parent's children, and those children; None when no child holds it."""
+    children = parent.query_tree().children
+    ox, oy = _origin(conn, parent)
+    shapes = _shapes(children)
+    for index in reversed(range(len(children))):  # the server lists them bottom to top
+        shape = shapes[index]
+        if shape is None or not shape.shows:
+            continue
+        left, top, w, h = shape.box
+        b = shape.border
+        if ox + left - b <= x < ox + left + w + b and oy + top - b <= y < oy + top + h + b:
+            return index, children
+    return None
+
+
+def _placed(conn: Any, children: Sequence[Any], index: int, window: Any) -> Placed:
+    """Child `index` of a parent whose children are `children`: its box on the screen, and
+    its viewable siblings' layout (relative to the parent), itself among them."""
+    shapes = _shapes(children)
+    layout: list[Box] = []
+    rank = -1
+    for i, shape in enumerate(shapes):
+        if shape is None or not (shape.viewable or i == index):
+            continue
+        if i == index:
+            rank = len(layout)
+        layout.append(shape.box)
+    ox, oy = _origin(conn, window)
+    _, _, w, h = layout[rank]
+    return Placed(window, (ox, oy, w, h), tuple(layout), rank)
+
+
+def _origin(conn: Any, window: Any) -> tuple[int, int]:
+    """Where `window`'s inside begins on the screen."""
+    origin = window.translate_coords(conn.screen().root, 0, 0)
+    return -origin.x, -origin.y
+
+
+def _screen_box(conn: Any, window: Any) -> Box:
+    x, y = _origin(conn, window)
+    g = window.get_geometry()
+    return x, y, g.width, g.height
+
+
+def _covers(box: Box, whole: Box) -> bool:
+    """Whether `box` is the whole of `whole` or more: a window that tells nothing apart."""
+    x, y, w, h = box
+    wx, wy, ww, wh = whole
+    return x <= wx and y <= wy and x + w >= wx + ww and y + h >= wy + wh
+
+
+def _widget(
+    here: Placed, path: list[tuple[str, int]], point: tuple[int, int], *, app: str, top: Any
+) -> Widget:
+    x, y, _, _ = here.box
+    title = top.get_wm_name()
+    if isinstance(title, bytes):
+        title = title.decode("utf-8", "replace")
+    return Widget(
+        source=XWINDOW,
+        app=app,
+        role="window",
+        name="",
+        box=here.box,
+        point=(point[0] - x, point[1] - y),
+        path=tuple(path),
+        parent="",
+        siblings=(),
+        rank=here.rank,
+        window=f"window {title!r}" if title else "window",
+        layout=here.layout,
+    )
