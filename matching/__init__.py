@@ -58,6 +58,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .query import Look as Look
     from .query import NO_HINTS as NO_HINTS
     from .query import Query as Query
+    from .reading import Reader as Reader
+    from .reading import Reading as Reading
+    from .reading import TextReader as TextReader
     from .recording import Recorded as Recorded
     from .refusal import AT_MOST as AT_MOST
     from .refusal import RULES as RULES
@@ -109,6 +112,9 @@ _WHERE = {
     "Look": "query",
     "NO_HINTS": "query",
     "Query": "query",
+    "Reader": "reading",
+    "Reading": "reading",
+    "TextReader": "reading",
     "Recorded": "recording",
     "AT_MOST": "refusal",
     "RULES": "refusal",

@@ -26,6 +26,7 @@ from .locating import Search, coarse, fit_anchor, shifted, window
 from .objects import ObjectAnswer, object_located
 from .other_scales import IN_EACH_RANGE, LOOK_BACK, scales
 from .query import NO_HINTS, Hints, Query
+from .reading import Reader
 from .search import Image, grayscale
 from .xwindows import by_window
 from .trail import FOUND, NEXT, REFUSED, Trail
@@ -48,6 +49,7 @@ class Climb:
     trail: Trail
     ask: Ask | None = None
     windows: Windows | None = None
+    read: Reader | None = None
     found: Located | None = None  # for a check: the place found
     _search: Search | None = None
     _gray: Image | None = None
@@ -108,10 +110,14 @@ def _xwindow(climb: Climb) -> Located | None:
         return None
     recorded = climb.query.context.screen if climb.query.context is not None else None
     context = recorded.gray if recorded is not None else None
-    answer = by_window(widget, climb.windows(widget), climb.gray, context)
+    answer = by_window(widget, climb.windows(widget), climb.gray, context, climb.read)
     about = f"window {'/'.join(str(i) for _, i in widget.path)} of {widget.app!r}"
-    climb.trail.add(XWINDOW_RUNG, FOUND if answer.decided else NEXT, about=about, why=answer.why)
-    return object_located(answer, widget) if answer.decided else None
+    if not answer.decided:
+        climb.trail.add(XWINDOW_RUNG, NEXT, about=about, why=answer.why)
+        return None
+    outcome = FOUND if answer.widget is not None else REFUSED
+    climb.trail.add(XWINDOW_RUNG, outcome, answer.refusal, about=about, why=answer.why)
+    return object_located(answer, widget)
 
 
 def _twins(climb: Climb) -> Located | None:
@@ -161,14 +167,16 @@ def locate(
     *,
     ask: Ask | None = None,
     windows: Windows | None = None,
+    read: Reader | None = None,
 ) -> Located:
     """Find `query`'s target on `screen` (RGB, H x W x 3) by climbing LADDER; `ask` asks
     today's toolkit for the recorded object, `windows` today's X server for the recorded
-    window (None: that rung is skipped). Where no rung could answer (no anchor, and the
-    object left it to the pixels), the answer is not `decided`."""
+    window (None: that rung is skipped), `read` what a window's box says (None: the window
+    rung compares pixels only). Where no rung could answer (no anchor, and the object left
+    it to the pixels), the answer is not `decided`."""
     started = time.perf_counter()
     trail = Trail()
-    once = _climb(Climb(screen, query, hints, trail, ask, windows), pixels=False)
+    once = _climb(Climb(screen, query, hints, trail, ask, windows, read), pixels=False)
     if once is not None:
         return answered(once[0], once[1], trail, started, query.recorded)
     if query.anchor is None:

@@ -164,6 +164,10 @@ class Params:
     # compared, where toolkits draw hover and focus rings (Athena's highlight, Tk's
     # highlightthickness, Motif's shadow: 1 to 3 px)
     window_rim: int = 3
+    # Text recognition (reading.py): the recogniser's least score for a confident reading
+    # (its own confidence, 0 to 1), and the least side (px) of a box it is given
+    read_sure: float = 0.9
+    read_least: int = 8
 
 
 PARAMS = Params()

@@ -20,6 +20,8 @@ RULES: dict[str, tuple[str, str]] = {
     "object-gone": ("accessibles of its role and name in its application today:", ""),
     "object-insensitive": ("its object takes input (sensitive) today:", ""),
     "object-covered": ("its object is what the screen shows at its point:", ""),
+    # The X-window rung (xwindows.py): the window at its path reads another name today.
+    "renamed": ("its box reads the name it read when recorded:", ""),
     # The anchor itself (locating.py).
     "anchor-larger": ("the anchor's size against the screen's:", AT_MOST),
     "anchor-flat": ("the anchor's grey-level spread:", ""),

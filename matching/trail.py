@@ -40,6 +40,8 @@ WHY: dict[str, str] = {
     "xwindow-resized": "its window changed size: the pixels decide",
     "xwindow-shows": "its window shows something else today: the pixels decide",
     "xwindow-same": "the window at its path, showing what it showed (in its colours or others)",
+    "xwindow-name": "the window at its path, its box reading the name it read",
+    "xwindow-renamed": "the window at its path reads another name today",
 }
 
 

@@ -27,17 +27,23 @@ from .compare.checks import VerifyOptions, measured, passes
 from .compare.recolour import grey_line
 from .objects import ObjectAnswer
 from .params import PARAMS as P
+from .reading import Reader, same_name
+from .refusal import Refusal
 from .search import Image
 
 __all__ = ["by_window", "layout_agrees", "shows_the_same"]
 
 
 def by_window(
-    recorded: Widget, today: Sequence[Widget], screen: Image, context: Image | None
+    recorded: Widget,
+    today: Sequence[Widget],
+    screen: Image,
+    context: Image | None,
+    read: Reader | None = None,
 ) -> ObjectAnswer:
     """The recorded window among `today`'s windows at its path (one per top-level of its
     application), judged on `screen` (today's, grayscale) against `context` (the recorded
-    screen, grayscale; None: not kept)."""
+    screen, grayscale; None: not kept); `read` tells what a box says (None: no names)."""
     if not today:
         return ObjectAnswer(None, None, "xwindow-path")
     placed = [w for w in today if layout_agrees(w, recorded)]
@@ -46,11 +52,38 @@ def by_window(
     if len(placed) > 1:
         return ObjectAnswer(None, None, "xwindow-many")
     found = placed[0]
-    if found.box[2:] != recorded.box[2:]:
-        return ObjectAnswer(None, None, "xwindow-resized")
-    if context is None or not shows_the_same(context, recorded.box, screen, found.box):
-        return ObjectAnswer(None, None, "xwindow-shows")
-    return ObjectAnswer(found, None, "xwindow-same")
+    resized = found.box[2:] != recorded.box[2:]
+    if context is None:
+        return ObjectAnswer(None, None, "xwindow-resized" if resized else "xwindow-shows")
+    if not resized and shows_the_same(context, recorded.box, screen, found.box):
+        return ObjectAnswer(found, None, "xwindow-same")
+    return _by_name(found, recorded, screen, context, read, resized=resized)
+
+
+def _by_name(
+    found: Widget,
+    recorded: Widget,
+    screen: Image,
+    context: Image,
+    read: Reader | None,
+    *,
+    resized: bool,
+) -> ObjectAnswer:
+    """The window at the recorded path that grew, or shows other pixels: found where its box
+    reads today the name it read then, refused where two confident readings differ, else
+    left to the pixels."""
+    unsure = "xwindow-resized" if resized else "xwindow-shows"
+    then = _inside(context, recorded.box)
+    now = _inside(screen, found.box)
+    if read is None or then is None or now is None:
+        return ObjectAnswer(None, None, unsure)
+    before, after = read(then), read(now)
+    same = same_name(before, after)
+    if same is False:
+        return ObjectAnswer(None, Refusal("renamed", 0, 1, found.box[:2]), "xwindow-renamed")
+    if same and before.readable:
+        return ObjectAnswer(found, None, "xwindow-name")
+    return ObjectAnswer(None, None, unsure)
 
 
 def layout_agrees(today: Widget, recorded: Widget) -> bool:

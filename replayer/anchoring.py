@@ -24,6 +24,7 @@ from deskreel.matching import (
     Box,
     Located,
     Query,
+    TextReader,
     hints_after,
     locate,
     with_looks,
@@ -118,6 +119,7 @@ class Locator:
         self.grabber = Grabber(display_name)
         self.objects = ObjectFinder(display_name)
         self.windows = WindowFinder(display_name)
+        self.read = TextReader()  # loaded on the first box a step needs read
         self._images: dict[int, Any] = {}
         self.last_screen: Any = None
         # The scale the last target was found at: the screen most likely has it still (a
@@ -144,7 +146,12 @@ class Locator:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
             located = locate(
-                screen, query, self.hints, ask=self.objects.find, windows=self.windows.find
+                screen,
+                query,
+                self.hints,
+                ask=self.objects.find,
+                windows=self.windows.find,
+                read=self.read,
             )
             if not located.decided:
                 return None  # no anchor, and the object left it to the pixels

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from deskreel.matching import Query, Recorded, choose_anchor, locate
+from deskreel.matching import Query, Recorded, TextReader, choose_anchor, locate
 from deskreel.storage.widgets import XWINDOW, Widget, widget_from_json, widget_to_json
 from deskreel.xsession.grab import Grabber
 from deskreel.xsession.xvfb import VirtualDisplay
@@ -135,7 +135,7 @@ def test_a_button_in_other_colours_is_found_by_its_window(
     assert found.point == (x + widget.point[0], y + widget.point[1])
 
 
-def test_a_window_that_shows_another_label_is_left_to_the_pixels(
+def test_a_window_that_reads_another_label_is_refused(
     xdisplay: Any, xvfb: VirtualDisplay, form: Any
 ) -> None:
     form(label="Apply")
@@ -145,13 +145,18 @@ def test_a_window_that_shows_another_label_is_left_to_the_pixels(
     form(label="Erase")  # as wide, another word
     (window,) = windows_at(xdisplay, widget)
     assert window.box[2:] == widget.box[2:], "the test wants a label of the same width"
-    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
-    tried = found.tried("xwindow")
+    today = _grab(xvfb)
+    windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
+    renamed = locate(today, query, windows=windows, read=TextReader())
+    assert not renamed.found and renamed.rule == "renamed" and renamed.rung == "xwindow"
+    # without names, the window rung cannot tell: it leaves the step to the pixels
+    unread = locate(today, query, windows=windows)
+    tried = unread.tried("xwindow")
     assert tried is not None and tried.outcome == "next" and tried.why == "xwindow-shows"
-    assert found.rung != "xwindow"
+    assert unread.rung != "xwindow"
 
 
-def test_a_grown_window_and_a_lost_path_are_left_to_the_pixels(
+def test_a_grown_window_is_found_by_its_name_and_a_lost_path_is_not(
     xdisplay: Any, xvfb: VirtualDisplay, form: Any
 ) -> None:
     form()
@@ -159,9 +164,17 @@ def test_a_grown_window_and_a_lost_path_are_left_to_the_pixels(
     query = _query(widget, screen)
     form.stop()
     form(size=15)
-    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
-    tried = found.tried("xwindow")
-    assert tried is not None and tried.why == "xwindow-resized" and found.rung != "xwindow"
+    (window,) = windows_at(xdisplay, widget)
+    x, y, w, h = window.box
+    assert w > widget.box[2] and h > widget.box[3], "the font grew the button"
+    windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
+    found = locate(_grab(xvfb), query, windows=windows, read=TextReader())
+    assert found.found and found.rung == "xwindow", found.trail
+    assert found.tried("xwindow").why == "xwindow-name"  # type: ignore[union-attr]
+    assert found.point is not None and x <= found.point[0] < x + w and y <= found.point[1] < y + h
+    unread = locate(_grab(xvfb), query, windows=windows)
+    tried = unread.tried("xwindow")
+    assert tried is not None and tried.why == "xwindow-resized" and unread.rung != "xwindow"
     lost = replace(widget, path=(*widget.path[:-1], ("window", 40)))
     assert windows_at(xdisplay, lost) == []
     gone = locate(_grab(xvfb), replace(query, widget=lost), windows=lambda w: [])
