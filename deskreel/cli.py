@@ -16,6 +16,7 @@ import click
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from deskreel.storage.values import SHED
+from deskreel.storage.widgets import ATSPI, Widget
 from deskreel.storage import (
     ActionError,
     KeyNameError,
@@ -196,10 +197,11 @@ def show(db: str, ref: str | None) -> int:
                 st.action.action,
                 detail,
                 _short(st.window_title or ""),
+                _object_cell(st.widget),
                 flags,
             ]
         )
-    click.echo(render_table(["step", "t", "action", "fields", "window", ""], rows))
+    click.echo(render_table(["step", "t", "action", "fields", "window", "object", ""], rows))
     for step in sorted(masks, key=lambda n: -1 if n is None else n):
         where = "every step" if step is None else f"step {step}"
         boxes = " ".join(",".join(map(str, box)) for box in masks[step])
@@ -302,6 +304,17 @@ def _read_script(script: Path) -> str:
         raise UserError(
             f"cannot read script {script}: byte {err.start} is not UTF-8: save it as UTF-8"
         ) from None
+
+
+def _object_cell(widget: Widget | None) -> str:
+    """What a step was aimed at, as its source told it: the source, the object and its box,
+    and how it was tied to the press where not at rest on its point."""
+    if widget is None:
+        return ""
+    x, y, w, h = widget.box
+    what = widget.label if widget.source == ATSPI else "/".join(str(i) for _, i in widget.path)
+    how = f" ({widget.asked})" if widget.asked else ""
+    return f"{widget.source} {_short(what, 32)} of {_short(widget.app, 16)} {x},{y} {w}x{h}{how}"
 
 
 def _short(value: object, width: int = 40) -> str:

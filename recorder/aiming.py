@@ -21,7 +21,7 @@ from typing import Any
 
 from deskreel.matching import acts_on_whole, place_of
 from deskreel.storage import Widget
-from deskreel.storage.widgets import Box
+from deskreel.storage.widgets import ASKED_AFTER, ASKED_AGAIN, ASKED_NEARBY, ATSPI, Box
 
 from .screen import WINDOW_POLL, FrameTimeline, WidgetSeen
 
@@ -52,15 +52,21 @@ def answer_for_press(
     source: Source = _accessible,
 ) -> Widget | None:
     """The object a press at `point` at time `press` was on: `source`'s answer of `seen`,
-    the last question before it, when that was asked at this very point with no other press
-    from its asking to this one (`presses`); box_changed then tells whether the screen
-    changed there meanwhile."""
+    the last question before it, when that was asked with no other press from its asking
+    to this one (`presses`), at this very point, or at another point of a control that a
+    press anywhere works alike (the pointer moved on it before pressing: `asked` says so);
+    box_changed then tells whether the screen changed there meanwhile."""
     said = source(seen) if seen is not None else None
-    if seen is None or said is None or seen.point != point:
+    if seen is None or said is None:
         return None
     if any(seen.asked <= t < press for t in presses):
         return None  # an earlier press may have changed what is there
-    x, y, _, _ = said.box
+    x, y, w, h = said.box
+    if seen.point != point:
+        inside = x <= point[0] < x + w and y <= point[1] < y + h
+        if not (inside and said.source == ATSPI and acts_on_whole(said)):
+            return None
+        said = replace(said, asked=ASKED_NEARBY)
     return replace(said, point=(point[0] - x, point[1] - y))
 
 
@@ -90,25 +96,81 @@ def _of_press(
     *,
     frames: bool,
 ) -> Widget | None:
-    """`source`'s object of the press (answer_for_press), unless the screen changed inside
-    it after the question (with `frames`: the screen is watched). Then it is kept only when
-    a later question at the point, asked before the press, gave the same object and the
-    screen inside it stayed the same from that asking to the press: the change (a submenu
-    opening over its edge, a tooltip) left the object as it was. That later answer may have
-    come after the press; only its agreement counts."""
+    """`source`'s object of the press: the answer asked before it (answer_for_press) where
+    the screen inside it stayed as it was until the press (with `frames`: the screen is
+    watched); else, its look having changed (a hover, a submenu opening over its edge), that
+    answer where a later question at the press point named the same object; else the
+    answer of the first question at the press point after it, where nothing changed inside
+    that object from the press to the asking."""
     seen = timeline.widget_seen(press)
     found = answer_for_press(seen, press, point, presses, source)
-    before = source(seen) if seen is not None else None
-    if found is None or seen is None or before is None or not frames:
+    if not frames:
         return found
-    if not box_changed(timeline, found.box, seen.asked, press):
-        return found
-    confirmed = (
-        later.asked
-        for later in timeline.widgets_asked(seen.asked, press)
-        if later.point == point and (again := source(later)) is not None and _same(before, again)
+    if found is not None and seen is not None:
+        if not box_changed(timeline, found.box, seen.asked, press):
+            return found
+        if _asked_again(timeline, seen, press, point, presses, source):
+            return replace(found, asked=ASKED_AGAIN)
+    return _asked_after(timeline, press, point, presses, source)
+
+
+def _later(
+    timeline: FrameTimeline,
+    since: float,
+    press: float,
+    point: tuple[int, int],
+    presses: Sequence[float],
+    source: Source,
+) -> list[tuple[float, Widget]]:
+    """What the questions at `point` asked after `since`, and before the press after
+    `press`, named (with when they were asked)."""
+    until = min((t for t in presses if t > press), default=float("inf"))
+    return [
+        (later.asked, named)
+        for later in timeline.widgets_asked(since, until)
+        if later.point == point and (named := source(later)) is not None
+    ]
+
+
+def _asked_again(
+    timeline: FrameTimeline,
+    seen: WidgetSeen,
+    press: float,
+    point: tuple[int, int],
+    presses: Sequence[float],
+    source: Source,
+) -> bool:
+    """Whether a later question at the press point named the object `seen` named: asked
+    before the press with nothing changed inside it since, or after the press. The change
+    seen inside it (a hover look, a submenu over its edge, a toggle's state) left the
+    object as it was."""
+    before = source(seen)
+    assert before is not None
+    return any(
+        _same(before, named) and (t > press or not box_changed(timeline, before.box, t, press))
+        for t, named in _later(timeline, seen.asked, press, point, presses, source)
     )
-    return found if any(not box_changed(timeline, found.box, t, press) for t in confirmed) else None
+
+
+def _asked_after(
+    timeline: FrameTimeline,
+    press: float,
+    point: tuple[int, int],
+    presses: Sequence[float],
+    source: Source,
+) -> Widget | None:
+    """The object the first question at the press point after the press named, where the
+    screen inside it did not change from the press to that question: what was pressed
+    (a press that opened a menu or a dialog over the point changed it)."""
+    after = _later(timeline, press, press, point, presses, source)
+    if not after:
+        return None
+    t, named = after[0]
+    x, y, w, h = named.box
+    holds = x <= point[0] < x + w and y <= point[1] < y + h
+    if not holds or box_changed(timeline, named.box, press, t):
+        return None
+    return replace(named, point=(point[0] - x, point[1] - y), asked=ASKED_AFTER)
 
 
 def box_changed(timeline: FrameTimeline, box: Box, start: float, end: float) -> bool:

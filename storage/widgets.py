@@ -9,11 +9,30 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ATSPI", "XWINDOW", "Widget", "reading_order", "widget_from_json", "widget_to_json"]
+__all__ = [
+    "ASKED",
+    "ASKED_AFTER",
+    "ASKED_AGAIN",
+    "ASKED_NEARBY",
+    "ATSPI",
+    "XWINDOW",
+    "Widget",
+    "reading_order",
+    "widget_from_json",
+    "widget_to_json",
+]
 
 Box = tuple[int, int, int, int]
 ATSPI = "atspi"  # a widget's source: the accessibility tree (xsession/atspi.py)
 XWINDOW = "xwindow"  # the X server's window tree (xsession/xwindows.py)
+# How a recorded object was tied to its press (recorder/aiming.py), where not by a question
+# asked at the press's point while the pointer rested there, nothing changing inside it
+ASKED: dict[str, str] = {
+    "nearby": "asked while the pointer rested elsewhere on it",
+    "again": "its look changed before the press; asked again, it was the same object",
+    "after": "asked at the press's point just after the press",
+}
+ASKED_NEARBY, ASKED_AGAIN, ASKED_AFTER = ASKED
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +67,7 @@ class Widget:
     # an X window's (source "xwindow"): its parent's viewable children's boxes relative to
     # the parent, in the server's order, itself at `rank`
     layout: tuple[Box, ...] = ()
+    asked: str = ""  # a key of ASKED: how the object was tied to its press ("": at rest there)
 
     @property
     def label(self) -> str:
@@ -94,6 +114,7 @@ def widget_to_json(widget: Widget | None) -> str | None:
             "alike": widget.alike,
             "placed": widget.placed,
             **({"layout": [list(b) for b in widget.layout]} if widget.layout else {}),
+            **({"asked": widget.asked} if widget.asked else {}),
         },
         ensure_ascii=False,
     )
@@ -130,6 +151,7 @@ def widget_from_json(text: str | None) -> Widget | None:
             alike=int(data.get("alike", 0)),
             placed=int(data.get("placed", 0)),
             layout=tuple(_box(b) for b in data.get("layout", ())),
+            asked=str(data.get("asked", "")),
         )
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None

@@ -197,7 +197,8 @@ def test_a_press_gets_the_answer_asked_at_its_point_before_it() -> None:
 @pytest.mark.parametrize(
     ("seen", "point", "presses", "why"),
     [
-        (SEEN, (321, 115), [], "asked at another point"),
+        (SEEN, (400, 115), [], "asked at a point outside it"),
+        (replace(SEEN, widget=replace(APPLY, role="text")), (321, 115), [], "content elsewhere"),
         (SEEN, (320, 115), [10.1], "another press after the question"),
         (replace(SEEN, widget=None), (320, 115), [], "nothing there, or private"),
         (None, (320, 115), [], "never asked"),
@@ -205,6 +206,14 @@ def test_a_press_gets_the_answer_asked_at_its_point_before_it() -> None:
 )
 def test_a_press_gets_no_answer_that_may_be_old(seen, point, presses, why) -> None:
     assert answer_for_press(seen, 10.5, point, presses) is None, why
+
+
+def test_a_press_elsewhere_on_a_control_gets_the_answer_asked_while_resting_on_it() -> None:
+    """The pointer rested on a button, then moved a pixel and pressed: a press anywhere on
+    a control works alike, so the answer holds, and says how it was asked."""
+    found = answer_for_press(SEEN, 10.5, (321, 117), presses=[10.5])
+    assert found is not None and found.label == APPLY.label
+    assert found.point == (21, 17) and found.asked == "nearby"
 
 
 def screens(*shades: tuple[float, int, int]) -> FrameTimeline:
@@ -268,3 +277,33 @@ def test_an_object_changed_after_the_question_is_not_kept_unconfirmed(shades, la
         if seen is not None:
             timeline.note_widget(seen)
     assert object_of_press(timeline, 10.5, (320, 115), [10.5]) is None, why
+
+
+AFTER = WidgetSeen(asked=10.6, t=10.7, point=(320, 115), widget=APPLY)  # asked after the press
+
+
+def test_an_object_whose_look_changed_is_kept_when_asked_again_after_the_press() -> None:
+    """A hover look or a toggle's state changes the box before the press; the question
+    after the press names the same object: the change left it as it was."""
+    timeline = over_apply((9.0, 0), (10.2, 200))
+    for seen in (SEEN, AFTER):
+        timeline.note_widget(seen)
+    found = object_of_press(timeline, 10.5, (320, 115), [10.5])
+    assert found is not None and found.label == APPLY.label and found.asked == "again"
+    other = over_apply((9.0, 0), (10.2, 200))
+    for seen in (SEEN, replace(AFTER, widget=TWIN)):
+        other.note_widget(seen)
+    assert object_of_press(other, 10.5, (320, 115), [10.5]) is None, "another object, not here"
+
+
+def test_a_press_never_asked_before_gets_the_answer_asked_at_its_point_after_it() -> None:
+    """The pointer came and pressed at once: the question after the press, at its point,
+    names what was pressed, where nothing changed inside that object since the press."""
+    timeline = over_apply((9.0, 0))
+    timeline.note_widget(AFTER)
+    found = object_of_press(timeline, 10.5, (320, 115), [10.5])
+    assert found is not None and found.asked == "after" and found.point == (20, 15)
+    opened = over_apply((9.0, 0), (10.55, 200))  # the press changed it (a menu over it)
+    opened.note_widget(AFTER)
+    assert object_of_press(opened, 10.5, (320, 115), [10.5]) is None
+    assert object_of_press(timeline, 10.5, (320, 115), [10.5, 10.55]) is None, "a press between"

@@ -219,3 +219,12 @@ def test_a_press_on_a_tk_button_keeps_its_window(launch_app, run_deskreel, xvfb,
     assert widget is not None and widget.source == XWINDOW, widget
     assert widget.box == tuple(app.widgets["button:Save"])  # the widget is the window
     assert widget.point == (save[0] - widget.box[0], save[1] - widget.box[1])
+    shown = subprocess.run(
+        [sys.executable, "-m", "deskreel", "show", str(db), "-r", "press"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    x, y, w, h = widget.box
+    path = "/".join(str(i) for _, i in widget.path)
+    assert f"xwindow {path} of {widget.app} {x},{y} {w}x{h}" in shown
