@@ -47,7 +47,7 @@ pg: venv
 # The real applications of bench/bench_realapps.py (issue 19) and what reads their widgets:
 # installed when that benchmark runs, not for `make test` (its subset is committed screens).
 REALAPPS_PACKAGES := gtk-3-examples zenity mousepad x11-apps tk8.6-doc chromium dbus-daemon \
-	at-spi2-core python3-gi gir1.2-atspi-2.0
+	at-spi2-core python3-gi gir1.2-atspi-2.0 qtbase5-examples qt5ct nedit
 
 realapps-deps: deps
 	@.ci/apt-install $(REALAPPS_PACKAGES)

@@ -28,6 +28,7 @@ from typing import Any
 from realapps.catalog import App, Scenario, Step
 from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, topmost_box, windows
+from realapps.twin import check_same_screens, desktop_for
 from samples.person import Person
 from deskreel.storage import open_store
 from deskreel.matching.objects import ObjectAnswer
@@ -75,28 +76,46 @@ def build_app(app: App, out: Path, *, log: Any = print) -> dict[str, Any]:
 
 
 def elements_of(app: App, desktop: Desktop) -> list[Element]:
-    """The application's widgets on screen now, from its toolkit."""
+    """The application's widgets on screen now, from its toolkit (or its twin's: twin.py)."""
     if app.truth == "atspi":
-        return accessibles(desktop.env, app.key)
+        return accessibles((desktop.twin or desktop).env, app.key)
     return windows(desktop.display.display, app.key)
 
 
 def start(app: App, scenario: Scenario, desktop: Desktop) -> list[Element]:
-    """Start the application as the scenario says; its widgets once it is ready and placed."""
-    proc = desktop.launch(app.command(scenario), env=scenario.env, name=app.name)
+    """Start the application as the scenario says (and its twin, where it has one); its
+    widgets once it is ready and placed."""
+    argv = app.command(scenario)
+    procs = [(d, d.launch(argv, env=scenario.env, name=app.name)) for d in _desktops(desktop)]
     deadline = time.monotonic() + READY_TIMEOUT
     while True:
         time.sleep(0.5)
-        if proc.poll() is not None:
-            raise RuntimeError(f"{app.name} exited with code {proc.returncode} ({scenario.name})")
+        for _, proc in procs:
+            if proc.poll() is not None:
+                raise RuntimeError(
+                    f"{app.name} exited with code {proc.returncode} ({scenario.name})"
+                )
         elements = elements_of(app, desktop)
-        if elements and app.ready(elements):
+        if elements and app.ready(elements) and _shown(desktop, procs[0][1].pid):
             break
         if time.monotonic() > deadline:
             raise RuntimeError(f"{app.name} was not ready in {READY_TIMEOUT:g} s")
-    place(app, scenario, desktop, proc.pid)
+    for where, proc in procs:
+        place(app, scenario, where, proc.pid)
     time.sleep(app.settle)
+    check_same_screens(desktop)
     return elements_of(app, desktop)
+
+
+def _desktops(desktop: Desktop) -> list[Desktop]:
+    return [desktop] if desktop.twin is None else [desktop, desktop.twin]
+
+
+def _shown(desktop: Desktop, pid: int) -> bool:
+    """Whether the application's window shows: known from its truth, but for a twin's."""
+    if desktop.twin is None:
+        return True
+    return bool(desktop.xdotool("search", "--onlyvisible", "--pid", str(pid)).split())
 
 
 def place(app: App, scenario: Scenario, desktop: Desktop, pid: int) -> None:
@@ -123,7 +142,7 @@ def record(app: App, folder: Path) -> tuple[list[Recorded], list[dict[str, Any]]
 
     db = folder / "recording.db"
     db.unlink(missing_ok=True)
-    with Desktop(logs=folder / "logs") as desktop, open_store(db) as store:
+    with desktop_for(app, folder / "logs") as desktop, open_store(db) as store:
         start(app, Scenario("recording"), desktop)
         recorder = Recorder(
             store, options=RecordOptions(name=app.name), display=desktop.display.display
@@ -173,7 +192,7 @@ def replay_whole(app: App, folder: Path) -> dict[str, Any]:
 
     db = folder / "end-to-end.db"  # a copy: the replay writes its run into it
     shutil.copyfile(folder / "recording.db", db)
-    with Desktop(logs=folder / "logs" / "end-to-end") as desktop, open_store(db) as store:
+    with desktop_for(app, folder / "logs" / "end-to-end") as desktop, open_store(db) as store:
         start(app, Scenario("end to end"), desktop)
         outcome = replay(
             store,
@@ -236,7 +255,7 @@ def shoot(
     out = folder / "scenarios" / scenario.name
     out.mkdir(parents=True, exist_ok=True)
     cases = []
-    with Desktop(logs=folder / "logs" / scenario.name) as desktop:
+    with desktop_for(app, folder / "logs" / scenario.name) as desktop:
         start(app, scenario, desktop)
         grabber = desktop.grabber()
         tree = desktop.accessibility()

@@ -58,6 +58,9 @@ class App:
     steps: Sequence[Step]
     scenarios: Sequence[Scenario]
     position: tuple[int, int] = (80, 60)  # where its window is when recorded
+    # False: it runs on a desktop without an accessibility bus, as Qt does on many (deskreel
+    # sees pixels and X windows only); an "atspi" truth then comes from a twin (twin.py).
+    accessibility: bool = True
     ready: Callable[[Sequence[Element]], bool] = lambda elements: bool(elements)
     settle: float = 0.6  # s to wait after each step, for menus and redraws
     # The end-to-end check (optional): the whole task replayed by `deskreel replay` on a

@@ -111,35 +111,7 @@ def final_state(desktop: Desktop) -> str:
     x, y, w, h = lcd.box
     desktop.xdotool("mousemove", str(x + w // 2), str(y + h // 2), "click", "1")
     time.sleep(0.3)
-    return _primary(desktop.display.display)
-
-
-def _primary(display_name: str, timeout: float = 3.0) -> str:
-    """The PRIMARY selection as a string (through a window of our own, gone after)."""
-    from Xlib import X, Xatom
-    from Xlib.display import Display
-
-    conn = Display(display_name)
-    try:
-        window = conn.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
-        prop = conn.intern_atom("DESKREEL_SELECTION")
-        window.convert_selection(Xatom.PRIMARY, Xatom.STRING, prop, X.CurrentTime)
-        conn.flush()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            while conn.pending_events():
-                event = conn.next_event()
-                if event.type != X.SelectionNotify:
-                    continue
-                if event.property == X.NONE:
-                    return ""
-                data = window.get_full_property(prop, X.AnyPropertyType)
-                value = data.value if data is not None else b""
-                return value.decode(errors="replace") if isinstance(value, bytes) else ""
-            time.sleep(0.02)
-        return ""
-    finally:
-        conn.close()
+    return desktop.primary_selection()
 
 
 APP = App(
