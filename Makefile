@@ -13,7 +13,8 @@ APT_PACKAGES := xvfb xdotool x11-xkb-utils x11-utils xauth libxkbcommon0 python3
 OUT ?= out
 PG_URL_FILE := $(VENV)/pg-test-url
 
-.PHONY: demo samples test lint deps venv pg bench clean realapps-deps bench-realapps bench-long
+.PHONY: demo samples test lint deps venv pg bench clean realapps-deps bench-realapps bench-long \
+	bench-ocr
 
 demo: deps venv
 	$(PY) -m deskreel.demo --out $(OUT)/demo
@@ -56,6 +57,13 @@ realapps-deps: deps
 # then measures it.
 bench-realapps: realapps-deps venv
 	$(PY) bench/bench_realapps.py --build-missing
+
+# Text recognition engines compared on the corpus of bench-realapps (issue 32): RapidOCR, which
+# deskreel uses, and Tesseract through tesserocr, installed for this benchmark alone.
+bench-ocr: realapps-deps venv
+	@.ci/apt-install tesseract-ocr-eng
+	$(PY) -m pip install -qq tesserocr
+	$(PY) bench/bench_ocr.py
 
 # A scripted person at a busy desktop (top in a terminal, a clock) and a quiet one, recorded
 # for 10 minutes each (issue 39; MINUTES=60 for the hour).

@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_realapps_corpus import DEFAULT_OUT
 from realapps.judge import CONFIDENCE, Verdict, judge, load
+
+from deskreel.storage.widgets import Widget, widget_from_json
+
+_NONE = Widget("none", "", "", "", (0, 0, 0, 0), (0, 0), (), "", (), -1)  # a step without one
 
 
 def main() -> int:
@@ -104,6 +108,28 @@ def report(verdicts: Sequence[Verdict], manifests: Sequence[dict[str, Any]]) -> 
                 f"object stage, {app}: the accessibility tree asked {len(asked)} times, "
                 f"median {statistics.median(asked):.1f} ms, p95 {p95:.1f} ms"
             )
+    for name, ms_of in (
+        ("the X server asked for the window at the recorded path", lambda v: v.window_ms),
+        ("the window's box read (twice: then and now)", lambda v: v.read_ms),
+    ):
+        for app in toolkits:
+            values = sorted(t for v in verdicts if v.app == app and (t := ms_of(v)) is not None)
+            if values:
+                p95 = values[max(0, round(0.95 * len(values)) - 1)]
+                print(
+                    f"X-window stage, {app}: {name} in {len(values)} cases, median "
+                    f"{statistics.median(values):.1f} ms, p95 {p95:.1f} ms"
+                )
+    for manifest in manifests:
+        kept = Counter(
+            (widget_from_json(s.get("widget")) or _NONE).source for s in manifest["steps"]
+        )
+        presses = sum(kept.values())
+        sources = ", ".join(f"{n} {src}" for src, n in sorted(kept.items()) if src != "none")
+        print(
+            f"objects kept, {manifest['app']}: {presses - kept['none']} of {presses} pointer "
+            f"steps ({sources or 'none'})"
+        )
     for manifest in manifests:
         whole = manifest.get("end_to_end")
         if whole is not None:

@@ -281,6 +281,7 @@ def shoot(
                     "truth": today.to_json() if today is not None else None,
                     "after": None,
                     "objects": _objects(tree, display, steps[number].get("widget")),
+                    "windows": _windows(display, steps[number].get("widget")),
                 }
                 cases.append(case)
                 if today is None:
@@ -317,6 +318,24 @@ def _objects(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | 
         "widget": widget_to_json(answer.widget),
         "refusal": None if refusal is None else [refusal.rule, refusal.measured, refusal.needed],
         "why": answer.why,
+        "ms": round((time.perf_counter() - started) * 1000, 2),
+    }
+
+
+def _windows(display: Any, recorded: str | None) -> dict[str, Any] | None:
+    """What a replay's X-window rung is given on this screen (xsession/xwindows.py's
+    windows_at, live: today's windows at the recorded path), and what asking cost. None
+    where the step kept no X window."""
+    from deskreel.storage.widgets import XWINDOW
+    from deskreel.xsession.xwindows import windows_at
+
+    widget = widget_from_json(recorded)
+    if widget is None or widget.source != XWINDOW:
+        return None
+    started = time.perf_counter()
+    found = windows_at(display, widget)
+    return {
+        "found": [widget_to_json(w) for w in found],
         "ms": round((time.perf_counter() - started) * 1000, 2),
     }
 

@@ -28,7 +28,10 @@ from deskreel.matching import (
     Located,
     ObjectAnswer,
     Query,
+    Reader,
+    Reading,
     Refusal,
+    TextReader,
     hints_after,
     locate,
     with_looks,
@@ -54,8 +57,10 @@ class Verdict:
     baseline: str
     verify: str | None  # right, wrong; None without an after-screen to compare
     detail: str
-    by_object: bool = False  # the object stage decided it (found or refused)
+    by_object: bool = False  # an object rung decided it (found or refused)
     object_ms: float | None = None  # what asking the accessibility tree cost, where asked
+    window_ms: float | None = None  # what asking the X server for the window cost, where asked
+    read_ms: float | None = None  # what reading the window's box took, where it was read
 
 
 def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -127,15 +132,18 @@ def _one(
         None if before is None else lambda: before,
     )
 
+    windows, window_ms = _window_stage(case.get("windows"))
+    reader = _Timed(READER)
+
     def call() -> Located:
         ask = None if answer is None else lambda _: answer
-        return locate(screen, query, hint, ask=ask)
+        return locate(screen, query, hint, ask=ask, windows=windows, read=reader)
 
     times = []
     for _ in range(max(1, repeat)):
         started = time.perf_counter()
         found = call()
-        times.append((time.perf_counter() - started) * 1000 + object_ms)
+        times.append((time.perf_counter() - started) * 1000 + object_ms + (window_ms or 0.0))
     hint = hints_after(found, hint)
     point = found.point if found.found else None
     ours = _score(point, truth)
@@ -158,6 +166,8 @@ def _one(
         detail,
         by_object=found.by_object,
         object_ms=object_ms if asked else None,
+        window_ms=window_ms,
+        read_ms=reader.ms / max(1, repeat) if reader.reads else None,
     ), hint
 
 
@@ -200,6 +210,36 @@ _SAID_BEFORE = {
 def _why_of(reason: str) -> str:
     """The key of an older corpus's reason, in words."""
     return next(key for words, key in _SAID_BEFORE.items() if reason.startswith(words))
+
+
+def _window_stage(
+    windows: dict[str, Any] | None,
+) -> tuple[Callable[[Widget], list[Widget]] | None, float | None]:
+    """The X-window rung's question on the scenario's screen, answered as the corpus asked
+    it live (corpus._windows: xsession/xwindows.py's windows_at), and what asking cost (ms).
+    None where the step kept no window."""
+    if windows is None:
+        return None, None
+    found = [w for w in map(widget_from_json, windows["found"]) if w is not None]
+    return (lambda _: found), float(windows["ms"])
+
+
+READER = TextReader()  # one recogniser for every case, loaded on the first box read
+
+
+class _Timed:
+    """A reader that counts its readings and the time they took."""
+
+    def __init__(self, read: Reader) -> None:
+        self._read, self.reads, self.ms = read, 0, 0.0
+
+    def __call__(self, box: Any) -> Reading:
+        started = time.perf_counter()
+        try:
+            return self._read(box)
+        finally:
+            self.reads += 1
+            self.ms += (time.perf_counter() - started) * 1000
 
 
 def _score(point: tuple[int, int] | None, truth: dict[str, Any] | None) -> str:
