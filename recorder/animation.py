@@ -12,7 +12,7 @@ step's effect, which settles, stays checked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -56,7 +56,11 @@ def animated_masks(job: Job, *, settled: float) -> dict[int, list[Box]]:
 
 def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: float) -> list[Box]:
     """The regions of the frames shown from `start` to `end` that changed and came back, or
-    changed from one frame to the next `settled` s after the first of them was shown."""
+    changed from one frame to the next `settled` s after the first of them was shown.
+
+    The frames are compared one at a time as packed pixels (Frame.packed: one number per
+    pixel, no copy): what is held at once is the first frame, the one before and two masks,
+    however long the idle time."""
     import cv2
     import numpy as np
 
@@ -65,12 +69,16 @@ def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: flo
         shown = shown[: MOST_FRAMES // 2] + shown[-(MOST_FRAMES // 2) :]
     if not shown:
         return []
-    frames = [f.pixels() for f in shown]
     late_from = max(start, shown[0].t_first) + settled
     # from the frame on screen at late_from on
     first_late = max((i for i, f in enumerate(shown) if f.t_first <= late_from), default=0)
-    late = frames[first_late:] if shown[-1].t_first > late_from else []
-    masks = [m for m in (toggled(frames), kept_moving(late)) if m is not None]
+    late_start = first_late if shown[-1].t_first > late_from else len(shown)
+    frames = [f.packed for f in shown]  # each unpacked when it is compared
+    masks = [
+        m
+        for m in (toggled(f() for f in frames), kept_moving(f() for f in frames[late_start:]))
+        if m is not None
+    ]
     if not masks or not any(m.any() for m in masks):
         return []
     mask = np.logical_or.reduce(masks)
@@ -79,34 +87,52 @@ def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: flo
     return [tuple(int(v) for v in stats[i][:4]) for i in range(1, count)]  # type: ignore[misc]
 
 
-def toggled(frames: Sequence[np.ndarray]) -> np.ndarray | None:
+def toggled(frames: Iterable[np.ndarray]) -> np.ndarray | None:
     """The pixels that differ from the first frame in one frame and equal it again in a
-    later one; None with fewer than three frames of one size."""
+    later one; None with fewer than three frames of one size. A frame is packed (one number
+    per pixel) or has its channels last."""
     import numpy as np
 
-    if len(frames) < 3 or any(f.shape != frames[0].shape for f in frames):
-        return None
-    first = frames[0]
-    changed = np.zeros(first.shape[:2], bool)
-    back = np.zeros_like(changed)
-    for frame in frames[1:]:
-        same = (frame == first).all(axis=2)
+    first: np.ndarray | None = None
+    changed = back = None
+    count = 0
+    for frame in frames:
+        count += 1
+        if first is None:
+            first = frame
+            changed = np.zeros(first.shape[:2], bool)
+            back = np.zeros_like(changed)
+            continue
+        if frame.shape != first.shape:
+            return None
+        same = _same(frame, first)
         back |= changed & same
         changed |= ~same
-    return back
+    return back if count >= 3 else None
 
 
-def kept_moving(frames: Sequence[np.ndarray]) -> np.ndarray | None:
+def kept_moving(frames: Iterable[np.ndarray]) -> np.ndarray | None:
     """The pixels that differ between two consecutive frames; None with fewer than two of
     one size."""
     import numpy as np
 
-    if len(frames) < 2 or any(f.shape != frames[0].shape for f in frames):
-        return None
-    moving = np.zeros(frames[0].shape[:2], bool)
-    for before, after in zip(frames, frames[1:]):
-        moving |= (before != after).any(axis=2)
+    before: np.ndarray | None = None
+    moving = None
+    for frame in frames:
+        if before is not None:
+            if frame.shape != before.shape:
+                return None
+            if moving is None:
+                moving = np.zeros(frame.shape[:2], bool)
+            moving |= ~_same(frame, before)
+        before = frame
     return moving
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Where two frames show the same pixel."""
+    same = a == b
+    return same.all(axis=2) if same.ndim == 3 else same
 
 
 def _largest(boxes: list[Box]) -> list[Box]:

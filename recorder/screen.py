@@ -44,6 +44,15 @@ class Frame:
         bgra = np.frombuffer(zlib.decompress(self.zdata), np.uint8)
         return bgra.reshape(self.height, self.width, 4)[:, :, 2::-1].copy()
 
+    def packed(self) -> np.ndarray:
+        """The frame as one number per pixel (height x width, its BGRA bytes as uint32, no
+        copy): what tells two frames' pixels apart fastest."""
+        import numpy as np
+
+        return np.frombuffer(zlib.decompress(self.zdata), np.uint32).reshape(
+            self.height, self.width
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class WindowInfo:
