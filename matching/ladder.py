@@ -94,12 +94,7 @@ def _object(climb: Climb) -> Located | None:
         return None
     answer = climb.ask(widget)
     about = f"{widget.label} of {widget.app!r}" + (f" ({answer.detail})" if answer.detail else "")
-    if not answer.decided:
-        climb.trail.add(OBJECT, NEXT, about=about, why=answer.why)
-        return None
-    outcome = FOUND if answer.widget is not None else REFUSED
-    climb.trail.add(OBJECT, outcome, answer.refusal, about=about, why=answer.why)
-    return object_located(answer, widget)
+    return _answered(climb, OBJECT, answer, widget, about)
 
 
 def _xwindow(climb: Climb) -> Located | None:
@@ -112,11 +107,18 @@ def _xwindow(climb: Climb) -> Located | None:
     context = recorded.gray if recorded is not None else None
     answer = by_window(widget, climb.windows(widget), climb.gray, context, climb.read)
     about = f"window {'/'.join(str(i) for _, i in widget.path)} of {widget.app!r}"
+    return _answered(climb, XWINDOW_RUNG, answer, widget, about)
+
+
+def _answered(
+    climb: Climb, rung: str, answer: ObjectAnswer, widget: Widget, about: str
+) -> Located | None:
+    """An object rung's answer, noted in the trail: found or refused (a Located), or next."""
     if not answer.decided:
-        climb.trail.add(XWINDOW_RUNG, NEXT, about=about, why=answer.why)
+        climb.trail.add(rung, NEXT, about=about, why=answer.why)
         return None
     outcome = FOUND if answer.widget is not None else REFUSED
-    climb.trail.add(XWINDOW_RUNG, outcome, answer.refusal, about=about, why=answer.why)
+    climb.trail.add(rung, outcome, answer.refusal, about=about, why=answer.why)
     return object_located(answer, widget)
 
 

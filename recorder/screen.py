@@ -355,13 +355,7 @@ def _named(window: Any, now: float) -> WindowInfo | None:
 def _client_under_pointer(root: Any) -> Any:
     """The top-level window under the pointer, or the client inside a window manager's frame
     (the first one down that has WM_CLASS); None over the bare root."""
+    from deskreel.xsession.xwindows import client_of
+
     top = root.query_pointer().child
-    if not top:
-        return None
-    level = [top]
-    for _ in range(3):  # frame -> (decoration ->) client
-        for window in level:
-            if window.get_wm_class():
-                return window
-        level = [child for window in level for child in window.query_tree().children]
-    return top
+    return (client_of(top) or top) if top else None

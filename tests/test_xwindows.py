@@ -78,10 +78,19 @@ def _grab(xvfb: VirtualDisplay) -> Any:
         grabber.close()
 
 
-def _recorded(xdisplay: Any, xvfb: VirtualDisplay, point: tuple[int, int]) -> tuple[Widget, Any]:
-    widget = window_object(xdisplay, *point)
+def _recorded_then(
+    xdisplay: Any, xvfb: VirtualDisplay, form: Any, then: dict[str, Any], today: dict[str, Any]
+) -> tuple[Widget, Query, Widget]:
+    """The middle button's window recorded on the form started as `then` (and the query a
+    replay asks), and its window on the form started again as `today`."""
+    form(**then)
+    widget = window_object(xdisplay, *_middle_button(xdisplay))
     assert widget is not None
-    return widget, _grab(xvfb)
+    query = _query(widget, _grab(xvfb))
+    form.stop()
+    form(**today)
+    (window,) = windows_at(xdisplay, widget)
+    return widget, query, window
 
 
 def _query(widget: Widget, screen: Any) -> Query:
@@ -120,16 +129,11 @@ def test_the_window_under_a_point_is_an_object(xdisplay: Any, xvfb: VirtualDispl
 def test_a_button_in_other_colours_is_found_by_its_window(
     xdisplay: Any, xvfb: VirtualDisplay, form: Any
 ) -> None:
-    form()
-    widget, screen = _recorded(xdisplay, xvfb, _middle_button(xdisplay))
-    query = _query(widget, screen)
-    form.stop()
-    form(bg="#202020", fg="#f0f0f0", at=(400, 300))  # dark, and elsewhere
-    today = _grab(xvfb)
-    found = locate(today, query, windows=lambda w: windows_at(xdisplay, w))
+    dark = {"bg": "#202020", "fg": "#f0f0f0", "at": (400, 300)}  # dark, and elsewhere
+    widget, query, window = _recorded_then(xdisplay, xvfb, form, {}, dark)
+    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
     assert found.found and found.point is not None, found.trail
     assert found.rung == "xwindow" and found.by_object
-    (window,) = windows_at(xdisplay, widget)
     x, y, w, h = window.box
     assert x <= found.point[0] < x + w and y <= found.point[1] < y + h
     assert found.point == (x + widget.point[0], y + widget.point[1])
@@ -138,12 +142,8 @@ def test_a_button_in_other_colours_is_found_by_its_window(
 def test_a_window_that_reads_another_label_is_refused(
     xdisplay: Any, xvfb: VirtualDisplay, form: Any
 ) -> None:
-    form(label="Apply")
-    widget, screen = _recorded(xdisplay, xvfb, _middle_button(xdisplay))
-    query = _query(widget, screen)
-    form.stop()
-    form(label="Erase")  # as wide, another word
-    (window,) = windows_at(xdisplay, widget)
+    # as wide, another word
+    widget, query, window = _recorded_then(xdisplay, xvfb, form, {}, {"label": "Erase"})
     assert window.box[2:] == widget.box[2:], "the test wants a label of the same width"
     today = _grab(xvfb)
     windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
@@ -159,12 +159,7 @@ def test_a_window_that_reads_another_label_is_refused(
 def test_a_grown_window_is_found_by_its_name_and_a_lost_path_is_not(
     xdisplay: Any, xvfb: VirtualDisplay, form: Any
 ) -> None:
-    form()
-    widget, screen = _recorded(xdisplay, xvfb, _middle_button(xdisplay))
-    query = _query(widget, screen)
-    form.stop()
-    form(size=15)
-    (window,) = windows_at(xdisplay, widget)
+    widget, query, window = _recorded_then(xdisplay, xvfb, form, {}, {"size": 15})
     x, y, w, h = window.box
     assert w > widget.box[2] and h > widget.box[3], "the font grew the button"
     windows = lambda w: windows_at(xdisplay, w)  # noqa: E731

@@ -31,18 +31,15 @@ def toplevel_of(conn: Any, window: Any) -> TopLevel | None:
     manager's frame (the first one down that has WM_CLASS)."""
     from Xlib import error
 
+    from .xwindows import client_of
+
     if not window:
         return None
     try:
-        level = [window]
-        for _ in range(3):  # frame -> (decoration ->) client
-            for candidate in level:
-                wm_class = candidate.get_wm_class()
-                if wm_class:
-                    return TopLevel(
-                        _pid(conn, candidate), wm_class[1], _title(candidate), _box(conn, candidate)
-                    )
-            level = [child for w in level for child in w.query_tree().children]
+        client = client_of(window)
+        if client is not None:
+            wm_class = client.get_wm_class()
+            return TopLevel(_pid(conn, client), wm_class[1], _title(client), _box(conn, client))
         return TopLevel(_pid(conn, window), None, None, _box(conn, window))
     except error.XError:
         return None  # it went away while we looked
