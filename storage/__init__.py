@@ -8,6 +8,7 @@ from .schema import SCHEMA_VERSION
 from .script import Script, ScriptError, ScriptStep, parse_script, script_lines
 from .store import Store, open_store, store_to_fill
 from .transfer import Copied, copy_recording
+from .upgrade import Upgrade
 from .values import RESULT_FRAME_KEYS, Anchor, Evidence, RawEvent, Recording, Run, Step, StepResult
 from .widgets import Widget
 from .vocabulary import ACTIONS, CLICKS, POINTER_ACTIONS, Action, ActionError
@@ -40,6 +41,7 @@ __all__ = [
     "StepResult",
     "StorageError",
     "Store",
+    "Upgrade",
     "open_store",
     "store_to_fill",
     "parse_chord",

@@ -71,13 +71,27 @@ def open_engine(target: str | os.PathLike[str], *, create: bool, readonly: bool)
     if readonly or medium:
         # On a read-only medium nothing can change the file, so SQLite may read it as
         # immutable: without the -shm file of WAL mode, which it could not create there.
-        options = "mode=ro&immutable=1" if medium else "mode=ro"
+        options = "mode=ro&immutable=1" if medium or _unshared(path) else "mode=ro"
         engine = create_engine(f"sqlite:///file:{quote(str(path.resolve()))}?{options}&uri=true")
         event.listen(engine, "connect", _sqlite_readonly_pragmas)
     else:
         engine = create_engine(f"sqlite:///{path}")
         event.listen(engine, "connect", _sqlite_pragmas)
     return Opened(engine, label=str(path), path=path, created=created, read_only_medium=medium)
+
+
+def _unshared(path: Path) -> bool:
+    """Whether SQLite must read a file as immutable to read it at all: in WAL mode it needs
+    a -shm file beside it, which it cannot create in a folder we may not write to (a file of
+    another user's, a read-only checkout). Only when no write-ahead log holds anything: a
+    file with none is not being written (a writer in WAL mode keeps one beside it)."""
+    shm, wal = Path(f"{path}-shm"), Path(f"{path}-wal")
+    try:
+        if os.access(path.parent, os.W_OK) or shm.exists():
+            return False
+        return not wal.exists() or wal.stat().st_size == 0
+    except OSError:
+        return False
 
 
 def _on_read_only_medium(path: Path) -> bool:

@@ -548,3 +548,28 @@ def test_version_5_store_is_migrated_and_takes_instructions_and_notes(store_url)
         store.add_steps(new, noted)
         assert store.recording(new).instruction == "Save the file"
         assert store.steps(new) == noted
+
+
+def test_an_older_store_is_read_unchanged_and_upgraded_only_to_write(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("old", source="recorder")
+        store.add_steps(rec, make_steps())
+    rewind_to_version_5(store_url)
+    if store_url.startswith("postgresql"):  # no private copy of a server: refused, unchanged
+        with pytest.raises(StorageError, match=r"schema version 5, older than this deskreel's"):
+            open_store(store_url, readonly=True)
+    else:
+        with open_store(store_url, readonly=True) as store:
+            assert (store.older_schema, store.upgrade) == (5, None)
+            assert store.steps(rec) == make_steps()
+    version = "select value from deskreel_meta where key = 'schema_version'"
+    assert sql(store_url, version, scalar=True) == "5"
+    with open_store(store_url) as store:
+        upgrade = store.upgrade
+        assert upgrade is not None and (upgrade.old, upgrade.new) == (5, SCHEMA_VERSION)
+        assert store.steps(rec) == make_steps()
+    if store_url.startswith("postgresql"):
+        assert upgrade.backup is None  # deskreel keeps no copy of a server's database
+    else:
+        assert upgrade.backup is not None and upgrade.backup.name.endswith(".schema5.bak")
+    assert sql(store_url, version, scalar=True) == str(SCHEMA_VERSION)
