@@ -10,6 +10,7 @@ import os
 import sqlite3
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -126,18 +127,51 @@ def cli() -> None:
     """
 
 
-def open_db(db: str, *, create: bool = False) -> Store:
-    store = open_store(db, create=create)
-    if store.read_only_medium:
+def open_db(db: str, *, create: bool = False, readonly: bool = False, backup: bool = True) -> Store:
+    """The store of a command: `readonly` for one that only reads, which never changes the
+    database (an older file is read through an upgraded private copy); otherwise an older
+    database is upgraded first, with one line saying so (see `tell_upgrade`)."""
+    store = open_store(db, create=create, readonly=readonly, backup=backup)
+    tell_upgrade(store)
+    if store.read_only_medium and not readonly:
         click.echo(f"deskreel: {store.label} is on a read-only file system: read only", err=True)
     return store
+
+
+def tell_upgrade(store: Store) -> None:
+    """The one line a command that upgraded its database gives: from which schema to which,
+    that older releases cannot read it now, and where the previous file is."""
+    done = store.upgrade
+    if done is None:
+        return
+    if done.backup is not None:
+        kept = f"the schema-{done.old} file is kept as {done.backup}"
+    elif store.path is not None:
+        kept = "no backup was kept (--no-backup)"
+    else:
+        kept = "a server's database is not backed up by deskreel"
+    click.echo(
+        f"deskreel: upgraded {done.label} from schema {done.old} to {done.new}, which older "
+        f"deskreel releases cannot read; {kept}",
+        err=True,
+    )
+
+
+def no_backup_option(command: Callable[..., int]) -> Callable[..., int]:
+    """`--no-backup`, for a command that writes to DB (and so upgrades an older one)."""
+    return click.option(
+        "--no-backup",
+        is_flag=True,
+        help="when DB is of an older schema and must be upgraded first, keep no copy of "
+        "the previous file beside it (DB.schemaN.bak)",
+    )(command)
 
 
 @cli.command("list")
 @click.argument("db")
 def list_recordings(db: str) -> int:
     """List the recordings in DB."""
-    with open_db(db) as store:
+    with open_db(db, readonly=True) as store:
         recs = store.recordings()
     if not recs:
         click.echo(f"{store.label} holds no recordings yet", err=True)
@@ -163,7 +197,7 @@ def list_recordings(db: str) -> int:
 @click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
 def show(db: str, ref: str | None) -> int:
     """Show the steps of one recording as a table."""
-    with open_db(db) as store:
+    with open_db(db, readonly=True) as store:
         rec = store.recording(ref)
         steps = store.steps(rec.id)
         masks = store.masks(rec.id)
@@ -224,7 +258,10 @@ def show(db: str, ref: str | None) -> int:
     help="the screen the script was written for, such as 1280x800 (default: what its "
     "lines say, as an actions export's do)",
 )
-def import_script(script: Path, db: str, name: str | None, screen: tuple[int, int] | None) -> int:
+@no_backup_option
+def import_script(
+    script: Path, db: str, name: str | None, screen: tuple[int, int] | None, no_backup: bool
+) -> int:
     """Import a hand-written SCRIPT (JSON array or JSON lines of actions) into DB."""
     text = _read_script(script)
     try:
@@ -236,7 +273,8 @@ def import_script(script: Path, db: str, name: str | None, screen: tuple[int, in
 
     name = checked_name(name or parsed.recording or script.stem)  # before anything is created
     screen = _script_screen(script, parsed, screen)
-    with store_to_fill(db) as store:  # a new file goes again when the import fails
+    with store_to_fill(db, backup=not no_backup) as store:  # a new file goes when it fails
+        tell_upgrade(store)
         rec_id = store.create_recording(
             name, source="script", screen=screen, instruction=parsed.instruction
         )

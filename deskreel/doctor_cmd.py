@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli import cli, open_db
+from .cli import cli, no_backup_option, open_db
 from .errors import EXIT_FAILED, EXIT_OK, UserError
 from .table import printable
 
@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     help="with --repair: also repair recordings and runs that another program "
     "may still be writing (when you know their recorder or replay was killed)",
 )
-def doctor(db: str | None, repair: bool, force: bool) -> int:
+@click.option(
+    "--upgrade",
+    is_flag=True,
+    help="bring DB to this deskreel's schema now (any command that writes to DB does so "
+    "first; older deskreel releases then cannot read it)",
+)
+@no_backup_option
+def doctor(db: str | None, repair: bool, force: bool, upgrade: bool, no_backup: bool) -> int:
     """Check a database: integrity, schema version, orphaned frames and anchors, and
     recordings whose last events never became steps. Exit 0 when healthy, 1 when not.
 
@@ -39,27 +46,38 @@ def doctor(db: str | None, repair: bool, force: bool) -> int:
     While another program has DB open, recordings written in the last 10 minutes and
     unfinished runs may still be being written: they are noted, not counted as problems,
     and --repair leaves them (and frames that nothing uses yet) alone.
+
+    Without --repair or --upgrade, DB is only read: one of an older schema is checked
+    through an upgraded private copy, and stays as it is.
     """
     from deskreel.storage.health import examine
 
     if db is None:
-        if repair or force:
-            raise UserError("--repair and --force repair a database: give its path")
+        if repair or force or upgrade or no_backup:
+            raise UserError(
+                "--repair, --force, --upgrade and --no-backup change a database: give its path"
+            )
         return _display()
     if force and not repair:
         raise UserError("--force only changes what --repair does: give both")
-    with open_db(db) as store:
+    if no_backup and not (repair or upgrade):
+        raise UserError("--no-backup only applies with --repair or --upgrade: add one or drop it")
+    with open_db(db, readonly=not (repair or upgrade), backup=not no_backup) as store:
         health = examine(store)
         if repair and health.integrity == "ok":
             _repair(store, health, force=force)
             health = examine(store)
     problems = health.problems
+    schema = store.older_schema or health.schema_version
     summary = (
-        f"schema {health.schema_version}, {health.recordings} recordings, {health.frames} frames"
+        f"schema {schema}, {health.recordings} recordings, {health.frames} frames"
         if health.integrity == "ok"
         else "not read further: restore a backup, or try the sqlite3 shell's .recover"
     )
-    for note in health.notes:
+    notes = health.notes
+    if store.older_schema is not None:
+        notes.insert(0, _older_note(store.label, store.older_schema, health.schema_version))
+    for note in notes:
         click.echo(f"  note: {printable(note)}")
     if not problems:
         click.echo(f"{store.label}: healthy ({summary})")
@@ -73,6 +91,14 @@ def doctor(db: str | None, repair: bool, force: bool) -> int:
     )
     click.echo(f"{store.label}: {len(problems)} problem(s) ({summary}){hint}")
     return EXIT_FAILED
+
+
+def _older_note(label: str, old: int, new: int) -> str:
+    return (
+        f"schema {old} is older than this deskreel's ({new}): checked through an upgraded "
+        f"copy, the file unchanged; the first command that writes to it upgrades it (or "
+        f"'deskreel doctor --upgrade {label}'), and older releases cannot read it then"
+    )
 
 
 def _display() -> int:
@@ -136,13 +162,14 @@ def _repair(store: Store, health: Health, *, force: bool) -> None:
     required=True,
     help="step whose typed text, raw key events and frames are removed (repeatable)",
 )
-def redact(db: str, ref: str, steps: tuple[int, ...]) -> int:
+@no_backup_option
+def redact(db: str, ref: str, steps: tuple[int, ...], no_backup: bool) -> int:
     """Remove what a step typed: its text becomes {{secret:N}}, its frames and key events go."""
     from deskreel.storage.redaction import redact_steps
 
     from deskreel.xsession.hiding import hide_in_stored_frames
 
-    with open_db(db) as store:
+    with open_db(db, backup=not no_backup) as store:
         rec = store.recording(ref)
         known = {s.step for s in store.steps(rec.id)}
         unknown = [n for n in steps if n not in known]

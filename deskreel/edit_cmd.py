@@ -11,7 +11,7 @@ import click
 from deskreel.storage import Action, ActionError, EditSummary, RecordingEdit, edit_recording
 from deskreel.storage.script import ScriptError, load_json
 
-from .cli import cli, open_db
+from .cli import cli, no_backup_option, open_db
 from .errors import EXIT_OK, UserError
 
 MAX_RANGE = 100_000  # steps in one range; more is a typo, not a recording
@@ -66,6 +66,7 @@ MAX_RANGE = 100_000  # steps in one range; more is a typo, not a recording
     metavar="NAME",
     help="leave the recording as it is: copy it as NAME and edit the copy",
 )
+@no_backup_option
 def edit(
     db: str,
     ref: str,
@@ -79,6 +80,7 @@ def edit(
     instruction: str | None,
     note: tuple[tuple[str, str], ...],
     copy_to: str | None,
+    no_backup: bool,
 ) -> int:
     """Change one recording in one transaction; steps are then renumbered 1..n.
 
@@ -104,7 +106,7 @@ def edit(
             "nothing to do: give --drop, --disable, --enable, --insert-after, "
             "--trim-start, --trim-end, --rename, --instruction, --note or --copy-to"
         )
-    with open_db(db) as store:
+    with open_db(db, backup=not no_backup) as store:
         source = store.recording(ref)
         summary = edit_recording(store, source.id, changes, copy_to=copy_to)
     what = (

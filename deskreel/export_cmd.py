@@ -103,7 +103,7 @@ def export(
             )
         return _plain_lines(db, ref, every, out, scale_to, with_after, force)
     options = ExportOptions(scale_to=scale_to, with_after=with_after, force=force)
-    with open_db(db) as store:
+    with open_db(db, readonly=True) as store:
         recordings = store.recordings() if every else [store.recording(ref)]
         if every and not recordings:
             raise UserError(f"{store.label} holds no recordings to export")
@@ -163,7 +163,7 @@ def _plain_lines(
         raise UserError("--with-after pairs frames: give --out DIR for a dataset directory")
     if out is not None:
         check_replaceable(out, mark=LINES_MARK, what="actions export of deskreel's", force=force)
-    with open_db(db) as store:
+    with open_db(db, readonly=True) as store:
         rec = store.recording(ref)
         every_step = store.steps(rec.id)
         steps, actions = enabled_actions(rec, every_step, scale_to=scale_to)

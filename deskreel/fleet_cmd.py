@@ -6,9 +6,9 @@ import time
 
 import click
 
-from deskreel.storage import Copied, Store, copy_recording, open_store, store_to_fill
+from deskreel.storage import Copied, Store, copy_recording, store_to_fill
 
-from .cli import cli, open_db
+from .cli import cli, no_backup_option, open_db, tell_upgrade
 from .errors import EXIT_OK, EXIT_USAGE, UserError
 from .table import format_bytes, format_duration
 
@@ -20,7 +20,8 @@ REF_HELP = "recording id or name; repeat for more"
 @click.argument("url")
 @click.option("-r", "--recording", "refs", multiple=True, help=f"{REF_HELP} (default: the latest)")
 @click.option("--all", "every", is_flag=True, help="every recording in DB")
-def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
+@no_backup_option
+def push(db: str, url: str, refs: tuple[str, ...], every: bool, no_backup: bool) -> int:
     """Copy recordings from DB to the shared store URL (postgresql://USER@HOST/DATABASE).
 
     Each recording travels whole, in one transaction: raw events, steps, frames, anchors,
@@ -32,7 +33,8 @@ def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
     """
     if refs and every:
         raise UserError("give -r or --all, not both")
-    with open_db(db) as source, open_store(url) as target:
+    # DB is opened to write: a recording from before schema 3 is given its uid for good
+    with open_db(db, backup=not no_backup) as source, open_db(url, create=True) as target:
         chosen: list[str | int | None] = (
             list(source.recording_ids()) if every else list(refs) or [None]
         )
@@ -46,10 +48,12 @@ def push(db: str, url: str, refs: tuple[str, ...], every: bool) -> int:
 @click.argument("url")
 @click.argument("db")
 @click.option("-r", "--recording", "refs", multiple=True, required=True, help=REF_HELP)
-def pull(url: str, db: str, refs: tuple[str, ...]) -> int:
+@no_backup_option
+def pull(url: str, db: str, refs: tuple[str, ...], no_backup: bool) -> int:
     """Copy recordings from the shared store URL into DB (created if missing), to replay
     them offline. Pulling what DB holds already changes nothing."""
-    with open_store(url, create=False) as source, store_to_fill(db) as target:
+    with open_db(url) as source, store_to_fill(db, backup=not no_backup) as target:
+        tell_upgrade(target)
         return _copy_all(source, target, list(refs), verb="pulled")
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .cli import cli, open_db
+from .cli import cli, no_backup_option, open_db
 from .errors import EXIT_OK, UserError
 from .table import format_bytes, format_duration, json_shown, printable
 
@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     help="record on Xwayland anyway: what happens in Wayland windows is missed (the "
     "recording says so)",
 )
+@no_backup_option
 def record(
     db: str,
     name: str | None,
@@ -92,6 +93,7 @@ def record(
     redact_typing: bool,
     display: str | None,
     force: bool,
+    no_backup: bool,
 ) -> int:
     """Record mouse, keyboard and screen into DB as vocabulary actions.
 
@@ -112,7 +114,7 @@ def record(
         on_xwayland = refuse_xwayland(conn, force=force)
     finally:
         conn.close()
-    with open_db(db, create=True) as store:
+    with open_db(db, create=True, backup=not no_backup) as store:
         where = store.label  # a URL's password stays out of every message
         is_file = store.path is not None
         options = RecordOptions(
@@ -205,8 +207,11 @@ def _run_until_stopped(
 @click.argument("db")
 @click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
 @click.option("--dry-run", is_flag=True, help="print the actions; change nothing")
+@no_backup_option
 @click.pass_context
-def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given: float) -> int:
+def reduce(
+    ctx: click.Context, db: str, ref: str | None, dry_run: bool, no_backup: bool, **given: float
+) -> int:
     """Re-derive a recording's actions from its raw events, with other thresholds.
 
     The keyboard's repeat delay and the double-click time are those the recording stored
@@ -220,7 +225,7 @@ def reduce(ctx: click.Context, db: str, ref: str | None, dry_run: bool, **given:
 
     chosen = _thresholds(given)
     th = Thresholds(**{k: v for k, v in chosen.items() if k in _THRESHOLDS})
-    with open_db(db) as store:
+    with open_db(db, readonly=dry_run, backup=not no_backup) as store:
         rec = store.recording(ref)
         settings = rec.input_settings.with_values(
             **{k: v for k, v in chosen.items() if k in _SETTINGS}

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from .cli import DB_HELP, cli, open_db
+from .cli import DB_HELP, cli, no_backup_option, open_db
 from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
 from .paths import FilePath
 from deskreel.matching import PARAMS
@@ -109,6 +109,7 @@ from deskreel.storage.vocabulary import MAX_COORDINATE
     is_flag=True,
     help="do not abort when the pointer is thrown into a screen corner",
 )
+@no_backup_option
 @click.option("--display", help="X display (default: $DISPLAY)")
 @click.option("-q", "--quiet", is_flag=True, help="print only the verdict")
 def replay(
@@ -132,6 +133,7 @@ def replay(
     report_dir: Path | None,
     abort_key: str,
     no_corner_abort: bool,
+    no_backup: bool,
     display: str | None,
     quiet: bool,
 ) -> int:
@@ -141,6 +143,7 @@ def replay(
     (a moved window, reordered widgets, another scale); a weak or ambiguous match is never
     clicked. Stops on the abort key, when the pointer is thrown into a screen corner, on
     SIGINT and on SIGTERM (exit 130), always releasing every key and button it pressed.
+    The run is stored in DB (an older DB is upgraded first); --dry-run only reads DB.
     Exit codes: 0 all steps done, 1 a step failed, 2 bad input, 130 aborted.
     """
     from deskreel.replayer import AnchorOptions, Progress, ReplayOptions, select_steps
@@ -170,8 +173,12 @@ def replay(
         corners=not no_corner_abort,
     )
     # results are written through their own connection; the recording is read through
-    # a read-only one, so a replay can never change what it replays
-    with open_db(db) as writer, open_store(db, readonly=True) as store:
+    # a read-only one, so a replay can never change what it replays (a dry run stores
+    # nothing: DB is only read)
+    with (
+        open_db(db, readonly=dry_run, backup=not no_backup) as writer,
+        open_store(db, readonly=True) as store,
+    ):
         recording = store.recording(ref)
         steps = select_steps(store.steps(recording.id), options)
         if not steps:
@@ -305,13 +312,14 @@ def parse_box(text: str) -> tuple[int, int, int, int]:
 @click.argument("region", metavar="X,Y,W,H")
 @click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
 @click.option("--step", type=int, help="mask for this step only (default: every step)")
-def mask(db: str, region: str, ref: str | None, step: int | None) -> int:
+@no_backup_option
+def mask(db: str, region: str, ref: str | None, step: int | None, no_backup: bool) -> int:
     """Store a region that `replay --verify` never compares (a clock, a blinking cursor).
 
     X,Y,W,H are in the recording's screen coordinates (those of `deskreel show`).
     """
     box = parse_box(region)
-    with open_db(db) as store:
+    with open_db(db, backup=not no_backup) as store:
         rec = store.recording(ref)
         if step is not None and step not in {s.step for s in store.steps(rec.id)}:
             raise UserError(

@@ -76,7 +76,7 @@ def report(
     if junit is not None:  # before the HTML: a bad --junit leaves nothing behind
         check_replaceable(junit, mark=JUNIT_MARK, what="JUnit file of deskreel's", force=force)
         check_writable(junit)
-    with open_db(db) as store:
+    with open_db(db, readonly=True) as store:
         rec, run = _pick(store, ref, run_id, last_run)
         steps = store.steps(rec.id)
         results = store.step_results(run.id) if run is not None else []
@@ -102,7 +102,7 @@ def report(
 @click.option("-r", "--recording", "ref", help="only this recording's runs (id or name)")
 def runs(db: str, ref: str | None) -> int:
     """List the past replays and verifications in DB, with their verdicts."""
-    with open_db(db) as store:
+    with open_db(db, readonly=True) as store:
         if ref is not None:
             rec = store.recording(ref)
             found, names = store.runs(rec.id), {rec.id: rec.name}

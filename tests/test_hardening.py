@@ -322,7 +322,8 @@ def test_a_database_on_a_read_only_medium_is_read_and_not_written(
     ):
         done = deskreel(*args)
         assert done.returncode == 0, (args, done.stderr)
-        assert "read-only file system" in done.stderr and "backup" not in done.stderr
+        # a command that only reads never writes: it reads here as anywhere, saying nothing
+        assert "read-only" not in done.stderr and "backup" not in done.stderr
     done = deskreel("edit", read_only_copy, "-r", "1", "--rename", "other")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "backup" not in done.stderr and "read-only" in done.stderr, done.stderr
