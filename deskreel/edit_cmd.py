@@ -1,4 +1,5 @@
-"""`deskreel edit`: clean one recording before it becomes data or a regression script."""
+"""`deskreel edit`: clean one recording before it becomes data or a regression script; and
+`deskreel mask`: a region of it that verification never compares."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from deskreel.storage.script import ScriptError, load_json
 
 from .cli import cli, no_backup_option, open_db
 from .errors import EXIT_OK, UserError
+from .replay_cmd import parse_box
 
 MAX_RANGE = 100_000  # steps in one range; more is a typo, not a recording
 
@@ -115,6 +117,31 @@ def edit(
         else f"edited recording {summary.recording_id} {summary.name!r}"
     )
     click.echo(f"{what}: {_done(summary)}; it now has {summary.steps} steps", err=True)
+    return EXIT_OK
+
+
+@cli.command("mask")
+@click.argument("db")
+@click.argument("region", metavar="X,Y,W,H")
+@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
+@click.option("--step", type=int, help="mask for this step only (default: every step)")
+@no_backup_option
+def mask(db: str, region: str, ref: str | None, step: int | None, no_backup: bool) -> int:
+    """Store a region that `replay --verify` never compares (a clock, a blinking cursor).
+
+    X,Y,W,H are in the recording's screen coordinates (those of `deskreel show`).
+    """
+    box = parse_box(region)
+    with open_db(db, backup=not no_backup) as store:
+        rec = store.recording(ref)
+        if step is not None and step not in {s.step for s in store.steps(rec.id)}:
+            raise UserError(
+                f"recording {rec.name!r} has no step {step}: see "
+                f"'deskreel show {store.label} -r {rec.id}'"
+            )
+        store.add_mask(rec.id, box, step=step)
+    where = f"step {step}" if step is not None else "every step"
+    click.echo(f"masked {list(box)} for {where} of {rec.name!r}", err=True)
     return EXIT_OK
 
 

@@ -1,4 +1,4 @@
-"""`deskreel replay` (and --verify), `deskreel mask` and `deskreel release-all`."""
+"""`deskreel replay` (and --verify) and `deskreel release-all`."""
 
 from __future__ import annotations
 
@@ -305,31 +305,6 @@ def parse_box(text: str) -> tuple[int, int, int, int]:
             f"{MAX_COORDINATE} px, got {text!r}"
         )
     return (x, y, w, h)
-
-
-@cli.command("mask")
-@click.argument("db")
-@click.argument("region", metavar="X,Y,W,H")
-@click.option("-r", "--recording", "ref", help="recording id or name (default: the latest)")
-@click.option("--step", type=int, help="mask for this step only (default: every step)")
-@no_backup_option
-def mask(db: str, region: str, ref: str | None, step: int | None, no_backup: bool) -> int:
-    """Store a region that `replay --verify` never compares (a clock, a blinking cursor).
-
-    X,Y,W,H are in the recording's screen coordinates (those of `deskreel show`).
-    """
-    box = parse_box(region)
-    with open_db(db, backup=not no_backup) as store:
-        rec = store.recording(ref)
-        if step is not None and step not in {s.step for s in store.steps(rec.id)}:
-            raise UserError(
-                f"recording {rec.name!r} has no step {step}: see "
-                f"'deskreel show {store.label} -r {rec.id}'"
-            )
-        store.add_mask(rec.id, box, step=step)
-    where = f"step {step}" if step is not None else "every step"
-    click.echo(f"masked {list(box)} for {where} of {rec.name!r}", err=True)
-    return EXIT_OK
 
 
 replay.__doc__ = (replay.__doc__ or "") + f"\n    DB is {DB_HELP}."
