@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 from click.core import ParameterSource
 
-from .cli import DB_HELP, cli, no_backup_option, open_db
+from deskreel.storage import Store, copy_recording, open_store, store_to_fill
+
+from .cli import DB_HELP, cli, no_backup_option, open_db, tell_upgrade
 from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
 from .paths import FilePath
 from deskreel.matching import PARAMS
@@ -109,6 +114,17 @@ from deskreel.storage.vocabulary import MAX_COORDINATE
     is_flag=True,
     help="do not abort when the pointer is thrown into a screen corner",
 )
+@click.option(
+    "--runs-db",
+    metavar="FILE",
+    help="store the run in FILE (a deskreel database, created if missing, where the "
+    "recording is copied once) and only read DB: for a recording kept in a repository",
+)
+@click.option(
+    "--no-runs",
+    is_flag=True,
+    help="store the run nowhere and only read DB (--junit and --report still work)",
+)
 @no_backup_option
 @click.option("--display", help="X display (default: $DISPLAY)")
 @click.option("-q", "--quiet", is_flag=True, help="print only the verdict")
@@ -133,6 +149,8 @@ def replay(
     report_dir: Path | None,
     abort_key: str,
     no_corner_abort: bool,
+    runs_db: str | None,
+    no_runs: bool,
     no_backup: bool,
     display: str | None,
     quiet: bool,
@@ -143,15 +161,17 @@ def replay(
     (a moved window, reordered widgets, another scale); a weak or ambiguous match is never
     clicked. Stops on the abort key, when the pointer is thrown into a screen corner, on
     SIGINT and on SIGTERM (exit 130), always releasing every key and button it pressed.
-    The run is stored in DB (an older DB is upgraded first); --dry-run only reads DB.
+    The run is stored in DB (an older DB is upgraded first), unless --runs-db or --no-runs
+    says otherwise; --dry-run only reads DB.
     Exit codes: 0 all steps done, 1 a step failed, 2 bad input, 130 aborted.
     """
     from deskreel.replayer import AnchorOptions, Progress, ReplayOptions, select_steps
     from deskreel.replayer.replay import replay as run_replay
     from deskreel.matching import VerifyOptions
-    from deskreel.storage import open_store
 
     _check_options(speed, max_idle, abort_key, verify=verify, masks=masks, keep_going=keep_going)
+    if runs_db is not None and no_runs:
+        raise UserError("give --runs-db FILE or --no-runs, not both")
     boxes = tuple(parse_box(m) for m in masks)
     if not dry_run:
         _check_outputs(junit, report_dir, force=force)
@@ -172,14 +192,10 @@ def replay(
         abort_key=abort_key,
         corners=not no_corner_abort,
     )
-    # results are written through their own connection; the recording is read through
-    # a read-only one, so a replay can never change what it replays (a dry run stores
-    # nothing: DB is only read)
-    with (
-        open_db(db, readonly=dry_run, backup=not no_backup) as writer,
-        open_store(db, readonly=True) as store,
-    ):
-        recording = store.recording(ref)
+    with _stores(
+        db, ref, runs_db, no_runs=no_runs, dry_run=dry_run, backup=not no_backup, quiet=quiet
+    ) as (store, writer, ref_there):
+        recording = store.recording(ref_there)
         steps = select_steps(store.steps(recording.id), options)
         if not steps:
             raise UserError(
@@ -198,6 +214,64 @@ def replay(
         if outcome.run_id is not None and (junit or report_dir):
             _write_outputs(writer, recording, outcome.run_id, steps, junit, report_dir)
     return EXIT_FOR_VERDICT[outcome.status]
+
+
+@contextlib.contextmanager
+def _stores(
+    db: str,
+    ref: str | None,
+    runs_db: str | None,
+    *,
+    no_runs: bool,
+    dry_run: bool,
+    backup: bool,
+    quiet: bool,
+) -> Iterator[tuple[Store, Store, str | int | None]]:
+    """(the store the recording is read from, the store its run goes to, the recording's
+    reference there): DB itself; or DB only read, the recording copied into the file of
+    --runs-db or, with --no-runs, a private one that goes afterwards. A dry run stores
+    nothing: DB alone, only read."""
+    if dry_run:
+        with open_db(db, readonly=True) as store:
+            yield store, store, ref
+    elif runs_db is None and not no_runs:
+        # results are written through their own connection; the recording is read through
+        # a read-only one, so a replay can never change what it replays
+        with open_db(db, backup=backup) as writer, open_store(db, readonly=True) as store:
+            yield store, writer, ref
+    else:
+        with contextlib.ExitStack() as stack:
+            if runs_db is None:
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="deskreel-run-"))
+                runs_db = str(Path(folder) / "runs.db")
+            yield stack.enter_context(
+                _copied(db, ref, runs_db, backup=backup, quiet=quiet or no_runs)
+            )
+
+
+@contextlib.contextmanager
+def _copied(
+    db: str, ref: str | None, file: str, *, backup: bool, quiet: bool
+) -> Iterator[tuple[Store, Store, int]]:
+    """DB only read; its recording copied into `file` (once: a later replay finds it
+    there), and replayed from there."""
+    with open_db(db, readonly=True) as source, store_to_fill(file, backup=backup) as writer:
+        tell_upgrade(writer)
+        copied = copy_recording(source, writer, ref)
+        if copied.differs:
+            raise UserError(
+                f"{writer.label} holds recording {copied.name!r} as it was before it was "
+                f"edited in {source.label}: give another --runs-db, or make the edited one a "
+                f"recording of its own (deskreel edit --copy-to)"
+            )
+        if copied.copied and not quiet:
+            click.echo(
+                f"deskreel: copied recording {copied.name!r} into {writer.label}, where its "
+                f"runs are stored",
+                err=True,
+            )
+        with open_store(file, readonly=True) as store:
+            yield store, writer, copied.target_id
 
 
 def _check_options(
