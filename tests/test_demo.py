@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -82,6 +83,27 @@ def test_demo_never_clears_a_folder_it_did_not_write(
     assert demo.main(["--out", str(tmp_path)]) == 2
     assert "holds no deskreel test report" in capsys.readouterr().err
     assert kept.read_text() == "mine"
+
+
+def test_every_committed_sample_database_is_at_the_current_schema() -> None:
+    """A sample someone copies must open in every deskreel of today, and be read as it is
+    committed: an older one is upgraded by each write, leaving `git status` dirty."""
+    from deskreel.storage import SCHEMA_VERSION
+
+    samples = sorted((demo.ROOT / "samples").rglob("*.db"))
+    assert demo.SAMPLE in samples
+    for sample in samples:
+        # immutable: what a fresh clone holds (no write-ahead log), and nothing left beside it
+        with sqlite3.connect(f"{sample.as_uri()}?immutable=1", uri=True) as conn:
+            [(version,)] = conn.execute(
+                "SELECT value FROM deskreel_meta WHERE key = 'schema_version'"
+            ).fetchall()
+            [(revision,)] = conn.execute("SELECT version_num FROM alembic_version").fetchall()
+        conn.close()
+        assert (int(version), revision) == (SCHEMA_VERSION, f"{SCHEMA_VERSION:04d}"), (
+            f"{sample.relative_to(demo.ROOT)} is at schema {version}, this deskreel at "
+            f"{SCHEMA_VERSION}: run 'deskreel doctor --upgrade --no-backup' on it and commit it"
+        )
 
 
 def _sha256(path: Path) -> str:
