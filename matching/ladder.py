@@ -27,7 +27,7 @@ from .objects import ObjectAnswer, object_located
 from .other_scales import IN_EACH_RANGE, LOOK_BACK, scales
 from .query import NO_HINTS, Hints, Query
 from .reading import Reader
-from .search import Image, grayscale
+from .search import Image
 from .xwindows import by_window
 from .trail import FOUND, NEXT, REFUSED, Trail
 from .twins import doubt_twins
@@ -52,14 +52,6 @@ class Climb:
     read: Reader | None = None
     found: Located | None = None  # for a check: the place found
     _search: Search | None = None
-    _gray: Image | None = None
-
-    @property
-    def gray(self) -> Image:
-        """Today's screen in grey levels, made once."""
-        if self._gray is None:
-            self._gray = grayscale(self.screen)
-        return self._gray
 
     @property
     def search(self) -> Search:
@@ -104,10 +96,9 @@ def _xwindow(climb: Climb) -> Located | None:
     if widget is None or widget.source != XWINDOW or climb.windows is None:
         return None
     recorded = climb.query.context.screen if climb.query.context is not None else None
-    context = recorded.gray if recorded is not None else None
-    answer = by_window(widget, climb.windows(widget), climb.gray, context, climb.read)
-    about = f"window {'/'.join(str(i) for _, i in widget.path)} of {widget.app!r}"
-    return _answered(climb, XWINDOW_RUNG, answer, widget, about)
+    context = recorded.rgb if recorded is not None else None
+    answer = by_window(widget, climb.windows(widget), climb.screen, context, climb.read)
+    return _answered(climb, XWINDOW_RUNG, answer, widget, widget.label)
 
 
 def _answered(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from deskreel.storage.widgets import Widget
 
 from .located import Located
+from .params import PARAMS as P
 from .refusal import Refusal
 from .search import Point
 from .trail import WHY
@@ -147,16 +148,32 @@ def point_in(today: Widget, recorded: Widget) -> Point:
     )
 
 
+def box_scale(today: Widget, recorded: Widget) -> float:
+    """The scale the screen has today around an object found again, as its box tells it:
+    the ratio of its sides where width and height grew alike (a bigger font, a scaled
+    screen), else 1 (a box stretched one way by its layout says nothing of the scale)."""
+    _, _, w, h = today.box
+    _, _, rw, rh = recorded.box
+    if min(w, h, rw, rh) <= 0:
+        return 1.0
+    across, down = w / rw, h / rh
+    if abs(across - down) > P.box_scale_agree * max(across, down):
+        return 1.0
+    scale = (across * down) ** 0.5
+    low, high = P.sane_scales
+    return scale if low <= scale <= high else 1.0
+
+
 def object_located(answer: ObjectAnswer, recorded: Widget) -> Located:
     """What locate() answers for a step the object rung decided: found at the recorded press
-    moved into today's box, or refused by its rule."""
+    moved into today's box, at the scale its box grew by, or refused by its rule."""
     found = answer.widget
     return Located(
         found=found is not None,
         point=point_in(found, recorded) if found is not None else None,
         score=1.0 if found is not None else 0.0,
         margin=1.0 if found is not None else 0.0,
-        scale=1.0,
+        scale=box_scale(found, recorded) if found is not None else 1.0,
         top_left=None,
         best_elsewhere=None,
         elapsed_ms=0.0,

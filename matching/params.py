@@ -122,6 +122,9 @@ class Params:
     say_falloff: float = 48.0  # px: how fast a part's say in the score falls with distance
     say_floor: float = 0.25  # the least say of a part
     sane_scales: tuple[float, float] = (0.5, 2.0)  # outside: stray parts fitted nonsense
+    # An object found in a box whose width and height grew within this fraction of each
+    # other tells the screen's scale by it (objects.py); more apart, its layout stretched it
+    box_scale_agree: float = 0.06
     # A target is placed surely enough along an axis when a part within pin_reach px places
     # it, or the flat stretch it was in does, or the fit's one-sigma error there is at most
     # pin_spread px and the target was in no flat stretch along it, or in one found again.
@@ -166,8 +169,12 @@ class Params:
     window_rim: int = 3
     # Text recognition (reading.py): the recogniser's least score for a confident reading
     # (its own confidence, 0 to 1), and the least side (px) of a box it is given
-    read_sure: float = 0.9
+    read_sure: float = 0.7
     read_least: int = 8
+    # Two confident readings less alike than this (difflib's ratio: 2 x matched characters /
+    # all characters) name different things; closer, one may be a slip of the recogniser,
+    # which reads a character wrong at another size, sure of it ("Double-lick me" at 1.25x)
+    read_renamed: float = 0.6
 
 
 PARAMS = Params()

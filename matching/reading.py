@@ -5,14 +5,16 @@ Recognition only, on a box already known: no detection runs over the screen. The
 RapidOCR's recogniser (PP-OCR, ONNX models shipped inside its wheel, run by onnxruntime on
 the CPU), loaded on the first reading and kept; about 15 ms a box on 2 cores. A reading is
 compared without case or spaces (a theme or a font changes how "Search  backward" reads,
-not what it says). Two readings name the same thing when they agree or neither is
-readable; they name different things only when both are confident and differ.
+not what it says). Two readings name the same thing when they say the same (however sure
+the recogniser was of one of them) or neither is readable; different things only when both
+are confident and differ by more than a recogniser's slip (reading.renamed).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any
 
 import numpy as np
@@ -20,7 +22,7 @@ import numpy as np
 from .params import PARAMS as P
 from .search import Image
 
-__all__ = ["UNREAD", "Reader", "Reading", "TextReader", "same_name"]
+__all__ = ["UNREAD", "Reader", "Reading", "TextReader", "read_alike", "renamed", "same_name"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +47,31 @@ Reader = Callable[[Image], Reading]  # what a box (RGB or grey) says
 
 
 def same_name(recorded: Reading, today: Reading) -> bool | None:
-    """True: the same name (the same reading, or neither readable); False: renamed (two
-    confident readings that differ); None: one readable and not the other (unsure)."""
-    if recorded.readable and today.readable:
-        return recorded.key == today.key
-    if not recorded.readable and not today.readable:
+    """True: the same name (read alike, or neither readable); False: renamed; None: unsure
+    (one reading not confident, or two confident ones a recogniser's slip apart)."""
+    if read_alike(recorded, today) or (not recorded.readable and not today.readable):
         return True
+    if renamed(recorded, today):
+        return False
     return None
+
+
+def read_alike(recorded: Reading, today: Reading) -> bool:
+    """Whether two readings name the same thing by what they say: the same text, one of
+    them at least read with confidence."""
+    return (
+        bool(recorded.key) and recorded.key == today.key and (recorded.readable or today.readable)
+    )
+
+
+def renamed(recorded: Reading, today: Reading) -> bool:
+    """Whether two readings name different things: both confident, and further apart than a
+    recogniser slips (it reads "Double-click me" as "Double-lick me", sure of it, at another
+    size; "Save" and "Store" are further apart than that)."""
+    if not (recorded.readable and today.readable):
+        return False
+    likeness = SequenceMatcher(None, recorded.key, today.key, autojunk=False).ratio()
+    return likeness < P.read_renamed
 
 
 class TextReader:

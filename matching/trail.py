@@ -37,6 +37,8 @@ WHY: dict[str, str] = {
     "xwindow-path": "no window of its application at its path today: the pixels decide",
     "xwindow-layout": "its siblings lie otherwise today: the pixels decide",
     "xwindow-many": "several windows of its application agree: the pixels decide",
+    "xwindow-twins": "its look is drawn elsewhere too, and a path tells twins apart only by "
+    "the order they were made: the pixels decide",
     "xwindow-resized": "its window changed size: the pixels decide",
     "xwindow-shows": "its window shows something else today: the pixels decide",
     "xwindow-same": "the window at its path, showing what it showed (in its colours or others)",

@@ -4,7 +4,8 @@ again by its path from its application's top-level, then told to be the same wid
 Tk, Xt/Athena and Motif make each widget an X window, and an application builds its tree the
 same way each time it starts: the window at the recorded path of child indices, under a
 top-level of the recorded WM_CLASS, is the recorded widget when its siblings lie as they lay
-(as many, itself at the same place in their reading order). A hover look, a theme, a colour
+(as many, itself at the same place in their reading order), and, of several top-levels of
+one class, under the one of the recorded title. A hover look, a theme, a colour
 scheme or another place on the screen leave that box as it was; a bigger font grows it.
 
 A path tells which window, not what it shows today: a list that scrolled shows other rows in
@@ -13,6 +14,12 @@ what it shows today is what it showed: the same pixels in other colours (the com
 compare/recolour.py, over the box less the ring where toolkits draw hover and focus), when
 it kept its size. Anything else (the path leads nowhere, the siblings moved, several
 top-levels agree, the box shows something else or grew) is left to the pixels.
+
+Twins are left to the pixels too: windows that look alike (the Apply button of each row) are
+told apart by their path only in the order the application made them, and a list made from
+data makes its rows in the data's order, which can change. Where the window's look was drawn
+elsewhere on the recorded screen, or is drawn elsewhere today, the pixels, which read the row
+around it, decide.
 """
 
 from __future__ import annotations
@@ -27,9 +34,10 @@ from .compare.checks import VerifyOptions, measured, passes
 from .compare.recolour import grey_line
 from .objects import ObjectAnswer
 from .params import PARAMS as P
-from .reading import Reader, same_name
+from .reading import Reader, read_alike, renamed
 from .refusal import Refusal
-from .search import Image
+from .search import Image, grayscale
+from .twins import twins_of
 
 __all__ = ["by_window", "layout_agrees", "shows_the_same"]
 
@@ -42,19 +50,23 @@ def by_window(
     read: Reader | None = None,
 ) -> ObjectAnswer:
     """The recorded window among `today`'s windows at its path (one per top-level of its
-    application), judged on `screen` (today's, grayscale) against `context` (the recorded
-    screen, grayscale; None: not kept); `read` tells what a box says (None: no names)."""
+    application), judged on `screen` (today's, RGB) against `context` (the recorded screen,
+    RGB; None: not kept); `read` tells what a box says (None: no names)."""
     if not today:
         return ObjectAnswer(None, None, "xwindow-path")
     placed = [w for w in today if layout_agrees(w, recorded)]
     if not placed:
         return ObjectAnswer(None, None, "xwindow-layout")
-    if len(placed) > 1:
+    if len(placed) > 1:  # several top-levels of its class: the one of its title, if one
+        placed = [w for w in placed if w.window == recorded.window]
+    if len(placed) != 1:
         return ObjectAnswer(None, None, "xwindow-many")
     found = placed[0]
     resized = found.box[2:] != recorded.box[2:]
     if context is None:
         return ObjectAnswer(None, None, "xwindow-resized" if resized else "xwindow-shows")
+    if _has_twins(context, recorded.box) or _has_twins(screen, found.box):
+        return ObjectAnswer(None, None, "xwindow-twins")
     if not resized and shows_the_same(context, recorded.box, screen, found.box):
         return ObjectAnswer(found, None, "xwindow-same")
     return _by_name(found, recorded, screen, context, read, resized=resized)
@@ -78,11 +90,10 @@ def _by_name(
     if read is None or then is None or now is None:
         return ObjectAnswer(None, None, unsure)
     before, after = read(then), read(now)
-    same = same_name(before, after)
-    if same is False:
-        return ObjectAnswer(None, Refusal("renamed", 0, 1, found.box[:2]), "xwindow-renamed")
-    if same and before.readable:
+    if read_alike(before, after):
         return ObjectAnswer(found, None, "xwindow-name")
+    if renamed(before, after):
+        return ObjectAnswer(None, Refusal("renamed", 0, 1, found.box[:2]), "xwindow-renamed")
     return ObjectAnswer(None, None, unsure)
 
 
@@ -104,10 +115,10 @@ def shows_the_same(
     """Whether the window's box shows today what it showed, in the same or other colours:
     today's grey levels one straight line of the recorded ones (reverse video, a theme) but
     for as few pixels as --verify allows, over the box less its rim (hover and focus rings)."""
-    before = _inside(recorded, box)
-    after = _inside(today, now)
-    if before is None or after is None or before.shape != after.shape:
+    then_rgb, now_rgb = _inside(recorded, box), _inside(today, now)
+    if then_rgb is None or now_rgb is None or then_rgb.shape != now_rgb.shape:
         return False
+    before, after = grayscale(then_rgb), grayscale(now_rgb)
     keep = np.ones(before.shape, bool)
     line = grey_line(before, after, keep)
     if line is None:  # flat: it would look the same as any flat box
@@ -120,10 +131,18 @@ def shows_the_same(
     return passes(*measured(off > options.pixel_threshold, keep), options)
 
 
-def _inside(gray: Image, box: tuple[int, ...]) -> Image | None:
-    """The box less its rim of P.window_rim px, cut from `gray`; None off the screen."""
+def _has_twins(rgb: Image, box: tuple[int, ...]) -> bool:
+    """Whether the window's look, its box on the RGB screen `rgb`, is drawn elsewhere there."""
+    x, y, w, h = box
+    if x < 0 or y < 0 or x + w > rgb.shape[1] or y + h > rgb.shape[0] or min(w, h) <= 0:
+        return False
+    return len(twins_of(rgb, rgb[y : y + h, x : x + w], own=(x, y))) > 1
+
+
+def _inside(image: Image, box: tuple[int, ...]) -> Image | None:
+    """The box less its rim of P.window_rim px, cut from `image`; None off the screen."""
     x, y, w, h = box
     r = P.window_rim
-    if x < 0 or y < 0 or x + w > gray.shape[1] or y + h > gray.shape[0] or min(w, h) <= 2 * r:
+    if x < 0 or y < 0 or x + w > image.shape[1] or y + h > image.shape[0] or min(w, h) <= 2 * r:
         return None
-    return gray[y + r : y + h - r, x + r : x + w - r]
+    return image[y + r : y + h - r, x + r : x + w - r]

@@ -71,7 +71,10 @@ class Widget:
 
     @property
     def label(self) -> str:
-        """How a person names it: `push button 'Apply'`."""
+        """How a person names it: `push button 'Apply'`; an X window, which has no name, by
+        its path from its application's top-level: `X window 0/3 of 'XCalc'`."""
+        if self.source == XWINDOW:
+            return f"X window {'/'.join(str(i) for _, i in self.path)} of {self.app!r}"
         return f"{self.role} {self.name!r}" if self.name else self.role
 
 

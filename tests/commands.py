@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -32,3 +33,12 @@ def imported(tmp_path: Path, name: str, actions: list[dict[str, Any]]) -> Path:
     done = deskreel("import", script, db)
     assert done.returncode == 0, done.stderr
     return db
+
+
+def screen_differs(text: str, step: int, action: str = "left_click") -> bool:
+    """Whether `text` says --verify failed `step` on its screen: `step 2 (left_click): the
+    screen differs from the recording`, with the object it was aimed at named where the
+    recording kept one (`step 2 (left_click) on X window 0/4 of 'Deskreelsample': ...`)."""
+    aimed = r"(?: on [^\n]+?)?"  # the object, where one was kept
+    said = rf"step {step} \({re.escape(action)}\){aimed}: the screen differs from the recording"
+    return re.search(said, text) is not None

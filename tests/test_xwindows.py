@@ -223,3 +223,28 @@ def test_a_press_on_a_tk_button_keeps_its_window(launch_app, run_deskreel, xvfb,
     x, y, w, h = widget.box
     path = "/".join(str(i) for _, i in widget.path)
     assert f"xwindow {path} of {widget.app} {x},{y} {w}x{h}" in shown
+
+
+def test_a_recogniser_slip_is_no_rename_and_another_word_is() -> None:
+    from deskreel.matching.reading import Reading, renamed, same_name
+
+    sure = lambda text: Reading(text, 0.99)  # noqa: E731
+    # read at 1.25x, sure of it, one letter lost: neither the same name nor another one
+    slip = (sure("Double-click me"), sure("Double-lick me"))
+    assert not renamed(*slip) and same_name(*slip) is None
+    assert renamed(sure("Save"), sure("Store")) and same_name(sure("Save"), sure("Store")) is False
+    assert same_name(sure("Search  backward"), sure("search backward")) is True
+    assert not renamed(sure("Save"), Reading("Store", 0.3))  # one unsure reading says nothing
+    assert same_name(Reading("", 0.0), Reading("", 0.0)) is True
+
+
+def test_an_object_found_grown_alike_both_ways_tells_the_scale() -> None:
+    from deskreel.matching.objects import box_scale
+
+    recorded = Widget(XWINDOW, "App", "window", "", (10, 10, 100, 32), (50, 16), (("window", 0),),
+                      "", (), 0)  # fmt: skip
+    assert box_scale(replace(recorded, box=(0, 0, 125, 40)), recorded) == pytest.approx(1.25)
+    assert box_scale(replace(recorded, box=(0, 0, 80, 26)), recorded) == pytest.approx(0.8, 0.02)
+    # stretched one way by its layout (a window made wider): no scale told
+    assert box_scale(replace(recorded, box=(0, 0, 300, 32)), recorded) == 1.0
+    assert box_scale(replace(recorded, box=(0, 0, 100, 32)), recorded) == 1.0
