@@ -46,7 +46,7 @@ import make_anchor_corpus as corpus
 from anchor_cases import BASELINE, IN_ORDER, NO_HINT, Case, Hint, Outcome, load_cases
 from anchor_report import report, save_failures
 
-from deskreel.matching import Query, Recorded, hints_after, locate
+from deskreel.matching import Query, hints_after, locate, with_looks
 from deskreel.matching.params import PARAMS
 
 THRESHOLD, MARGIN = PARAMS.threshold, PARAMS.margin  # as the replayer calls locate()
@@ -191,11 +191,15 @@ def run_ours(
             tuple(a["offset"]),
             tuple(a["target"]),
             a["distinctive"],
-            Recorded(recorded),  # (made grayscale per call, as a replay's first look does)
+            None,
             a.get("twins"),  # the recorder's count (None in a corpus from before it)
             threshold=THRESHOLD,
             margin=MARGIN,
         )
+        # with the looks a replay gives it (replayer/anchoring.py): the recorded screen as
+        # context (made grayscale per call, as a replay's first look does), and the anchor
+        # turned over, tried last; the corpus records no hovered look
+        query = with_looks(query, None, tuple(a["box"]), lambda: recorded)
         return locate(screen, query, hint)
 
     found, ms = timed(call, repeat)

@@ -11,7 +11,9 @@ from .query import Look, Query
 from .recording import Recorded
 from .search import Box, Image
 
-__all__ = ["pasted", "with_looks"]
+__all__ = ["INVERTED", "pasted", "with_looks"]
+
+INVERTED = "inverted"  # the look of an anchor with its grey levels turned over
 
 
 def pasted(frame: Callable[[], Image | None], crop: Image, box: Box) -> Callable[[], Image | None]:
@@ -40,11 +42,46 @@ def with_looks(
     nobody judged. `recorded` returns the step's stored before-frame (it shows the target
     hovered), or None; `box` is where the anchor was cut from it."""
     if hovered is None:
-        return replace(query, context=None if recorded is None else Recorded(recorded))
+        looked = replace(query, context=None if recorded is None else Recorded(recorded))
+    elif recorded is None or query.anchor is None:
+        looked = replace(query, context=None, looks=(Look(hovered, False, None, "hovered"),))
+    else:
+        at_rest = pasted(recorded, query.anchor, box)
+        looked = replace(
+            query,
+            context=Recorded(at_rest),
+            looks=(Look(hovered, False, Recorded(recorded), "hovered"),),
+        )
+    return _with_inverted(looked, recorded if hovered is None else _at_rest(query, box, recorded))
+
+
+def _at_rest(
+    query: Query, box: Box, recorded: Callable[[], Image | None] | None
+) -> Callable[[], Image | None] | None:
     if recorded is None or query.anchor is None:
-        return replace(query, context=None, looks=(Look(hovered, False, None, "hovered"),))
-    return replace(
-        query,
-        context=Recorded(pasted(recorded, query.anchor, box)),
-        looks=(Look(hovered, False, Recorded(recorded), "hovered"),),
-    )
+        return None
+    return pasted(recorded, query.anchor, box)
+
+
+def _with_inverted(query: Query, recorded: Callable[[], Image | None] | None) -> Query:
+    """`query` with one look more, tried last: its anchor at rest with every grey level
+    turned over, against the recorded screen turned over alike. A dark theme or reverse
+    video draws light text on a dark ground where the recording had dark on light: the
+    same shapes, the contrast the other way round, which a correlation scores near -1."""
+    if query.anchor is None:
+        return query
+    context = None if recorded is None else Recorded(_inverted(recorded))
+    look = Look(_turned(query.anchor), query.unique, context, INVERTED)
+    return replace(query, looks=(*query.looks, look))
+
+
+def _inverted(frame: Callable[[], Image | None]) -> Callable[[], Image | None]:
+    def fetch() -> Image | None:
+        shown = frame()
+        return None if shown is None else _turned(shown)
+
+    return fetch
+
+
+def _turned(image: Image) -> Image:
+    return 255 - image

@@ -5,6 +5,7 @@ press), and a replay that starts with the pointer elsewhere finds it at rest."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -94,3 +95,27 @@ def test_a_menu_row_at_rest_is_told_by_its_name_not_by_the_highlight_beside_it()
     again = locate(rest, query)
     assert again.found and again.point == target, again
     assert not locate(zenity("removed"), query).found
+
+
+def test_a_row_drawn_in_reverse_video_is_found_by_its_look_turned_over() -> None:
+    """A dark theme or reverse video draws the recorded shapes with the contrast the other
+    way round; the anchor's last look, its grey levels turned over, finds the row there, and
+    does not take another row for it. (The anchor at rest only: GTK lights a row under the
+    pointer in light text on dark, which its hovered look would find too.)"""
+    from deskreel.matching import Query, locate, with_looks
+    from deskreel.matching.looks import INVERTED
+    from deskreel.recorder.rest import anchor_in_two_looks
+
+    target = (151, 76)  # Medium's row
+    rest = zenity("rest")
+    anchor = anchor_in_two_looks(zenity("hovered"), rest, target)
+    query = with_looks(
+        Query(decode_image(anchor.png), anchor.offset, target, True), None, anchor.box,
+        lambda: rest,
+    )  # fmt: skip
+    assert [look.name for look in query.looks] == [INVERTED]
+    turned = locate(255 - rest, query)
+    assert turned.found and turned.point == target, turned.trail
+    assert [t.outcome for t in turned.trail if t.name == INVERTED] == ["found"]
+    assert not locate(255 - zenity("removed"), query).found
+    assert not locate(255 - rest, replace(query, looks=())).found  # without it: not found
