@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import click
 
-from deskreel.storage import Recording, Run, Store
+from deskreel.storage import Evidence, Recording, Run, StepResult, Store
 
 from .cli import cli, open_db
 from .errors import EXIT_OK, UserError
@@ -100,15 +103,33 @@ def report(
 @cli.command("runs")
 @click.argument("db")
 @click.option("-r", "--recording", "ref", help="only this recording's runs (id or name)")
-def runs(db: str, ref: str | None) -> int:
-    """List the past replays and verifications in DB, with their verdicts."""
+@click.option("--run", "run_id", type=int, help="this run's steps: verdict, rung and message")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="JSON lines instead of a table: a run each, or with --run a step each, with all its "
+    "evidence (the ladder's trail, --verify's checks)",
+)
+def runs(db: str, ref: str | None, run_id: int | None, as_json: bool) -> int:
+    """List the past replays and verifications in DB, with their verdicts; with --run, one
+    run's steps."""
     with open_db(db, readonly=True) as store:
+        if run_id is not None:
+            _, run = _pick(store, ref, run_id, False)
+            assert run is not None  # _pick names the run given by id, or refuses
+            _echo_steps(store.step_results(run.id), as_json)
+            return EXIT_OK
         if ref is not None:
             rec = store.recording(ref)
             found, names = store.runs(rec.id), {rec.id: rec.name}
         else:
             found = store.runs()
             names = {r.id: r.name for r in store.recordings()} if found else {}
+    if as_json:
+        for r in found:
+            click.echo(json.dumps(_run_json(r, names.get(r.recording_id))))
+        return EXIT_OK
     if not found:
         click.echo(
             f"{store.label} holds no runs yet: replay a recording with 'deskreel replay'", err=True
@@ -133,6 +154,40 @@ def runs(db: str, ref: str | None) -> int:
         )
     )
     return EXIT_OK
+
+
+def _run_json(run: Run, name: str | None) -> dict[str, Any]:
+    return {
+        "run": run.id,
+        "recording": name,
+        "recording_id": run.recording_id,
+        "started": run.started.isoformat(),
+        "ended": run.ended.isoformat() if run.ended is not None else None,
+        "mode": run.mode,
+        "status": run.status,
+        "passed": run.steps_passed,
+        "failed": run.steps_failed,
+    }
+
+
+def _echo_steps(results: list[StepResult], as_json: bool) -> None:
+    """One run's steps: a JSON line each (every field, the evidence whole), or a table."""
+    if as_json:
+        for r in results:
+            click.echo(json.dumps(asdict(r)))
+        return
+    rows = [
+        [
+            str(r.step),
+            r.status,
+            str(r.details.get(Evidence.RUNG, "")),
+            "" if r.score is None else f"{r.score:.3f}",
+            "" if r.scale is None else f"{r.scale:.2f}",
+            r.message,
+        ]
+        for r in results
+    ]
+    click.echo(render_table(["step", "status", "rung", "score", "scale", "message"], rows))
 
 
 def _merge(sources: tuple[str, ...], out: Path, junit: Path | None, *, force: bool) -> int:

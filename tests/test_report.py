@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import json
 import re
 import stat
 import xml.etree.ElementTree as ET
@@ -128,6 +129,8 @@ def build(db: Path) -> Fixture:
                         "locate_ms": 12.5,
                         "attempts": 1,
                         "searched": "window",
+                        "rung": "window",
+                        "trail": [{"rung": "window", "outcome": "found", "score": 0.991}],
                         "replay_before": put(store, screen(moved=8)),
                         "replay_after": put(store, screen(pressed=True, moved=8)),
                         "checks": [
@@ -352,6 +355,26 @@ def test_runs_of_one_recording(fixture, capsys):
     assert deskreel("runs", fixture.db, "-r", fixture.recording_id) == 0
     rows = capsys.readouterr().out.splitlines()[1:]
     assert [row.split()[:2] for row in rows] == [[str(fixture.run_id), "login"]]
+
+
+def test_runs_tells_one_run_step_by_step_and_as_json(fixture, capsys):
+    assert deskreel("runs", fixture.db, "--run", fixture.run_id) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].split() == ["step", "status", "rung", "score", "scale", "message"]
+    assert rows[1].split()[:5] == ["1", "passed", "window", "0.991", "1.00"]
+    assert rows[3].split()[:2] == ["3", "failed"] and rows[3].endswith(FAILED)
+    assert deskreel("runs", fixture.db, "--run", fixture.run_id, "--json") == 0
+    steps = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(s["step"], s["status"]) for s in steps] == [(1, "passed"), (2, "skipped"),
+                                                         (3, "failed")]  # fmt: skip
+    assert steps[0]["details"]["trail"] == [{"rung": "window", "outcome": "found", "score": 0.991}]
+    assert steps[0]["shift"] == [8, 0] and steps[2]["message"] == FAILED
+    assert deskreel("runs", fixture.db, "--json") == 0
+    (run,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert run["run"] == fixture.run_id and run["recording"] == "login <form>"
+    assert (run["status"], run["passed"], run["failed"]) == ("failed", 1, 1)
+    assert deskreel("runs", fixture.db, "--run", 99) == 2
+    assert "has no run 99" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
