@@ -3,8 +3,9 @@ order, as data (`LADDER`). docs/anchoring.md draws it; a test holds the two toge
 
 Each rung takes the climb so far (the query, the hints, today's screen, what the earlier
 rungs found) and answers found or refused (a `Located`), or None: next. The first answer
-stands, unless a check after it (twins) refuses the place found. The object rung is climbed
-once; the pixel rungs once per look of the anchor (at rest, then hovered), and the first look
+stands, unless a check after it (twins) refuses the place found. The object rungs are
+climbed once; the pixel rungs once per look of the anchor (at rest, hovered, then turned
+over: looks.py), and the first look
 found answers; when none is, the first look's answer does.
 
 Every rung notes what it tried in the trail, a value (trail.py); text is made of it only

@@ -38,9 +38,10 @@ def with_looks(
     query: Query, hovered: Image | None, box: Box, recorded: Callable[[], Image | None] | None
 ) -> Query:
     """`query`, its anchor at rest (`unique` as the recorder judged it), with the recorded
-    screen as it looked then, and the hovered look where it was kept, whose look-alikes
-    nobody judged. `recorded` returns the step's stored before-frame (it shows the target
-    hovered), or None; `box` is where the anchor was cut from it."""
+    screen as it looked then, the hovered look where it was kept, whose look-alikes nobody
+    judged, and last the anchor turned over (`_with_inverted`). `recorded` returns the
+    step's stored before-frame (it shows the target hovered), or None; `box` is where the
+    anchor was cut from it."""
     if hovered is None:
         looked = replace(query, context=None if recorded is None else Recorded(recorded))
     elif recorded is None or query.anchor is None:
@@ -71,7 +72,9 @@ def _with_inverted(query: Query, recorded: Callable[[], Image | None] | None) ->
     if query.anchor is None:
         return query
     context = None if recorded is None else Recorded(_inverted(recorded))
-    look = Look(_turned(query.anchor), query.unique, context, INVERTED)
+    # never unique: the recorder judged the anchor's look-alikes, not its negatives (a
+    # selected row, a sunken bevel, a highlight drawn light on dark), so no fast path
+    look = Look(_turned(query.anchor), False, context, INVERTED)
     return replace(query, looks=(*query.looks, look))
 
 

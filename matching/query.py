@@ -16,7 +16,8 @@ __all__ = ["NO_HINTS", "Hints", "Look", "Query"]
 
 @dataclass(frozen=True, slots=True)
 class Look:
-    """Another look of an anchor (hovered, as it looked just before the press): its image,
+    """Another look of an anchor (hovered, as it looked just before the press; turned over,
+    for a dark theme): its image,
     whether it had no look-alike on the screen it was chosen on, the recorded screen as it
     looked then (for the checks), and its name."""
 

@@ -132,11 +132,13 @@ def shows_the_same(
 
 
 def _has_twins(rgb: Image, box: tuple[int, ...]) -> bool:
-    """Whether the window's look, its box on the RGB screen `rgb`, is drawn elsewhere there."""
-    x, y, w, h = box
-    if x < 0 or y < 0 or x + w > rgb.shape[1] or y + h > rgb.shape[0] or min(w, h) <= 0:
+    """Whether the window's look, its box less the rim (where a focus or hover ring marks
+    one twin only) on the RGB screen `rgb`, is drawn elsewhere there."""
+    inside = _inside(rgb, box)
+    if inside is None:
         return False
-    return len(twins_of(rgb, rgb[y : y + h, x : x + w], own=(x, y))) > 1
+    r = P.window_rim
+    return len(twins_of(rgb, inside, own=(box[0] + r, box[1] + r))) > 1
 
 
 def _inside(image: Image, box: tuple[int, ...]) -> Image | None:

@@ -114,6 +114,7 @@ def test_a_row_drawn_in_reverse_video_is_found_by_its_look_turned_over() -> None
         lambda: rest,
     )  # fmt: skip
     assert [look.name for look in query.looks] == [INVERTED]
+    assert not query.looks[0].unique  # its negatives were never judged: no fast path
     turned = locate(255 - rest, query)
     assert turned.found and turned.point == target, turned.trail
     assert [t.outcome for t in turned.trail if t.name == INVERTED] == ["found"]

@@ -248,3 +248,24 @@ def test_an_object_found_grown_alike_both_ways_tells_the_scale() -> None:
     # stretched one way by its layout (a window made wider): no scale told
     assert box_scale(replace(recorded, box=(0, 0, 300, 32)), recorded) == 1.0
     assert box_scale(replace(recorded, box=(0, 0, 100, 32)), recorded) == 1.0
+
+
+def test_a_window_with_a_twin_is_left_to_the_pixels(
+    xdisplay: Any, xvfb: VirtualDisplay, form: Any
+) -> None:
+    # the middle button reads "Open" like the first: only the order Tk made them tells them
+    # apart by their paths, so the window rung leaves them to the pixels
+    widget, query, _ = _recorded_then(xdisplay, xvfb, form, {"label": "Open"}, {"label": "Open"})
+    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
+    tried = found.tried("xwindow")
+    assert tried is not None and tried.outcome == "next" and tried.why == "xwindow-twins"
+    assert found.rung != "xwindow"
+
+
+def test_an_x_window_is_named_by_its_path_and_the_x_server() -> None:
+    from deskreel.report.outcome import aimed_at
+
+    widget = Widget(XWINDOW, "XCalc", "window", "", (0, 0, 40, 30), (5, 5),
+                    (("window", 0), ("window", 3)), "", (), 3)  # fmt: skip
+    assert widget.label == "X window 0/3 of 'XCalc'"
+    assert aimed_at(widget) == "on X window 0/3 of 'XCalc', as the X server said"

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from deskreel.storage import Evidence, Run, Step, StepResult, Widget, utc
+from deskreel.storage.widgets import XWINDOW
 
 __all__ = [
     "aimed_at",
@@ -152,6 +153,8 @@ def _num(value: object, spec: str) -> str:
 def aimed_at(widget: Widget) -> str:
     """The object a step was aimed at, in words: `on push button 'Apply' (row 'Mail
     server') of 'form'`."""
+    if widget.source == XWINDOW:  # its label names its application already
+        return f"on {widget.label}, as the X server said"
     beside = [name for role, name in widget.siblings if name and name != widget.name]
     row = f" beside {', '.join(repr(n) for n in beside[:3])}" if beside else ""
     return f"on {widget.label}{row} of {widget.app!r}, as its toolkit said"
