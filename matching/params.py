@@ -167,6 +167,10 @@ class Params:
     # compared, where toolkits draw hover and focus rings (Athena's highlight, Tk's
     # highlightthickness, Motif's shadow: 1 to 3 px)
     window_rim: int = 3
+    # Look-alike windows (twins) read one by one to tell the pressed one by what it says, at
+    # most this many on each screen: a reading costs about 15 ms, and a step that needs the
+    # recogniser may take 100 ms more (issue 32); more twins than that, the pixels decide
+    twins_read_most: int = 3
     # Text recognition (reading.py): the recogniser's least score for a confident reading
     # (its own confidence, 0 to 1), and the least side (px) of a box it is given
     read_sure: float = 0.7

@@ -15,11 +15,14 @@ compare/recolour.py, over the box less the ring where toolkits draw hover and fo
 it kept its size. Anything else (the path leads nowhere, the siblings moved, several
 top-levels agree, the box shows something else or grew) is left to the pixels.
 
-Twins are left to the pixels too: windows that look alike (the Apply button of each row) are
-told apart by their path only in the order the application made them, and a list made from
-data makes its rows in the data's order, which can change. Where the window's look was drawn
-elsewhere on the recorded screen, or is drawn elsewhere today, the pixels, which read the row
-around it, decide.
+Twins are told apart by what they say, or left to the pixels: windows that look alike (the
+Apply button of each row) are told apart by their path only in the order the application made
+them, and a list made from data makes its rows in the data's order, which can change. Where
+the window's look was drawn elsewhere on the recorded screen, or is drawn elsewhere today, the
+window at the path is taken only where its box reads today the name it read, and each
+look-alike, then and now, shows other pixels and reads another name (the radio buttons "Point
+Size 10" and "Point Size 18"). Twins that read alike (every row's "Apply"), or more of them
+than can be read, are left to the pixels, which read the row around the window.
 """
 
 from __future__ import annotations
@@ -28,13 +31,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from deskreel.storage.widgets import Widget, reading_order
+from deskreel.storage.widgets import Box, Widget, reading_order
 
 from .compare.checks import VerifyOptions, measured, passes
 from .compare.recolour import grey_line
 from .objects import ObjectAnswer
 from .params import PARAMS as P
-from .reading import Reader, read_alike, renamed
+from .reading import UNREAD, Reader, Reading, read_alike, renamed
 from .refusal import Refusal
 from .search import Image, grayscale
 from .twins import twins_of
@@ -65,8 +68,9 @@ def by_window(
     resized = found.box[2:] != recorded.box[2:]
     if context is None:
         return ObjectAnswer(None, None, "xwindow-resized" if resized else "xwindow-shows")
-    if _has_twins(context, recorded.box) or _has_twins(screen, found.box):
-        return ObjectAnswer(None, None, "xwindow-twins")
+    twins = _twins(context, recorded.box, recorded.top), _twins(screen, found.box, found.top)
+    if twins != ((), ()):
+        return _among_twins(found, recorded, screen, context, read, twins)
     if not resized and shows_the_same(context, recorded.box, screen, found.box):
         return ObjectAnswer(found, None, "xwindow-same")
     return _by_name(found, recorded, screen, context, read, resized=resized)
@@ -131,14 +135,82 @@ def shows_the_same(
     return passes(*measured(off > options.pixel_threshold, keep), options)
 
 
-def _has_twins(rgb: Image, box: tuple[int, ...]) -> bool:
-    """Whether the window's look, its box less the rim (where a focus or hover ring marks
-    one twin only) on the RGB screen `rgb`, is drawn elsewhere there."""
+def _among_twins(
+    found: Widget,
+    recorded: Widget,
+    screen: Image,
+    context: Image,
+    read: Reader | None,
+    twins: tuple[tuple[Box, ...], tuple[Box, ...]],
+) -> ObjectAnswer:
+    """The window at the recorded path, where windows look like it (`twins`: their boxes on
+    the recorded screen, and today): found where its box reads today the name it read, and
+    every look-alike shows other pixels and reads another name, then and now; refused where
+    it reads today a name a look-alike read then (the path leads to another of them); else
+    left to the pixels (twins that show or read alike are told apart by their order alone)."""
+    then, now = twins
+    unsure = ObjectAnswer(None, None, "xwindow-twins")
+    if read is None or max(len(then), len(now)) > P.twins_read_most:
+        return unsure
+    if _shown_alike(context, recorded.box, then) or _shown_alike(screen, found.box, now):
+        return unsure  # (the pixels tell this, before anything is read)
+    name = _read(read, context, recorded.box)
+    theirs = [_read(read, context, twin) for twin in then]
+    if not (name.readable and all(t.readable and t.key != name.key for t in theirs)):
+        return unsure
+    today = _read(read, screen, found.box)
+    if today.readable and any(t.key == today.key for t in theirs):
+        return ObjectAnswer(None, Refusal("renamed", 0, 1, found.box[:2]), "xwindow-renamed")
+    if read_alike(name, today) and _read_apart(read, screen, now, name):
+        return ObjectAnswer(found, None, "xwindow-told")
+    return unsure
+
+
+def _twins(rgb: Image, box: tuple[int, ...], top: Box | None) -> tuple[Box, ...]:
+    """The boxes of the windows that look like the window at `box` on the RGB screen `rgb`
+    (its box less the rim, where a focus or hover ring marks one twin only, drawn there
+    elsewhere), inside its top-level window's box `top` (None: anywhere). A look-alike in
+    another top-level is no twin: its path starts elsewhere (by_window tells top-levels
+    apart by their class and title)."""
     inside = _inside(rgb, box)
     if inside is None:
-        return False
+        return ()
+    (ox, oy), part = _within(rgb, box, top)
     r = P.window_rim
-    return len(twins_of(rgb, inside, own=(box[0] + r, box[1] + r))) > 1
+    places = twins_of(part, inside, own=(box[0] + r - ox, box[1] + r - oy))[1:]
+    return tuple((x + ox - r, y + oy - r, box[2], box[3]) for x, y in places)
+
+
+def _within(rgb: Image, box: tuple[int, ...], top: Box | None) -> tuple[tuple[int, int], Image]:
+    """The part of `rgb` inside `top` (clipped to the screen) and where it starts; the whole
+    screen where `top` is not known or does not hold `box`."""
+    if top is not None:
+        x0, y0 = max(0, top[0]), max(0, top[1])
+        x1, y1 = min(rgb.shape[1], top[0] + top[2]), min(rgb.shape[0], top[1] + top[3])
+        x, y, w, h = box
+        if x0 <= x and y0 <= y and x + w <= x1 and y + h <= y1:
+            return (x0, y0), rgb[y0:y1, x0:x1]
+    return (0, 0), rgb
+
+
+def _shown_alike(rgb: Image, box: tuple[int, ...], twins: Sequence[Box]) -> bool:
+    """Whether a twin shows what the window at `box` shows, in its colours or others."""
+    return any(shows_the_same(rgb, box, rgb, twin) for twin in twins)
+
+
+def _read_apart(read: Reader, rgb: Image, twins: Sequence[Box], name: Reading) -> bool:
+    """Whether each twin reads, with confidence, a name other than `name`."""
+    for twin in twins:
+        other = _read(read, rgb, twin)
+        if not other.readable or other.key == name.key:
+            return False
+    return True
+
+
+def _read(read: Reader, rgb: Image, box: tuple[int, ...]) -> Reading:
+    """What the box less its rim says; UNREAD off the screen."""
+    inside = _inside(rgb, box)
+    return UNREAD if inside is None else read(inside)
 
 
 def _inside(image: Image, box: tuple[int, ...]) -> Image | None:

@@ -68,6 +68,9 @@ class Widget:
     # the parent, in the server's order, itself at `rank`
     layout: tuple[Box, ...] = ()
     asked: str = ""  # a key of ASKED: how the object was tied to its press ("": at rest there)
+    # an X window's: its top-level client window's box on the screen (where windows that look
+    # like it could be told from it by its path only); None not known
+    top: Box | None = None
 
     @property
     def label(self) -> str:
@@ -118,6 +121,7 @@ def widget_to_json(widget: Widget | None) -> str | None:
             "placed": widget.placed,
             **({"layout": [list(b) for b in widget.layout]} if widget.layout else {}),
             **({"asked": widget.asked} if widget.asked else {}),
+            **({"top": list(widget.top)} if widget.top else {}),
         },
         ensure_ascii=False,
     )
@@ -155,6 +159,7 @@ def widget_from_json(text: str | None) -> Widget | None:
             placed=int(data.get("placed", 0)),
             layout=tuple(_box(b) for b in data.get("layout", ())),
             asked=str(data.get("asked", "")),
+            top=_box(data["top"]) if data.get("top") else None,
         )
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None

@@ -23,13 +23,13 @@ from deskreel.xsession.xwindows import window_object, windows_at
 # A row of three buttons and an entry under it, in the colours and font given
 FORM = """
 import sys, tkinter as tk
-bg, fg, size, label, x, y = sys.argv[1:7]
+bg, fg, size, first, label, x, y = sys.argv[1:8]
 root = tk.Tk(className="Xwform")
 root.geometry(f"+{x}+{y}")
 root.configure(bg=bg)
 row = tk.Frame(root, bg=bg)
 row.pack(padx=10, pady=10)
-for text in ("Open", label, "Close"):
+for text in (first, label, "Close"):
     tk.Button(row, text=text, bg=bg, fg=fg, activebackground=bg, font=("DejaVu Sans", int(size)),
               highlightthickness=0).pack(side="left", padx=4)
 tk.Entry(root, bg=bg, fg=fg, font=("DejaVu Sans", int(size))).pack(padx=10, pady=(0, 10))
@@ -46,10 +46,10 @@ def form(xvfb: VirtualDisplay) -> Iterator[Any]:
 
     def start(
         bg: str = "#dddddd", fg: str = "#000000", size: int = 11, label: str = "Apply",
-        at: tuple[int, int] = (100, 100),
+        at: tuple[int, int] = (100, 100), first: str = "Open",
     ) -> None:  # fmt: skip
         proc = subprocess.Popen(
-            [sys.executable, "-c", FORM, bg, fg, str(size), label, *map(str, at)],
+            [sys.executable, "-c", FORM, bg, fg, str(size), first, label, *map(str, at)],
             env=xvfb.env(),
             stdout=subprocess.PIPE,
             text=True,
@@ -124,6 +124,10 @@ def test_the_window_under_a_point_is_an_object(xdisplay: Any, xvfb: VirtualDispl
     assert window_object(xdisplay, 5, 5) is None  # the bare root
     (today,) = windows_at(xdisplay, widget)
     assert today.box == widget.box and today.layout == widget.layout
+    # its top-level's box: where a look-alike would be a twin (90 px below: the entry)
+    assert widget.top is not None and today.top == widget.top
+    tx, ty, tw, th = widget.top
+    assert tx <= x and ty <= y and x + w <= tx + tw and y + h + 20 <= ty + th
 
 
 def test_a_button_in_other_colours_is_found_by_its_window(
@@ -256,10 +260,48 @@ def test_a_window_with_a_twin_is_left_to_the_pixels(
     # the middle button reads "Open" like the first: only the order Tk made them tells them
     # apart by their paths, so the window rung leaves them to the pixels
     widget, query, _ = _recorded_then(xdisplay, xvfb, form, {"label": "Open"}, {"label": "Open"})
-    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
-    tried = found.tried("xwindow")
-    assert tried is not None and tried.outcome == "next" and tried.why == "xwindow-twins"
-    assert found.rung != "xwindow"
+    windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
+    for read in (None, TextReader()):  # reading them does not tell them apart either
+        found = locate(_grab(xvfb), query, windows=windows, read=read)
+        tried = found.tried("xwindow")
+        assert tried is not None and tried.outcome == "next" and tried.why == "xwindow-twins"
+        assert found.rung != "xwindow"
+
+
+# Two buttons that look alike but for one digit, as a group of radio buttons does
+SIZES = {"first": "Point Size 10", "label": "Point Size 18"}
+
+
+@pytest.mark.parametrize(
+    "today", [SIZES, {**SIZES, "bg": "#202020", "fg": "#f0f0f0"}, {**SIZES, "size": 14}],
+    ids=["unchanged", "dark", "bigger font"],
+)  # fmt: skip
+def test_look_alike_windows_are_told_apart_by_what_they_read(
+    xdisplay: Any, xvfb: VirtualDisplay, form: Any, today: dict[str, Any]
+) -> None:
+    widget, query, window = _recorded_then(xdisplay, xvfb, form, SIZES, today)
+    windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
+    unread = locate(_grab(xvfb), query, windows=windows)
+    assert unread.tried("xwindow").why == "xwindow-twins"  # type: ignore[union-attr]
+    found = locate(_grab(xvfb), query, windows=windows, read=TextReader())
+    assert found.found and found.rung == "xwindow", found.trail
+    assert found.tried("xwindow").why == "xwindow-told"  # type: ignore[union-attr]
+    x, y, w, h = window.box
+    assert found.point is not None and x <= found.point[0] < x + w and y <= found.point[1] < y + h
+
+
+def test_look_alikes_that_swapped_names_are_refused(
+    xdisplay: Any, xvfb: VirtualDisplay, form: Any
+) -> None:
+    # today the window at the recorded path reads "Point Size 10", which its look-alike read
+    # then: the path leads to the other button. The pixels would press it (one digit of the
+    # anchor differs), so the window rung refuses.
+    swapped = {"first": SIZES["label"], "label": SIZES["first"]}
+    widget, query, window = _recorded_then(xdisplay, xvfb, form, SIZES, swapped)
+    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w),
+                   read=TextReader())  # fmt: skip
+    assert not found.found and found.rule == "renamed" and found.rung == "xwindow", found.trail
+    assert found.tried("xwindow").why == "xwindow-renamed"  # type: ignore[union-attr]
 
 
 def test_an_x_window_is_named_by_its_path_and_the_x_server() -> None:

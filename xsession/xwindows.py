@@ -24,6 +24,7 @@ from deskreel.storage.widgets import XWINDOW, Box, Widget
 __all__ = ["Placed", "client_of", "clients_of_class", "placed_at", "window_object", "windows_at"]
 
 DEEPEST = 32  # levels descended at most (toolkits nest a dozen; a loop never ends otherwise)
+WM_CLASS_LONGS = 256  # 32-bit units of WM_CLASS read at most: two names of up to 1 KB
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +65,11 @@ def window_object(conn: Any, x: int, y: int) -> Widget | None:
         if not path:
             return None
         here = _placed(conn, children, path[-1][1], window)
-        if _covers(here.box, _screen_box(conn, client)):
+        whole = _screen_box(conn, client)
+        if here is None or _covers(here.box, whole):
             return None
-        return _widget(here, path, (x, y), app=wm_class[1] if wm_class else "", top=client)
+        app = wm_class[1] if wm_class else ""
+        return _widget(here, path, (x, y), app=app, top=client, top_box=whole)
     except error.XError:
         return None  # a window went away while we looked
 
@@ -78,45 +81,101 @@ def windows_at(conn: Any, recorded: Widget) -> list[Widget]:
     for client in clients_of_class(conn, recorded.app):
         here = placed_at(conn, client, recorded.path)
         if here is not None:
+            whole = _screen_box(conn, client)
             found.append(
-                _widget(here, list(recorded.path), here.box[:2], app=recorded.app, top=client)
-            )
+                _widget(here, list(recorded.path), here.box[:2], app=recorded.app, top=client,
+                        top_box=whole)
+            )  # fmt: skip
     return found
 
 
 def client_of(window: Any) -> Any | None:
     """The client window inside `window`, a child of the root: itself, or the first one
     down that has WM_CLASS (inside a window manager's frame); None when none says."""
-    level = [window]
-    for _ in range(3):  # frame -> (decoration ->) client
-        for candidate in level:
-            if candidate.get_wm_class():
-                return candidate
-        level = [child for w in level for child in w.query_tree().children]
-    return None
+    found = _clients([window])
+    return found[0][0] if found else None
 
 
 def clients_of_class(conn: Any, app: str) -> list[Any]:
-    """The viewable client windows whose WM_CLASS class is `app`, topmost first."""
-    from Xlib import X, error
+    """The viewable client windows whose WM_CLASS class is `app`, topmost first. The
+    questions go to the server a level at a time, each level's in one round trip: a desktop
+    of fifty windows costs what one window does."""
+    tops = list(reversed(conn.screen().root.query_tree().children))
+    shapes = _shapes(tops)
+    viewable = [top for top, shape in zip(tops, shapes, strict=True) if shape and shape.viewable]
+    return [client for client, wm_class in _clients(viewable) if wm_class[1] == app]
 
-    found = []
-    for top in reversed(conn.screen().root.query_tree().children):
+
+def _clients(tops: Sequence[Any]) -> list[tuple[Any, tuple[str, str]]]:
+    """Each top-level's client window and its WM_CLASS, in the top-levels' order: the
+    top-level itself, or the first window down that has WM_CLASS (inside a window manager's
+    frame); top-levels where none says are left out."""
+    found: dict[int, tuple[Any, tuple[str, str]]] = {}
+    level = [(i, top) for i, top in enumerate(tops)]
+    for _ in range(3):  # frame -> (decoration ->) client
+        classes = _wm_classes([window for _, window in level])
+        for (i, window), wm_class in zip(level, classes, strict=True):
+            if wm_class is not None and i not in found:
+                found[i] = (window, wm_class)
+        below = [(i, w) for (i, w), c in zip(level, classes, strict=True) if i not in found]
+        level = [(i, child) for (i, _), children in zip(below, _children(below), strict=True)
+                 for child in children]  # fmt: skip
+    return [found[i] for i in sorted(found)]
+
+
+def _wm_classes(windows: Sequence[Any]) -> list[tuple[str, str] | None]:
+    """Each window's WM_CLASS (instance, class), None where it has none or went away, asked
+    in one round trip."""
+    from Xlib import Xatom, error
+    from Xlib.protocol import request
+
+    if not windows:
+        return []
+    display = windows[0].display
+    asked = [
+        request.GetProperty(display=display, defer=True, delete=False, window=w,
+                            property=Xatom.WM_CLASS, type=Xatom.STRING, long_offset=0,
+                            long_length=WM_CLASS_LONGS)
+        for w in windows
+    ]  # fmt: skip
+    display.flush()
+    classes: list[tuple[str, str] | None] = []
+    for reply in asked:
         try:
-            if top.get_attributes().map_state != X.IsViewable:
-                continue
-            client = client_of(top)
-            wm_class = client.get_wm_class() if client is not None else None
+            reply.reply()
         except error.XError:
-            continue  # it went away while we looked
-        if wm_class and wm_class[1] == app:
-            found.append(client)
-    return found
+            classes.append(None)
+            continue
+        fmt, data = reply.value if reply.property_type else (0, b"")
+        parts = bytes(data).decode("latin-1").split("\0") if fmt == 8 else []
+        classes.append((parts[0], parts[1]) if len(parts) >= 2 else None)
+    return classes
+
+
+def _children(level: Sequence[tuple[int, Any]]) -> list[list[Any]]:
+    """Each window's children, asked in one round trip ([] for one gone)."""
+    from Xlib import error
+    from Xlib.protocol import request
+
+    if not level:
+        return []
+    display = level[0][1].display
+    asked = [request.QueryTree(display=display, defer=True, window=w) for _, w in level]
+    display.flush()
+    out: list[list[Any]] = []
+    for reply in asked:
+        try:
+            reply.reply()
+            out.append(list(reply.children))
+        except error.XError:
+            out.append([])
+    return out
 
 
 def placed_at(conn: Any, client: Any, path: Sequence[tuple[str, int]]) -> Placed | None:
     """The viewable window at the end of `path` (child indices) below `client`; None where
-    the path leads nowhere today."""
+    the path leads nowhere today. (A window is viewable only where its ancestors are mapped
+    too: the last one's attributes tell for the whole path.)"""
     from Xlib import error
 
     parent, children = client, []
@@ -125,13 +184,8 @@ def placed_at(conn: Any, client: Any, path: Sequence[tuple[str, int]]) -> Placed
             children = parent.query_tree().children
             if not 0 <= index < len(children):
                 return None
-            (shape,) = _shapes([children[index]])
-            if shape is None or not shape.shows:
-                return None
             parent = children[index]
-        if not path:
-            return None
-        return _placed(conn, children, path[-1][1], parent)
+        return _placed(conn, children, path[-1][1], parent) if path else None
     except error.XError:
         return None
 
@@ -196,10 +250,14 @@ def _child_at(conn: Any, parent: Any, x: int, y: int) -> tuple[int, list[Any]] |
     return None
 
 
-def _placed(conn: Any, children: Sequence[Any], index: int, window: Any) -> Placed:
+def _placed(conn: Any, children: Sequence[Any], index: int, window: Any) -> Placed | None:
     """Child `index` of a parent whose children are `children`: its box on the screen, and
-    its viewable siblings' layout (relative to the parent), itself among them."""
+    its viewable siblings' layout (relative to the parent), itself among them; None where
+    it is not shown (unmapped, under an unmapped window, or InputOnly)."""
     shapes = _shapes(children)
+    shape = shapes[index]
+    if shape is None or not shape.shows:
+        return None
     layout: list[Box] = []
     rank = -1
     for i, shape in enumerate(shapes):
@@ -233,7 +291,13 @@ def _covers(box: Box, whole: Box) -> bool:
 
 
 def _widget(
-    here: Placed, path: list[tuple[str, int]], point: tuple[int, int], *, app: str, top: Any
+    here: Placed,
+    path: list[tuple[str, int]],
+    point: tuple[int, int],
+    *,
+    app: str,
+    top: Any,
+    top_box: Box,
 ) -> Widget:
     x, y, _, _ = here.box
     title = top.get_wm_name()
@@ -252,4 +316,5 @@ def _widget(
         rank=here.rank,
         window=f"window {title!r}" if title else "window",
         layout=here.layout,
+        top=top_box,
     )
