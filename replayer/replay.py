@@ -10,12 +10,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from deskreel.storage import Recording, Step, StepResult, Store
 from deskreel.xsession.display import connect, display_name
-from deskreel.xsession.settings import read_input_settings
+from deskreel.xsession.settings import cursor_blink, read_input_settings
 
 from .anchoring import Locator
 from .defaults import ON_MISSING
@@ -78,6 +78,8 @@ def replay(
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
     spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
+    if options.verify is not None and (blink := cursor_blink(conn)) is not None:
+        options = replace(options, verify=replace(options.verify, blink=blink))
     mode = "verify" if options.verify else "replay"
     run_id = writer.start_run(recording.id, mode=mode, options=_options_json(options))
     run = Runner(steps, options, progress, clock)

@@ -20,7 +20,7 @@ from .spacing import Spacing
 from .timing import deadlines
 from deskreel.matching import Aimed, Check, VerifyOptions, checks_for, diff_image
 
-from .verify import settled_screen
+from .verify import other_looks, settled_screen
 from .xinput import Injector
 
 __all__ = ["Runner"]
@@ -146,6 +146,9 @@ class Runner:
         )
         action = step.action
         checks = self._checks(step, verify, before, screen, finding)
+        if not all(c.passed for c in checks):
+            judge = lambda look: self._checks(step, verify, before, look, finding)  # noqa: E731
+            screen, checks, note = self._other_look(judge, verify.blink, screen, checks, note)
         details = {
             **timing,
             Evidence.CHECKS: [c.to_json() for c in checks],
@@ -173,6 +176,30 @@ class Runner:
             f"recording: " + "; ".join(c.describe() for c in failed)
         )
         return self._result(step, "failed", message, began, finding, details)
+
+    def _other_look(
+        self,
+        judge: Callable[[Any], list[Check]],
+        within: float,
+        screen: Any,
+        checks: list[Check],
+        note: str,
+    ) -> tuple[Any, list[Check], str]:
+        """A failed step judged again (`judge`) on each other look its screen shows for
+        `within` s (one blink): the first look that passes every check, with a note saying
+        when, else `screen` and its `checks` as they were."""
+        started = self.clock()
+        for look in other_looks(
+            self.frames.grab, screen, within=within, pause=self.switch.pause, clock=self.clock
+        ):
+            again = judge(look)
+            if all(c.passed for c in again):
+                later = (
+                    f"{len(again)} checks passed on the screen {self.clock() - started:.1f} s "
+                    f"later (something on it blinks)"
+                )
+                return look, again, f"{note}; {later}" if note else later
+        return screen, checks, note
 
     def _checks(
         self, step: Step, verify: VerifyOptions, before: Any, screen: Any, finding: Finding | None

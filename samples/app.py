@@ -72,6 +72,7 @@ class SampleApp:
         late: float | None = None,
         effect: str = "normal",
         log_status: bool = False,
+        blink: int = 0,
     ) -> None:
         self.root = root
         self.log = log
@@ -83,6 +84,7 @@ class SampleApp:
         self._late_name = next((n for n in ("button:Save", "button:Store") if n in places), None)
         self._effect = effect
         self._log_status = log_status
+        self._blink = blink  # ms the text caret shows, then hides; 0: it never blinks
         self._press_modifiers: list[str] = []
         self._drag_from: tuple[int, int] | None = None
         self._counts = {"double": 0, "triple": 0, "context": 0}
@@ -122,9 +124,14 @@ class SampleApp:
                     "text_changed", widget="entry", value=self.entry_value.get()
                 ),
             )
-            # No cursor blinking and no cross-widget selection: screenshots stay stable.
+            # No cursor blinking (unless --blink) and no cross-widget selection: screenshots
+            # stay stable.
             return tk.Entry(
-                self.root, textvariable=self.entry_value, insertofftime=0, exportselection=False
+                self.root,
+                textvariable=self.entry_value,
+                insertontime=self._blink or 600,
+                insertofftime=self._blink,
+                exportselection=False,
             )
         if name == "text":
             return self._make_text()
@@ -141,7 +148,8 @@ class SampleApp:
         self.text = tk.Text(
             self.root,
             font=scaled_font(MONO_FONT, self._scale),
-            insertofftime=0,
+            insertontime=self._blink or 600,
+            insertofftime=self._blink,
             undo=False,
             exportselection=False,
         )
@@ -481,6 +489,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"'changed': clicking OK shows {CHANGED_OK_STATUS!r}",
     )
     parser.add_argument(
+        "--blink",
+        type=int,
+        default=0,
+        metavar="MS",
+        help="the text caret blinks: MS on, MS off (default 0: it never blinks)",
+    )
+    parser.add_argument(
         "--log-status",
         action="store_true",
         help="log a 'status' event whenever the status line changes",
@@ -519,6 +534,7 @@ def main(argv: list[str] | None = None) -> None:
             late=args.late,
             effect=args.effect,
             log_status=args.log_status,
+            blink=args.blink,
         )
         root.wait_visibility(root)
         # There is usually no window manager, so take the keyboard focus ourselves.

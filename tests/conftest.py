@@ -127,7 +127,7 @@ def xdisplay(xvfb: VirtualDisplay) -> Iterator[Display]:
 @pytest.fixture
 def launch_app(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., SampleApp]]:
     """Factory: launch_app(geometry=, layout=, title=, clock=, banner=, scale=, late=, effect=,
-    log_status=) starts the app and waits for its "ready" line; see samples/README.md."""
+    log_status=, blink=) starts the app and waits for its "ready" line; see samples/README.md."""
     apps: list[SampleApp] = []
 
     def launch(
@@ -141,6 +141,7 @@ def launch_app(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., S
         late: float | None = None,
         effect: str | None = None,
         log_status: bool = False,
+        blink: int | None = None,
         timeout: float = READY_TIMEOUT,
     ) -> SampleApp:
         log_path = tmp_path / f"app{len(apps)}.jsonl"
@@ -169,6 +170,8 @@ def launch_app(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[Callable[..., S
             argv += ["--effect", effect]
         if log_status:
             argv.append("--log-status")
+        if blink is not None:
+            argv += ["--blink", str(blink)]
         with stderr_path.open("wb") as stderr:
             proc = subprocess.Popen(
                 argv,

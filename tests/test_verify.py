@@ -2,9 +2,12 @@
 codes, JUnit XML and the HTML report."""
 
 import re
+import signal
+import time
 import xml.etree.ElementTree as ET
 
 from deskreel.storage import open_store
+from samples.person import Person
 from tests.test_anchoring import record_clicks
 from tests.commands import deskreel, screen_differs
 
@@ -147,3 +150,35 @@ def test_masked_clock_passes(launch_app, run_deskreel, xvfb, tmp_path):
     launch_app(clock=True)
     done = deskreel("replay", db, "--verify", env=xvfb.env())
     assert done.returncode == 0, done.stderr
+
+
+def test_a_blinking_caret_fails_no_step(launch_app, run_deskreel, xvfb, tmp_path):
+    # The caret blinks 500 ms on, 500 ms off, as toolkits' carets do: each step's after-frame
+    # caught it in one phase, and each replay's screen settles in either. Five replays on
+    # freshly started applications all pass: the failed look is watched for one blink.
+    app = launch_app(blink=500)
+    db = tmp_path / "rec.db"
+    recorder = run_deskreel("record", db, "--name", "caret")
+    recorder.wait_for_output("recording into")
+    person = Person(xvfb.display)
+    try:
+        person.click(*app.center("entry"))
+        person.type("hello")
+        person.click(*app.center("entry"), count=3)
+        person.click(*app.center("text"))
+    finally:
+        person.close()
+    time.sleep(0.5)
+    recorder.proc.send_signal(signal.SIGINT)
+    assert recorder.finish() == 0, recorder.stderr
+    app.stop()
+    blinked = 0
+    for _ in range(5):
+        app = launch_app(blink=500)
+        done = deskreel("replay", db, "--verify", env=xvfb.env())
+        app.stop()
+        assert done.returncode == 0, done.stderr
+        with open_store(db, create=False) as store:
+            results = store.step_results(store.runs()[-1].id)
+        blinked += sum("something on it blinks" in r.message for r in results)
+    assert blinked, "no step needed the caret's other phase: the test shows nothing"

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from deskreel.matching import Aimed, Check, VerifyOptions, checks_for
-from deskreel.replayer.verify import settled_screen
+from deskreel.replayer.verify import other_looks, settled_screen
 
 LIGHT = {"ground": (235,) * 3, "ink": (0,) * 3, "button": (90, 90, 200), "label": (255,) * 3}
 # another theme: every colour other, text light on dark
@@ -344,6 +344,21 @@ def test_settled_screen_waits_for_stillness():
     assert np.array_equal(result, screen("d"))
     # still from the 4th grab (0.15 s) on: back after settle (0.3 s), long before the cap
     assert 0.3 <= now[0] < 0.6, now[0]
+
+
+def test_other_looks_are_each_new_look_for_one_blink():
+    on, off, other = screen("a|"), screen("a"), screen("b")
+    frames = iter([off, on, off, on, other] + [on] * 100)
+    now = [0.0]
+
+    def pause(seconds):
+        now[0] += seconds
+
+    looks = list(other_looks(lambda: next(frames), on, within=1.0, pause=pause,
+                             clock=lambda: now[0]))  # fmt: skip
+    # the caret's other phase once, then the other screen; nothing seen twice
+    assert [np.array_equal(a, b) for a, b in zip(looks, [off, other])] == [True, True]
+    assert len(looks) == 2 and 1.0 <= now[0] < 1.1, now[0]
 
 
 def screen_at(scale, status="", *, text_scale=None, clock="12:00:00", shift=(0, 0)):

@@ -15,7 +15,7 @@ from typing import Any
 
 from deskreel.storage.grouping import DEFAULT_SETTINGS, InputSettings, fits
 
-__all__ = ["read_input_settings", "parse_xsettings"]
+__all__ = ["cursor_blink", "read_input_settings", "parse_xsettings"]
 
 _USE_CORE_KEYBOARD = 0x0100  # XkbUseCoreKbd
 _REPEAT_KEYS = 1 << 0  # XkbRepeatKeysMask, in the enabled controls
@@ -37,6 +37,13 @@ def read_input_settings(conn: Any) -> InputSettings:
     if values:
         settings = replace(settings.with_values(**values), sources=(*settings.sources, "xsettings"))
     return settings
+
+
+def cursor_blink(conn: Any) -> float | None:
+    """The seconds of one blink of a text caret (on and off) where the desktop's settings
+    manager tells it (Net/CursorBlinkTime, in ms); None where none runs or it does not."""
+    told = _xsettings(conn).get("Net/CursorBlinkTime")
+    return told / 1000 if isinstance(told, int) and 0 < told <= 10_000 else None
 
 
 def _keyboard(conn: Any) -> InputSettings:

@@ -39,6 +39,10 @@ class VerifyOptions:
     masks: tuple[Box, ...] = ()  # recorded coordinates, for every step
     settle: float = 0.3  # s the screen must stay unchanged after a step
     settle_cap: float = 3.0  # s after which the screen is taken as it is
+    # s a failed step's screen is watched for its other looks (replayer/verify.py): one
+    # blink of a caret (GTK's gtk-cursor-blink-time 1.2 s, Qt's 1.0 s, Tk's 0.9 s), or the
+    # desktop's own Net/CursorBlinkTime where its settings manager tells it
+    blink: float = 1.2
     keep_going: bool = False
 
 
