@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .compare import Check as Check
     from .compare import Difference as Difference
     from .compare import VerifyOptions as VerifyOptions
+    from .compare import carets_only as carets_only
     from .compare import checks_for as checks_for
     from .compare import diff_image as diff_image
     from .ladder import LADDER as LADDER
@@ -88,6 +89,7 @@ _WHERE = {
     "Check": "compare",
     "Difference": "compare",
     "VerifyOptions": "compare",
+    "carets_only": "compare",
     "checks_for": "compare",
     "diff_image": "compare",
     "LADDER": "ladder",

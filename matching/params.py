@@ -150,6 +150,11 @@ class Params:
     # content.py, scaled.py, recolour.py); the user's own tolerances are VerifyOptions ---
     effect_pad: int = 6  # px of context around a changed region
     effect_least: int = 30  # px: smaller changes (a caret blink) are not effects
+    # A text caret, as every toolkit draws it: a bar at most this many px wide and this many
+    # tall (one line of text up to 36 pt). A failed step is judged again on its screen's
+    # other looks (replayer/verify.py) only where what changed between them is such bars.
+    caret_widest: int = 3
+    caret_tallest: int = 48
     effects_most: int = 6  # changed regions checked per step at most
     around_press: tuple[int, int] = (96, 48)  # px around a press not looked for
     content_near: int = 48  # px around the expected place searched before the whole screen

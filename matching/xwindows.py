@@ -144,10 +144,12 @@ def _among_twins(
     twins: tuple[tuple[Box, ...], tuple[Box, ...]],
 ) -> ObjectAnswer:
     """The window at the recorded path, where windows look like it (`twins`: their boxes on
-    the recorded screen, and today): found where its box reads today the name it read, and
-    every look-alike shows other pixels and reads another name, then and now; refused where
-    it reads today a name a look-alike read then (the path leads to another of them); else
-    left to the pixels (twins that show or read alike are told apart by their order alone)."""
+    the recorded screen, and today): found where its box reads today, with confidence, the
+    name it read, and every look-alike shows other pixels and reads, with confidence,
+    another name, then and now; refused where, every look-alike having read another name
+    then, it reads today, with confidence, the name one of them read (the path leads to
+    another of them); else left to the pixels (twins that show or read alike are told apart
+    by their order alone)."""
     then, now = twins
     unsure = ObjectAnswer(None, None, "xwindow-twins")
     if read is None or max(len(then), len(now)) > P.twins_read_most:
@@ -161,7 +163,8 @@ def _among_twins(
     today = _read(read, screen, found.box)
     if today.readable and any(t.key == today.key for t in theirs):
         return ObjectAnswer(None, Refusal("renamed", 0, 1, found.box[:2]), "xwindow-renamed")
-    if read_alike(name, today) and _read_apart(read, screen, now, name):
+    # both readings confident: one misread is not enough to press another look-alike
+    if today.readable and read_alike(name, today) and _read_apart(read, screen, now, name):
         return ObjectAnswer(found, None, "xwindow-told")
     return unsure
 

@@ -18,7 +18,7 @@ from .progress import Progress
 from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
-from deskreel.matching import Aimed, Check, VerifyOptions, checks_for, diff_image
+from deskreel.matching import Aimed, Check, VerifyOptions, carets_only, checks_for, diff_image
 
 from .verify import other_looks, settled_screen
 from .xinput import Injector
@@ -186,17 +186,22 @@ class Runner:
         note: str,
     ) -> tuple[Any, list[Check], str]:
         """A failed step judged again (`judge`) on each other look its screen shows for
-        `within` s (one blink): the first look that passes every check, with a note saying
-        when, else `screen` and its `checks` as they were."""
+        `within` s (one blink) where only a text caret changed (carets_only): the first look
+        that passes every check, with a note saying when, else `screen` and its `checks`
+        as they were. A message flashing or an effect arriving late changes more than a
+        caret: the step fails as it did."""
+        options = self.options.verify or VerifyOptions()
         started = self.clock()
         for look in other_looks(
             self.frames.grab, screen, within=within, pause=self.switch.pause, clock=self.clock
         ):
+            if not carets_only(screen, look, options):
+                continue
             again = judge(look)
             if all(c.passed for c in again):
                 later = (
                     f"{len(again)} checks passed on the screen {self.clock() - started:.1f} s "
-                    f"later (something on it blinks)"
+                    f"later, its text caret in its other phase"
                 )
                 return look, again, f"{note}; {later}" if note else later
         return screen, checks, note

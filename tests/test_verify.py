@@ -180,5 +180,5 @@ def test_a_blinking_caret_fails_no_step(launch_app, run_deskreel, xvfb, tmp_path
         assert done.returncode == 0, done.stderr
         with open_store(db, create=False) as store:
             results = store.step_results(store.runs()[-1].id)
-        blinked += sum("something on it blinks" in r.message for r in results)
+        blinked += sum("text caret in its other phase" in r.message for r in results)
     assert blinked, "no step needed the caret's other phase: the test shows nothing"

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.matching import Aimed, Check, VerifyOptions, checks_for
+from deskreel.matching import Aimed, Check, VerifyOptions, carets_only, checks_for
 from deskreel.replayer.verify import other_looks, settled_screen
 
 LIGHT = {"ground": (235,) * 3, "ink": (0,) * 3, "button": (90, 90, 200), "label": (255,) * 3}
@@ -359,6 +359,21 @@ def test_other_looks_are_each_new_look_for_one_blink():
     # the caret's other phase once, then the other screen; nothing seen twice
     assert [np.array_equal(a, b) for a, b in zip(looks, [off, other])] == [True, True]
     assert len(looks) == 2 and 1.0 <= now[0] < 1.1, now[0]
+
+
+def test_only_a_caret_blinking_is_forgiven():
+    options = VerifyOptions()
+    caret_on = screen("typed")
+    cv2.rectangle(caret_on, (120, 282), (121, 300), (0, 0, 0), -1)  # a 2 px bar, a line tall
+    off = screen("typed")
+    assert carets_only(caret_on, off, options) and carets_only(off, caret_on, options)
+    assert not carets_only(off, off.copy(), options)  # nothing changed: nothing to forgive
+    # a message flashing, an effect arriving late: more than a caret changed
+    assert not carets_only(off, screen("typed", note="Error!"), options)
+    assert not carets_only(screen(""), screen("typed"), options)
+    wide = off.copy()
+    cv2.rectangle(wide, (120, 282), (125, 300), (0, 0, 0), -1)  # 6 px: no caret
+    assert not carets_only(off, wide, options)
 
 
 def screen_at(scale, status="", *, text_scale=None, clock="12:00:00", shift=(0, 0)):

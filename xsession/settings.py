@@ -39,11 +39,18 @@ def read_input_settings(conn: Any) -> InputSettings:
     return settings
 
 
+BLINK_LONGEST = 3.0  # s: a longer blink time is no caret's (GTK allows up to 10 s)
+
+
 def cursor_blink(conn: Any) -> float | None:
     """The seconds of one blink of a text caret (on and off) where the desktop's settings
-    manager tells it (Net/CursorBlinkTime, in ms); None where none runs or it does not."""
-    told = _xsettings(conn).get("Net/CursorBlinkTime")
-    return told / 1000 if isinstance(told, int) and 0 < told <= 10_000 else None
+    manager tells it (Net/CursorBlinkTime, in ms, at most BLINK_LONGEST), 0.0 where it says
+    carets do not blink (Net/CursorBlink 0); None where none runs or it tells neither."""
+    desktop = _xsettings(conn)
+    if desktop.get("Net/CursorBlink") == 0:
+        return 0.0
+    told = desktop.get("Net/CursorBlinkTime")
+    return min(told / 1000, BLINK_LONGEST) if isinstance(told, int) and told > 0 else None
 
 
 def _keyboard(conn: Any) -> InputSettings:

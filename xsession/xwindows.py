@@ -24,7 +24,7 @@ from deskreel.storage.widgets import XWINDOW, Box, Widget
 __all__ = ["Placed", "client_of", "clients_of_class", "placed_at", "window_object", "windows_at"]
 
 DEEPEST = 32  # levels descended at most (toolkits nest a dozen; a loop never ends otherwise)
-WM_CLASS_LONGS = 256  # 32-bit units of WM_CLASS read at most: two names of up to 1 KB
+WM_CLASS_LONGS = 256  # 32-bit units of WM_CLASS read at most: 1 KB for its two names together
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,8 @@ def windows_at(conn: Any, recorded: Widget) -> list[Widget]:
 
 def client_of(window: Any) -> Any | None:
     """The client window inside `window`, a child of the root: itself, or the first one
-    down that has WM_CLASS (inside a window manager's frame); None when none says."""
+    down that has WM_CLASS (inside a window manager's frame); None when none says, or
+    `window` went away."""
     found = _clients([window])
     return found[0][0] if found else None
 
@@ -112,12 +113,14 @@ def _clients(tops: Sequence[Any]) -> list[tuple[Any, tuple[str, str]]]:
     frame); top-levels where none says are left out."""
     found: dict[int, tuple[Any, tuple[str, str]]] = {}
     level = [(i, top) for i, top in enumerate(tops)]
-    for _ in range(3):  # frame -> (decoration ->) client
+    for depth in range(3):  # frame -> (decoration ->) client
         classes = _wm_classes([window for _, window in level])
         for (i, window), wm_class in zip(level, classes, strict=True):
             if wm_class is not None and i not in found:
                 found[i] = (window, wm_class)
         below = [(i, w) for (i, w), c in zip(level, classes, strict=True) if i not in found]
+        if depth == 2 or not below:
+            break
         level = [(i, child) for (i, _), children in zip(below, _children(below), strict=True)
                  for child in children]  # fmt: skip
     return [found[i] for i in sorted(found)]

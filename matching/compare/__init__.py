@@ -8,7 +8,7 @@ Other packages import these names from deskreel.matching."""
 
 from __future__ import annotations
 
-from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions
+from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions, carets_only
 from .effects import CHECKS, checks_for, diff_image
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "Check",
     "Difference",
     "VerifyOptions",
+    "carets_only",
     "checks_for",
     "diff_image",
 ]

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from ..params import PARAMS as P
 from ..refusal import AT_MOST, rule_text
-from ..search import Box, Point
+from ..search import Box, Image, Point, grayscale
 
 __all__ = [
     "DIFFERENCES",
@@ -21,6 +21,7 @@ __all__ = [
     "Mapper",
     "Mask",
     "VerifyOptions",
+    "carets_only",
     "clamp",
     "measured",
     "object_check",
@@ -39,9 +40,9 @@ class VerifyOptions:
     masks: tuple[Box, ...] = ()  # recorded coordinates, for every step
     settle: float = 0.3  # s the screen must stay unchanged after a step
     settle_cap: float = 3.0  # s after which the screen is taken as it is
-    # s a failed step's screen is watched for its other looks (replayer/verify.py): one
-    # blink of a caret (GTK's gtk-cursor-blink-time 1.2 s, Qt's 1.0 s, Tk's 0.9 s), or the
-    # desktop's own Net/CursorBlinkTime where its settings manager tells it
+    # s a failed step's screen is watched for a text caret's other phase (replayer/verify.py):
+    # one blink (GTK's gtk-cursor-blink-time 1.2 s, Qt's 1.0 s, Tk's 0.9 s), or what the
+    # desktop's settings manager tells (Net/CursorBlinkTime; 0 where carets do not blink)
     blink: float = 1.2
     keep_going: bool = False
 
@@ -232,6 +233,24 @@ class Mapper:
         lx, ly = self.located
         s = self.scale
         return (round(lx + (x - tx) * s), round(ly + (y - ty) * s), round(w * s), round(h * s))
+
+
+def carets_only(first: Image, then: Image, options: VerifyOptions) -> bool:
+    """Whether what changed from the screen `first` to `then` (RGB or grey, the same size)
+    is a text caret blinking and nothing else: some pixels, each patch of them a bar at most
+    P.caret_widest px wide and P.caret_tallest px tall. A message flashing, an effect
+    arriving late or a spinner turning is more than that."""
+    import cv2
+
+    if first.shape != then.shape:
+        return False
+    a, b = (grayscale(i).astype(np.int16) for i in (first, then))
+    diff = (np.abs(a - b) > options.pixel_threshold).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+    if count < 2:
+        return False
+    widths, heights = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    return bool((widths <= P.caret_widest).all() and (heights <= P.caret_tallest).all())
 
 
 def passes(changed: float, patch: int, options: VerifyOptions) -> bool:
