@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from realapps.asked import objects_answer, windows_answer
 from realapps.catalog import App, Scenario, Step
 from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, topmost_box, windows
 from realapps.twin import check_same_screens, desktop_for
 from samples.person import Person
 from deskreel.storage import open_store
-from deskreel.matching.objects import ObjectAnswer
-from deskreel.storage.widgets import widget_from_json, widget_to_json
+from deskreel.storage.widgets import widget_to_json
 from deskreel.xsession.display import connect
 from deskreel.xsession.images import decode_image, encode_webp
 
@@ -280,8 +280,9 @@ def shoot(
                     "screen": _save(out / f"{number:02d}-before.png", before, folder),
                     "truth": today.to_json() if today is not None else None,
                     "after": None,
-                    "objects": _objects(tree, display, steps[number].get("widget")),
-                    "windows": _windows(display, steps[number].get("widget")),
+                    "objects": objects_answer(tree, display, steps[number].get("widget")),
+                    "windows": windows_answer(display, steps[number].get("widget")),
+                    **({"wrong_effect": True} if number in scenario.wrong else {}),
                 }
                 cases.append(case)
                 if today is None:
@@ -297,47 +298,6 @@ def shoot(
     for case in cases:
         case["scenario"] = scenario.name
     return cases
-
-
-def _objects(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | None:
-    """What a replay's object stage answers on this screen (replayer/objects.py's ask_tree,
-    live), and what asking cost. None where nothing was recorded to ask."""
-    from deskreel.replayer.objects import QUESTION_BUDGET, ask_tree
-
-    widget = widget_from_json(recorded)
-    if tree is None or widget is None:
-        return None
-    started = time.perf_counter()
-    try:
-        with tree.bus.budget(QUESTION_BUDGET):
-            answer = ask_tree(tree, display, widget)
-    except Exception as err:  # as ObjectFinder.find: the pixels decide
-        answer = ObjectAnswer(None, None, "tree-failed", str(err))
-    refusal = answer.refusal
-    return {
-        "widget": widget_to_json(answer.widget),
-        "refusal": None if refusal is None else [refusal.rule, refusal.measured, refusal.needed],
-        "why": answer.why,
-        "ms": round((time.perf_counter() - started) * 1000, 2),
-    }
-
-
-def _windows(display: Any, recorded: str | None) -> dict[str, Any] | None:
-    """What a replay's X-window rung is given on this screen (xsession/xwindows.py's
-    windows_at, live: today's windows at the recorded path), and what asking cost. None
-    where the step kept no X window."""
-    from deskreel.storage.widgets import XWINDOW
-    from deskreel.xsession.xwindows import windows_at
-
-    widget = widget_from_json(recorded)
-    if widget is None or widget.source != XWINDOW:
-        return None
-    started = time.perf_counter()
-    found = windows_at(display, widget)
-    return {
-        "found": [widget_to_json(w) for w in found],
-        "ms": round((time.perf_counter() - started) * 1000, 2),
-    }
 
 
 def _aimed_at(step: Step, widget: Element) -> Step:

@@ -61,6 +61,9 @@ class Verdict:
     object_ms: float | None = None  # what asking the accessibility tree cost, where asked
     window_ms: float | None = None  # what asking the X server for the window cost, where asked
     read_ms: float | None = None  # what reading the window's box took, where it was read
+    # the application did another thing than recorded here: --verify is right to fail it
+    wrong_effect: bool = False
+    absent: bool = False  # its target is gone here (removed, renamed): to be refused
 
 
 def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -168,6 +171,8 @@ def _one(
         object_ms=object_ms if asked else None,
         window_ms=window_ms,
         read_ms=reader.ms / max(1, repeat) if reader.reads else None,
+        wrong_effect=bool(case.get("wrong_effect")),
+        absent=truth is None,
     ), hint
 
 
@@ -266,11 +271,11 @@ def _verify(
     widget: Widget | None,
 ) -> str | None:
     """Whether `replay --verify` judges the step right: passed where the target was there
-        (the step was done right), failed where it was gone. The step is judged where the
-        scenario's person pressed (the recorded press moved into the target's box today), at
-        the scale ours found it at (1 where ours refused it). Its object check is what ours found
-    (replayer/anchoring.py's aimed_at), taken as found where ours refused it: the person
-    pressed it anyway."""
+    (the step was done right), failed where it was gone or the application did another
+    thing (a wrong-effect case). The step is judged where the scenario's person pressed (the
+    recorded press moved into the target's box today), at the scale ours found it at (1
+    where ours refused it). Its object check is what ours found (replayer/anchoring.py's
+    aimed_at), taken as found where ours refused it: the person pressed it anyway."""
     if truth is None:
         return "right"  # not found: the replay's verdict is a failure, as it should be
     after = image(case["after"])
@@ -290,7 +295,8 @@ def _verify(
         earlier=image(case["screen"]),
         aimed=_aimed(step, truth, found, widget),
     )
-    return "right" if all(c.passed for c in checks) else "wrong"
+    passed = all(c.passed for c in checks)
+    return "right" if passed != bool(case.get("wrong_effect")) else "wrong"
 
 
 def _aimed(

@@ -44,6 +44,10 @@ class Scenario:
     pointer_elsewhere: bool = False  # the pointer rests outside the window when a step begins
     # steps whose target is gone or renamed here: the step must be refused
     absent: frozenset[int] = frozenset()
+    # steps (numbered as `absent`) whose effect differs from the recording's here, because
+    # the application does another thing (a key enters another digit, a box stays
+    # unchecked): --verify must fail them
+    wrong: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

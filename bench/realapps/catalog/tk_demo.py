@@ -55,11 +55,20 @@ ttk::style configure . -background gray22 -foreground gray88 -fieldbackground gr
 ttk::style map . -background {disabled gray22 active gray35 pressed gray40} \\
     -foreground {disabled gray55}
 """
+# What the "wrong effect" scenario sets: the Brakes OK checkbutton never stays checked (a
+# handler gone wrong), so the step that checks it, and the list of values after it, show
+# another thing than was recorded
+UNCHECKED = """
+trace add variable ::brakes write {apply {args {
+    if {$::brakes} { after idle {set ::brakes 0} }
+}}}
+"""
 WRAPPER = """\
 # Tk's widget demo, as a scenario of deskreel's corpus changes it.
 tk scaling [expr {[tk scaling] * %(scale)s}]
 %(look)s
 source -encoding utf-8 %(demo)s
+%(wrong)s
 # The demo's windows open beside the main window, as a window manager might put them.
 proc positionWindow w {
     wm geometry $w +[expr {[winfo rootx .] + [winfo width .] + 24}]+[expr {[winfo rooty .] + 40}]
@@ -85,21 +94,24 @@ deskreelState
 
 
 def command(scenario: Scenario) -> list[str]:
-    """wish8.6 on a wrapper for this scenario; its `argv` is `scale=1.25` and/or `dark`
-    (the wrapper's settings), the rest goes to wish."""
-    scale, look, rest = "1.0", "", []
+    """wish8.6 on a wrapper for this scenario; its `argv` is `scale=1.25`, `dark` and/or
+    `wrong` (the wrapper's settings), the rest goes to wish."""
+    scale, look, wrong, rest = "1.0", "", "", []
     for arg in scenario.argv:
         if arg.startswith("scale="):
             scale = arg.removeprefix("scale=")
         elif arg == "dark":
             look = DARK
+        elif arg == "wrong":
+            wrong = UNCHECKED
         else:
             rest.append(arg)
     WRAPPERS.mkdir(parents=True, exist_ok=True)
-    wrapper = WRAPPERS / f"demo-{scale}{'-dark' if look else ''}.tcl"
+    wrapper = WRAPPERS / f"demo-{scale}{'-dark' if look else ''}{'-wrong' if wrong else ''}.tcl"
     text = WRAPPER % {
         "scale": scale,
         "look": look,
+        "wrong": wrong,
         "demo": DEMO,
         "variables": " ".join(VARIABLE_NAMES),
         "state": STATE,
@@ -189,6 +201,8 @@ APP = App(
         Scenario("resized", size=(900, 760)),
         Scenario("font 1.25x", argv=("scale=1.25",)),
         Scenario("theme", argv=("dark",)),
+        # steps 2 (Brakes OK) and 3 (the values it set) show another thing than recorded
+        Scenario("wrong effect", argv=("wrong",), wrong=frozenset({2, 3})),
     ),
     final_state=final_state,
 )

@@ -5,7 +5,8 @@ by their place on the keypad.
 
 The scenarios change it through Xt's own resources: bigger fonts and keys (`-xrm`), the
 colour customization Debian ships (XCalc-color: a TI-30's colours and rounded keys),
-reverse video (`-rv`)."""
+reverse video (`-rv`), and a key bound to another digit (a wrong effect: --verify must fail
+it)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,10 @@ BIGGER = (
         for n in (3, 21, 35)  # √, π and ÷ are in the Symbol font
     ),
 )
+
+
+# The "wrong effect" scenario's key 4 (ti.button42), bound to enter a 5 instead
+WRONG_FOUR = "XCalc*ti.button42.translations: #override<Btn1Down>,<Btn1Up>:digit(5)unset()"
 
 
 def command(scenario: Scenario) -> list[str]:
@@ -143,6 +148,9 @@ APP = App(
         Scenario("font 1.25x", argv=_xrm(*BIGGER)),
         Scenario("theme", argv=_xrm("*customization: -color")),
         Scenario("reverse video", argv=("-rv",)),
+        # the 4 key enters 5 (its Xt translation changed): after step 4 the display reads
+        # 35, not 34, and after step 5 "47", not "46"
+        Scenario("wrong effect", argv=_xrm(WRONG_FOUR), wrong=frozenset({4, 5})),
     ),
     final_state=final_state,
 )

@@ -1,0 +1,54 @@
+"""What a replay's object rungs answer on a scenario's screen, asked live while the corpus is
+shot (bench/realapps/corpus.py), with what asking cost: the judge (judge.py) replays those
+answers, so that a case is judged as the replayer would have judged it on that screen."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from deskreel.matching.objects import ObjectAnswer
+from deskreel.storage.widgets import widget_from_json, widget_to_json
+
+__all__ = ["objects_answer", "windows_answer"]
+
+
+def objects_answer(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | None:
+    """What a replay's object stage answers on this screen (replayer/objects.py's ask_tree,
+    live), and what asking cost. None where nothing was recorded to ask."""
+    from deskreel.replayer.objects import QUESTION_BUDGET, ask_tree
+
+    widget = widget_from_json(recorded)
+    if tree is None or widget is None:
+        return None
+    started = time.perf_counter()
+    try:
+        with tree.bus.budget(QUESTION_BUDGET):
+            answer = ask_tree(tree, display, widget)
+    except Exception as err:  # as ObjectFinder.find: the pixels decide
+        answer = ObjectAnswer(None, None, "tree-failed", str(err))
+    refusal = answer.refusal
+    return {
+        "widget": widget_to_json(answer.widget),
+        "refusal": None if refusal is None else [refusal.rule, refusal.measured, refusal.needed],
+        "why": answer.why,
+        "ms": round((time.perf_counter() - started) * 1000, 2),
+    }
+
+
+def windows_answer(display: Any, recorded: str | None) -> dict[str, Any] | None:
+    """What a replay's X-window rung is given on this screen (xsession/xwindows.py's
+    windows_at, live: today's windows at the recorded path), and what asking cost. None
+    where the step kept no X window."""
+    from deskreel.storage.widgets import XWINDOW
+    from deskreel.xsession.xwindows import windows_at
+
+    widget = widget_from_json(recorded)
+    if widget is None or widget.source != XWINDOW:
+        return None
+    started = time.perf_counter()
+    found = windows_at(display, widget)
+    return {
+        "found": [widget_to_json(w) for w in found],
+        "ms": round((time.perf_counter() - started) * 1000, 2),
+    }
