@@ -155,6 +155,7 @@ class Params:
     # other looks (replayer/verify.py) only where what changed between them is such bars.
     caret_widest: int = 3
     caret_tallest: int = 48
+    looks_kept: int = 4  # screens remembered while watching: a caret has two looks, on and off
     effects_most: int = 6  # changed regions checked per step at most
     around_press: tuple[int, int] = (96, 48)  # px around a press not looked for
     content_near: int = 48  # px around the expected place searched before the whole screen

@@ -10,11 +10,10 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from deskreel.matching import PARAMS as P
 from deskreel.matching import Image
 
 __all__ = ["other_looks", "settled_screen"]
-
-LOOKS_KEPT = 4  # screens remembered while watching: a caret has two looks, on and off
 
 
 def settled_screen(
@@ -51,7 +50,7 @@ def other_looks(
     px wide, on for two thirds of a second, off for one third), and a step's after-frame
     caught it in one phase. Watched for one blink, the screen shows every phase of it; a
     step whose screen matches the recording in one of them did what was recorded."""
-    seen = deque([first], maxlen=LOOKS_KEPT)
+    seen = deque([first], maxlen=P.looks_kept)
     started = clock()
     while clock() - started < within:
         pause(0.05)
