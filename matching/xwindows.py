@@ -158,7 +158,7 @@ def _among_twins(
         return unsure  # (the pixels tell this, before anything is read)
     name = _read(read, context, recorded.box)
     theirs = [_read(read, context, twin) for twin in then]
-    if not (name.readable and all(t.readable and t.key != name.key for t in theirs)):
+    if not (name.readable and _other_names(theirs, name)):
         return unsure
     today = _read(read, screen, found.box)
     if today.readable and any(t.key == today.key for t in theirs):
@@ -202,12 +202,14 @@ def _shown_alike(rgb: Image, box: tuple[int, ...], twins: Sequence[Box]) -> bool
 
 
 def _read_apart(read: Reader, rgb: Image, twins: Sequence[Box], name: Reading) -> bool:
-    """Whether each twin reads, with confidence, a name other than `name`."""
-    for twin in twins:
-        other = _read(read, rgb, twin)
-        if not other.readable or other.key == name.key:
-            return False
-    return True
+    """Whether each twin reads, with confidence, a name other than `name` (read one by one:
+    the first that does not ends the reading)."""
+    return all(_other_names([_read(read, rgb, twin)], name) for twin in twins)
+
+
+def _other_names(readings: Sequence[Reading], name: Reading) -> bool:
+    """Whether each of `readings` is confident and names other than `name`."""
+    return all(r.readable and r.key != name.key for r in readings)
 
 
 def _read(read: Reader, rgb: Image, box: tuple[int, ...]) -> Reading:

@@ -148,7 +148,7 @@ class Runner:
         checks = self._checks(step, verify, before, screen, finding)
         if not all(c.passed for c in checks):
             judge = lambda look: self._checks(step, verify, before, look, finding)  # noqa: E731
-            screen, checks, note = self._other_look(judge, verify.blink, screen, checks, note)
+            screen, checks, note = self._other_look(judge, verify, screen, checks, note)
         details = {
             **timing,
             Evidence.CHECKS: [c.to_json() for c in checks],
@@ -180,22 +180,22 @@ class Runner:
     def _other_look(
         self,
         judge: Callable[[Any], list[Check]],
-        within: float,
+        verify: VerifyOptions,
         screen: Any,
         checks: list[Check],
         note: str,
     ) -> tuple[Any, list[Check], str]:
         """A failed step judged again (`judge`) on each other look its screen shows for
-        `within` s (one blink) where only a text caret changed (carets_only): the first look
+        verify.blink s (one blink) where only a text caret changed (carets_only): the first look
         that passes every check, with a note saying when, else `screen` and its `checks`
         as they were. A message flashing or an effect arriving late changes more than a
         caret: the step fails as it did."""
-        options = self.options.verify or VerifyOptions()
         started = self.clock()
         for look in other_looks(
-            self.frames.grab, screen, within=within, pause=self.switch.pause, clock=self.clock
-        ):
-            if not carets_only(screen, look, options):
+            self.frames.grab, screen, within=verify.blink, pause=self.switch.pause,
+            clock=self.clock,
+        ):  # fmt: skip
+            if not carets_only(screen, look, verify):
                 continue
             again = judge(look)
             if all(c.passed for c in again):

@@ -2,13 +2,12 @@
 codes, JUnit XML and the HTML report."""
 
 import re
-import signal
 import time
 import xml.etree.ElementTree as ET
 
 from deskreel.storage import open_store
-from samples.person import Person
 from tests.test_anchoring import record_clicks
+from tests.test_record import record
 from tests.commands import deskreel, screen_differs
 
 
@@ -158,19 +157,15 @@ def test_a_blinking_caret_fails_no_step(launch_app, run_deskreel, xvfb, tmp_path
     # freshly started applications all pass: the failed look is watched for one blink.
     app = launch_app(blink=500)
     db = tmp_path / "rec.db"
-    recorder = run_deskreel("record", db, "--name", "caret")
-    recorder.wait_for_output("recording into")
-    person = Person(xvfb.display)
-    try:
+
+    def drive(person):
         person.click(*app.center("entry"))
         person.type("hello")
         person.click(*app.center("entry"), count=3)
         person.click(*app.center("text"))
-    finally:
-        person.close()
-    time.sleep(0.5)
-    recorder.proc.send_signal(signal.SIGINT)
-    assert recorder.finish() == 0, recorder.stderr
+        time.sleep(0.5)  # the last step's after-frame settles
+
+    record(run_deskreel, xvfb, db, drive, "--name", "caret")
     app.stop()
     blinked = 0
     for _ in range(5):
