@@ -113,9 +113,9 @@ class Finisher:
         events = (job.first_seq + r.first, job.first_seq + r.last) if r.first >= 0 else None
         window = job.timeline.window_at(job.t0 + r.t_start)
         action = self.redaction.action(r.action)
-        before = after = anchor = None
+        before = after = anchor = settled = None
         if self.frames and action.action != "wait":
-            before, after, anchor = self._frames(r, action, job, following, lean=lean)
+            before, after, anchor, settled = self._frames(r, action, job, following, lean=lean)
         return Step(
             step=number,
             action=action,
@@ -128,6 +128,7 @@ class Finisher:
             window_class=window.window_class if window else None,
             window_title=window.title if window else None,
             widget=self._widget(r, job),
+            after_settled=settled if after is not None else None,
         )
 
     def _widget(self, r: Reduced, job: Job) -> Widget | None:
@@ -142,9 +143,11 @@ class Finisher:
 
     def _frames(
         self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool
-    ) -> tuple[str | None, str | None, Anchor | None]:
-        """The step's before- and after-frame, stored (their keys), and its anchor; `action`
-        is the step's, redacted."""
+    ) -> tuple[str | None, str | None, Anchor | None, bool]:
+        """The step's before- and after-frame, stored (their keys), its anchor, and whether
+        the screen was seen to settle in the after-frame (not when the next step, `following`,
+        began or the recording ended while it still changed); `action` is the step's,
+        redacted."""
         t0, timeline, now = job.t0, job.timeline, job.now
         before_frame = timeline.before(t0 + r.t_start)
         limit = t0 + r.t_end + self.settle_cap
@@ -156,6 +159,7 @@ class Finisher:
             limit=limit,
             now=now if not job.final else max(now, limit),
         )
+        settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
         before, pixels = self._store_frame(before_frame)
         anchor = None
@@ -169,7 +173,7 @@ class Finisher:
                 rest = self._at_rest(pixels, r, job, before_frame)
             anchor = rest or _anchor(pixels, r.action.target)
         after, _ = self._store_frame(after_frame)
-        return before, after, anchor
+        return before, after, anchor, settled
 
     def _at_rest(self, pixels: Any, r: Reduced, job: Job, before: Frame | None) -> Anchor | None:
         """The anchor in two looks (rest.py): at rest, from a frame shown while the pointer

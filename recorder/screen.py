@@ -53,6 +53,11 @@ class Frame:
             self.height, self.width
         )
 
+    def settled(self, t: float, settle: float) -> bool:
+        """Whether the screen was seen to stay this frame for `settle` s from t (or from
+        when it first showed, if later)."""
+        return self.t_last - max(self.t_first, t) >= settle
+
 
 @dataclass(frozen=True, slots=True)
 class WindowInfo:
@@ -177,7 +182,7 @@ class FrameTimeline:
             shown_from = max(frame.t_first, t)
             if shown_from > limit:
                 return frames[i - 1] if i > start else frame
-            if frame.t_last - shown_from >= settle:
+            if frame.settled(t, settle):
                 return frame
         if now >= limit and frames:
             return frames[-1]

@@ -10,6 +10,7 @@ from deskreel.storage import Evidence, StorageError, Step, StepResult
 
 from .anchoring import Finding, Locator, aimed_at
 from .ask import ask
+from .unsettled import Unsettled, unsettled
 from .errors import Interrupted
 from .execute import execute
 from .frames import Frames
@@ -18,7 +19,15 @@ from .progress import Progress
 from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
-from deskreel.matching import Aimed, Check, VerifyOptions, carets_only, checks_for, diff_image
+from deskreel.matching import (
+    Aimed,
+    Check,
+    VerifyOptions,
+    carets_only,
+    checks_for,
+    diff_image,
+    later_looks,
+)
 
 from .verify import other_looks, settled_screen
 from .xinput import Injector
@@ -48,6 +57,8 @@ class Runner:
         self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
         self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
         self.stopped = False  # a person answered "abort" (--on-missing ask)
+        self.unsettled: dict[int, Unsettled | None] = {}  # by step number, once found
+        self.taken: dict[int, tuple[tuple[int, int, int, int], ...]] = {}  # and what it took
 
     def steps_through(self, injector: Injector) -> None:
         self.injector = injector
@@ -151,6 +162,7 @@ class Runner:
             screen, checks, note = self._other_look(judge, verify, screen, checks, note)
         details = {
             **timing,
+            **self._unsettled_evidence(step),
             Evidence.CHECKS: [c.to_json() for c in checks],
             Evidence.BEFORE: self.frames.save(before),
             Evidence.AFTER: self.frames.save(screen),
@@ -167,6 +179,9 @@ class Runner:
                 if checks
                 else f"passed without comparing the screen: {why}"
             )
+            cut, taken = self._unsettled(step), self.taken.get(step.step, ())
+            if cut is not None and taken:
+                note += f"; {cut.note(taken)}"
             return self._result(step, "passed", note, began, finding, details)
         details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
         aimed = next((c.label for c in checks if c.kind == "object" and c.passed), "")
@@ -217,21 +232,45 @@ class Runner:
         if finding is not None and finding.located.point is not None:
             located, scale = finding.located.point, finding.located.scale
         masks = [*verify.masks, *self.masks.get(None, []), *self.masks.get(step.step, [])]
-        return checks_for(
+        settling: list[Check] = []
+        cut = self._unsettled(step)
+        if cut is not None:
+            settling = later_looks(
+                after=self.frames.recorded(step.after_frame),
+                later=self.frames.recorded(cut.later), boxes=cut.boxes, screen=screen,
+                target=action.target, located=located, scale=scale, shift=shift,
+                masks=masks, options=verify,
+            )  # fmt: skip
+            self.taken[step.step] = tuple(c.box for c in settling)
+            masks += self.taken[step.step]
+        return settling + checks_for(
             action=action.action,
             before=self.frames.recorded(step.before_frame),
             after=self.frames.recorded(step.after_frame),
             screen=screen,
-            target=action.target,
-            located=located,
-            scale=scale,
-            shift=shift,
             region=action.region,
             masks=masks,
             options=verify,
             earlier=before,
             aimed=None if finding is None else _aimed(step, finding),
+            target=action.target,
+            located=located,
+            scale=scale,
+            shift=shift,
         )
+
+    def _unsettled(self, step: Step) -> Unsettled | None:
+        """`step`'s regions still changing when its after-frame was taken (unsettled.py),
+        found once."""
+        if step.step not in self.unsettled:
+            later = self.steps[self.steps.index(step) + 1 :]
+            options = self.options.verify or VerifyOptions()
+            self.unsettled[step.step] = unsettled(step, later, self.frames.recorded, options)
+        return self.unsettled[step.step]
+
+    def _unsettled_evidence(self, step: Step) -> dict:
+        cut = self._unsettled(step)
+        return {} if cut is None else cut.evidence(self.taken.get(step.step, ()))
 
     def _recorded_screen(self, step: Step) -> Any:
         try:

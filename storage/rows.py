@@ -83,6 +83,7 @@ def step_row(step: Step) -> dict[str, Any]:
         window_title=step.window_title,
         widget=widget_to_json(step.widget),
         note=step.note,
+        after_settled=step.after_settled,
     )
 
 
@@ -114,6 +115,7 @@ def step_of(row: RowMapping) -> Step:
         window_title=row["window_title"],
         widget=widget_from_json(row["widget"]),
         note=row["note"],
+        after_settled=None if row["after_settled"] is None else bool(row["after_settled"]),
     )
 
 

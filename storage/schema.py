@@ -21,7 +21,7 @@ from sqlalchemy import (
     Text,
 )
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 NAME_MAX = 200  # characters of a recording's name
 TEXT_MAX = 20_000  # characters of an instruction or a step's note
 
@@ -132,6 +132,9 @@ actions = Table(
     Column("widget", Text),
     # schema 6: a person's note on the step (their reasoning), as they wrote it
     Column("note", Text),
+    # schema 7: whether the after-frame was seen to settle (False: the next step began, or
+    # the recording ended, while the screen still changed; None: not known)
+    Column("after_settled", Boolean),
 )
 
 masks = Table(  # schema 2: regions that verification ignores (a clock, a blinking cursor)

@@ -84,6 +84,10 @@ class Step:
     window_title: str | None = None
     widget: Widget | None = None  # what the pointer was on, where the toolkit told it
     note: str | None = None  # a person's note on the step
+    # whether the screen was seen to settle in `after_frame`: False when the next step
+    # began (or the recording ended) while it still changed, so that the frame may show the
+    # step's effect half drawn; None where not known (an import, an older recording)
+    after_settled: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +148,10 @@ class Evidence(StrEnum):
     DIFF = "diff"  # the frame that shows where it differed
     BEST_MATCH = "best_match"  # [x, y, w, h] of a refused target's best match today
     CROPS = "crops"  # paths of its crops, relative to the report
+    # a step whose after-frame was taken before the screen settled: {"to": the later step
+    # whose after-frame did, "boxes": the recorded places still changing ([x, y, w, h]),
+    # "later": those compared as that step's after-frame shows them} (replayer/unsettled.py)
+    UNSETTLED = "unsettled"
 
 
 # The evidence that names frames (a replay's screens and its diff image).

@@ -84,7 +84,10 @@ def test_new_file_is_private_and_in_wal_mode(db):
     assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     version = con.execute("select value from deskreel_meta where key='schema_version'")
     assert int(version.fetchone()[0]) == SCHEMA_VERSION
-    assert con.execute("select version_num from alembic_version").fetchone()[0] == "0006"
+    assert (
+        con.execute("select version_num from alembic_version").fetchone()[0]
+        == f"{SCHEMA_VERSION:04d}"
+    )
 
 
 def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
@@ -96,8 +99,11 @@ def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
 
 def test_new_store_is_at_the_current_version(store_url):
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 6
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0006"
+        assert store.schema_version() == SCHEMA_VERSION == 7
+    assert (
+        sql(store_url, "select version_num from alembic_version", scalar=True)
+        == f"{SCHEMA_VERSION:04d}"
+    )
 
 
 def test_round_trip(store_url):
@@ -236,7 +242,7 @@ def test_newer_schema_is_refused(store_url):
     with pytest.raises(
         StorageError,
         match=r"schema version 99, newer than this deskreel "
-        r"understands \(6\): upgrade deskreel",
+        r"understands \(7\): upgrade deskreel",
     ):
         open_store(store_url)
 
@@ -278,8 +284,22 @@ def test_directory_missing(tmp_path):
         open_store(tmp_path / "nope" / "rec.db")
 
 
+def rewind_to_version_6(target):
+    """Make a current store look as schema 6 left it: steps that do not say whether their
+    after-frame settled."""
+    sql(
+        target,
+        """
+        alter table actions drop column after_settled;
+        update deskreel_meta set value = '6' where key = 'schema_version';
+        update alembic_version set version_num = '0006'
+    """,
+    )
+
+
 def rewind_to_version_5(target):
     """Make a current store look as schema 5 left it: no instruction, no notes."""
+    rewind_to_version_6(target)
     sql(
         target,
         """
@@ -346,13 +366,16 @@ def test_version_1_store_is_migrated(store_url):
     """,
     )
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 6
+        assert store.schema_version() == SCHEMA_VERSION == 7
         assert store.steps(rec) == make_steps()
         assert len(store.recording(rec).uid) == 32
         store.add_mask(rec, (1, 2, 3, 4), step=2)
         store.add_mask(rec, (0, 0, 10, 10))
         assert store.masks(rec) == {2: [(1, 2, 3, 4)], None: [(0, 0, 10, 10)]}
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0006"
+    assert (
+        sql(store_url, "select version_num from alembic_version", scalar=True)
+        == f"{SCHEMA_VERSION:04d}"
+    )
 
 
 def test_version_2_store_gets_a_uid_for_every_recording(store_url):
@@ -441,13 +464,16 @@ def test_version_3_store_is_migrated_and_its_anchors_have_no_hovered_look(store_
         store.add_steps(rec, make_steps())
     rewind_to_version_3(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 6
+        assert store.schema_version() == SCHEMA_VERSION == 7
         steps = store.steps(rec)
         assert steps == make_steps() and steps[0].anchor.hover_png is None
         new = store.create_recording("new", source="recorder")
         store.add_steps(new, hovered_steps())
         assert store.steps(new) == hovered_steps()
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0006"
+    assert (
+        sql(store_url, "select version_num from alembic_version", scalar=True)
+        == f"{SCHEMA_VERSION:04d}"
+    )
     assert sql(store_url, "select count(*) from anchors where hover_png is null", scalar=True) == 1
 
 
@@ -526,12 +552,15 @@ def test_version_4_store_is_migrated_and_its_steps_have_no_widget(store_url):
         store.add_steps(rec, make_steps())
     rewind_to_version_4(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 6
+        assert store.schema_version() == SCHEMA_VERSION == 7
         assert store.steps(rec) == make_steps()
         new = store.create_recording("new", source="recorder")
         store.add_steps(new, widget_steps())
         assert store.steps(new) == widget_steps()
-    assert sql(store_url, "select version_num from alembic_version", scalar=True) == "0006"
+    assert (
+        sql(store_url, "select version_num from alembic_version", scalar=True)
+        == f"{SCHEMA_VERSION:04d}"
+    )
 
 
 def test_version_5_store_is_migrated_and_takes_instructions_and_notes(store_url):
@@ -540,7 +569,7 @@ def test_version_5_store_is_migrated_and_takes_instructions_and_notes(store_url)
         store.add_steps(rec, make_steps())
     rewind_to_version_5(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 6
+        assert store.schema_version() == SCHEMA_VERSION == 7
         assert store.recording(rec).instruction is None
         assert store.steps(rec) == make_steps()
         noted = [replace(st, note=f"why {st.step}") for st in make_steps()]
@@ -548,6 +577,20 @@ def test_version_5_store_is_migrated_and_takes_instructions_and_notes(store_url)
         store.add_steps(new, noted)
         assert store.recording(new).instruction == "Save the file"
         assert store.steps(new) == noted
+
+
+def test_version_6_store_is_migrated_and_its_steps_do_not_know_if_they_settled(store_url):
+    with open_store(store_url) as store:
+        rec = store.create_recording("old", source="recorder")
+        store.add_steps(rec, [replace(st, after_settled=True) for st in make_steps()])
+    rewind_to_version_6(store_url)
+    with open_store(store_url) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 7
+        assert store.steps(rec) == make_steps()  # after_settled None: not known
+        told = [replace(st, after_settled=st.step % 2 == 0) for st in make_steps()]
+        new = store.create_recording("new", source="recorder")
+        store.add_steps(new, told)
+        assert store.steps(new) == told
 
 
 def test_an_older_store_is_read_unchanged_and_upgraded_only_to_write(store_url):

@@ -530,3 +530,47 @@ def test_steps_not_located_at_another_scale_map_from_the_screens_origin(action, 
     for check in checks:
         x, y, _, _ = check.box
         assert check.expected[:2] == (round(30 + x * 1.25), round(10 + y * 1.25)), check
+
+
+def test_what_an_unsettled_frame_had_not_drawn_is_compared_as_a_later_frame_shows_it():
+    # The status line typed "Saved", its "ed" drawn only after the next step (a note) began;
+    # that step's after-frame settled. Today's screen after the typing shows "Saved" and no
+    # note yet: each region still changing is compared with the look it matches better.
+    from deskreel.matching import later_looks
+    from deskreel.replayer.unsettled import unsettled
+    from deskreel.storage import Action, Step
+
+    before, cut = screen(), screen(status="Sav")
+    later = screen(status="Saved", note="done")
+    frames = {"cut": cut, "later": later}
+    typed = Step(2, Action("type", text="Saved"), after_frame="cut", after_settled=False)
+    noted = Step(3, Action("type", text="done"), after_frame="later", after_settled=True)
+    found = unsettled(typed, [noted], frames.__getitem__, VerifyOptions())
+    assert found is not None and (found.to, found.later) == (3, "later")
+    status = [b for b in found.boxes if b[1] > 250]  # the note is the later step's own
+    assert status and all(b[0] > 60 for b in status)  # "Sa", from x 40, was drawn
+
+    def judged(today):
+        settling = later_looks(
+            after=cut, later=later, boxes=found.boxes, screen=today, target=None, located=None,
+            scale=1.0, masks=(), options=VerifyOptions(),
+        )  # fmt: skip
+        assert all(c.passed and c.match == "unsettled" for c in settling)
+        taken = tuple(c.box for c in settling)
+        checks = run(before, cut, today, action="type", target=None, aimed=None, masks=taken)
+        return all(c.passed for c in checks), taken
+
+    today = screen(status="Saved")
+    assert not all(c.passed for c in run(before, cut, today, action="type", aimed=None))
+    caret = today.copy()
+    caret[282:302, 130:132] = 0  # its caret after "Saved", gone in the later frame (focus)
+    for shown in (today, caret, screen(status="Sav")):  # "Sav": as recorded, as ever
+        passed, taken = judged(shown)
+        assert passed and set(status) <= set(taken)
+    for other in ("Lov", "Savor", "Sived"):  # other text: it fails
+        assert judged(screen(status=other))[0] is False, other
+    settled = Step(2, Action("type", text="Saved"), after_frame="cut", after_settled=True)
+    unknown = Step(2, Action("type", text="Saved"), after_frame="cut")
+    for step in (settled, unknown):
+        assert unsettled(step, [noted], frames.__getitem__, VerifyOptions()) is None
+    assert unsettled(typed, [], frames.__getitem__, VerifyOptions()) is None  # the last step
