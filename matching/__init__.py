@@ -37,8 +37,6 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .compare import carets_only as carets_only
     from .compare import checks_for as checks_for
     from .compare import diff_image as diff_image
-    from .compare import later_looks as later_looks
-    from .compare import still_changing as still_changing
     from .ladder import LADDER as LADDER
     from .ladder import Ask as Ask
     from .ladder import Rung as Rung
@@ -94,8 +92,6 @@ _WHERE = {
     "carets_only": "compare",
     "checks_for": "compare",
     "diff_image": "compare",
-    "later_looks": "compare",
-    "still_changing": "compare",
     "LADDER": "ladder",
     "Ask": "ladder",
     "Rung": "ladder",

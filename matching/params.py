@@ -150,10 +150,6 @@ class Params:
     # content.py, scaled.py, recolour.py); the user's own tolerances are VerifyOptions ---
     effect_pad: int = 6  # px of context around a changed region
     effect_least: int = 30  # px: smaller changes (a caret blink) are not effects
-    effect_join: int = 9  # px: changed pixels this close are one effect (a word, a line)
-    # px: ... one region still changing when a step's after-frame was taken before the
-    # screen settled (replayer/unsettled.py): a glyph, apart from a focus ring around it
-    unsettled_join: int = 3
     # A text caret, as every toolkit draws it: a bar at most this many px wide and this many
     # tall (one line of text up to 36 pt). A failed step is judged again on its screen's
     # other looks (replayer/verify.py) only where what changed between them is such bars.

@@ -10,7 +10,6 @@ from deskreel.storage import Evidence, StorageError, Step, StepResult
 
 from .anchoring import Finding, Locator, aimed_at
 from .ask import ask
-from .unsettled import Unsettled, unsettled
 from .errors import Interrupted
 from .execute import execute
 from .frames import Frames
@@ -19,20 +18,17 @@ from .progress import Progress
 from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
-from deskreel.matching import (
-    Aimed,
-    Check,
-    VerifyOptions,
-    carets_only,
-    checks_for,
-    diff_image,
-    later_looks,
-)
+from deskreel.matching import Aimed, Check, VerifyOptions, carets_only, checks_for, diff_image
 
 from .verify import other_looks, settled_screen
 from .xinput import Injector
 
-__all__ = ["Runner"]
+__all__ = ["UNSETTLED_HINT", "Runner"]
+
+UNSETTLED_HINT = (
+    "the recording's after-frame was taken before its screen settled, when the next step "
+    "began: re-record with a pause after this step"
+)
 
 
 class Runner:
@@ -57,8 +53,6 @@ class Runner:
         self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
         self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
         self.stopped = False  # a person answered "abort" (--on-missing ask)
-        self.unsettled: dict[int, Unsettled | None] = {}  # by step number, once found
-        self.taken: dict[int, tuple[tuple[int, int, int, int], ...]] = {}  # and what it took
 
     def steps_through(self, injector: Injector) -> None:
         self.injector = injector
@@ -162,7 +156,6 @@ class Runner:
             screen, checks, note = self._other_look(judge, verify, screen, checks, note)
         details = {
             **timing,
-            **self._unsettled_evidence(step),
             Evidence.CHECKS: [c.to_json() for c in checks],
             Evidence.BEFORE: self.frames.save(before),
             Evidence.AFTER: self.frames.save(screen),
@@ -179,9 +172,6 @@ class Runner:
                 if checks
                 else f"passed without comparing the screen: {why}"
             )
-            cut, taken = self._unsettled(step), self.taken.get(step.step, ())
-            if cut is not None and taken:
-                note += f"; {cut.note(taken)}"
             return self._result(step, "passed", note, began, finding, details)
         details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
         aimed = next((c.label for c in checks if c.kind == "object" and c.passed), "")
@@ -190,6 +180,8 @@ class Runner:
             f"step {step.step} ({action.action}){on}: the screen differs from the "
             f"recording: " + "; ".join(c.describe() for c in failed)
         )
+        if step.after_settled is False:  # the recording may show the effect half drawn
+            message += f" ({UNSETTLED_HINT})"
         return self._result(step, "failed", message, began, finding, details)
 
     def _other_look(
@@ -232,45 +224,21 @@ class Runner:
         if finding is not None and finding.located.point is not None:
             located, scale = finding.located.point, finding.located.scale
         masks = [*verify.masks, *self.masks.get(None, []), *self.masks.get(step.step, [])]
-        settling: list[Check] = []
-        cut = self._unsettled(step)
-        if cut is not None:
-            settling = later_looks(
-                after=self.frames.recorded(step.after_frame),
-                later=self.frames.recorded(cut.later), boxes=cut.boxes, screen=screen,
-                target=action.target, located=located, scale=scale, shift=shift,
-                masks=masks, options=verify,
-            )  # fmt: skip
-            self.taken[step.step] = tuple(c.box for c in settling)
-            masks += self.taken[step.step]
-        return settling + checks_for(
+        return checks_for(
             action=action.action,
             before=self.frames.recorded(step.before_frame),
             after=self.frames.recorded(step.after_frame),
             screen=screen,
+            target=action.target,
+            located=located,
+            scale=scale,
+            shift=shift,
             region=action.region,
             masks=masks,
             options=verify,
             earlier=before,
             aimed=None if finding is None else _aimed(step, finding),
-            target=action.target,
-            located=located,
-            scale=scale,
-            shift=shift,
         )
-
-    def _unsettled(self, step: Step) -> Unsettled | None:
-        """`step`'s regions still changing when its after-frame was taken (unsettled.py),
-        found once."""
-        if step.step not in self.unsettled:
-            later = self.steps[self.steps.index(step) + 1 :]
-            options = self.options.verify or VerifyOptions()
-            self.unsettled[step.step] = unsettled(step, later, self.frames.recorded, options)
-        return self.unsettled[step.step]
-
-    def _unsettled_evidence(self, step: Step) -> dict:
-        cut = self._unsettled(step)
-        return {} if cut is None else cut.evidence(self.taken.get(step.step, ()))
 
     def _recorded_screen(self, step: Step) -> Any:
         try:

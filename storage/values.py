@@ -148,10 +148,6 @@ class Evidence(StrEnum):
     DIFF = "diff"  # the frame that shows where it differed
     BEST_MATCH = "best_match"  # [x, y, w, h] of a refused target's best match today
     CROPS = "crops"  # paths of its crops, relative to the report
-    # a step whose after-frame was taken before the screen settled: {"to": the later step
-    # whose after-frame did, "boxes": the recorded places still changing ([x, y, w, h]),
-    # "later": those compared as that step's after-frame shows them} (replayer/unsettled.py)
-    UNSETTLED = "unsettled"
 
 
 # The evidence that names frames (a replay's screens and its diff image).

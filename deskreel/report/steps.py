@@ -308,7 +308,6 @@ def _found_text(check: dict[str, Any]) -> str:
         "far": f"{found} (appeared there)",
         "recoloured": f"{found} (in other colours)",
         "before": f"{found} (shown there before the step too)",
-        "unsettled": f"{found} (as the recording showed it before or after it settled)",
     }.get(str(match), found)
 
 

@@ -9,7 +9,7 @@ Other packages import these names from deskreel.matching."""
 from __future__ import annotations
 
 from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions, carets_only
-from .effects import CHECKS, checks_for, diff_image, later_looks, still_changing
+from .effects import CHECKS, checks_for, diff_image
 
 __all__ = [
     "CHECKS",
@@ -21,6 +21,4 @@ __all__ = [
     "carets_only",
     "checks_for",
     "diff_image",
-    "later_looks",
-    "still_changing",
 ]

@@ -21,10 +21,8 @@ __all__ = [
     "Mapper",
     "Mask",
     "VerifyOptions",
-    "bars_only",
     "carets_only",
     "clamp",
-    "differing",
     "measured",
     "object_check",
     "passes",
@@ -105,9 +103,7 @@ class Check:
     # near: found near its expected place; far: found elsewhere, where it appeared during
     # the step; recoloured: found in other colours (recolour.py); before: found
     # only where the screen showed it before the step too; none: not found,
-    # compared at the best match near its expected place; unsettled: a region still
-    # changing when the after-frame was taken, shown pixel by pixel as it or a later,
-    # settled frame shows it (effects.later_looks)
+    # compared at the best match near its expected place
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
     label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels
@@ -151,11 +147,6 @@ class Check:
             )
         if self.match == "recoloured":
             return f"{self.kind} {list(self.box)}: in other colours {where}, {differ}"
-        if self.match == "unsettled":
-            return (
-                f"{self.kind} {list(self.box)}: {where}, as the after-frame (taken before the "
-                f"screen settled) or a later one shows it, {differ} from both"
-            )
         if self.match == "far":
             where += " (appeared there during the step)"
         return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
@@ -249,26 +240,15 @@ def carets_only(first: Image, then: Image, options: VerifyOptions) -> bool:
     is a text caret blinking and nothing else: some pixels, each patch of them a bar at most
     P.caret_widest px wide and P.caret_tallest px tall. A message flashing, an effect
     arriving late or a spinner turning is more than that."""
-    if first.shape != then.shape:
-        return False
-    diff = differing(first, then, options)
-    return bool(diff.any()) and bars_only(diff)
-
-
-def differing(first: Image, then: Image, options: VerifyOptions) -> Mask:
-    """The pixels of two images (RGB or grey, the same size) whose grey levels differ by
-    more than options.pixel_threshold."""
-    a, b = (grayscale(i).astype(np.int16) for i in (first, then))
-    diff: Mask = np.abs(a - b) > options.pixel_threshold
-    return diff
-
-
-def bars_only(diff: Mask) -> bool:
-    """Whether every patch of `diff` is a bar a text caret could be: at most P.caret_widest
-    px wide and P.caret_tallest px tall (True for none)."""
     import cv2
 
-    count, _, stats, _ = cv2.connectedComponentsWithStats(diff.astype(np.uint8), connectivity=8)
+    if first.shape != then.shape:
+        return False
+    a, b = (grayscale(i).astype(np.int16) for i in (first, then))
+    diff = (np.abs(a - b) > options.pixel_threshold).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+    if count < 2:
+        return False
     widths, heights = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
     return bool((widths <= P.caret_widest).all() and (heights <= P.caret_tallest).all())
 

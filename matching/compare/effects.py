@@ -39,21 +39,10 @@ from deskreel.storage import POINTER_ACTIONS
 
 from ..params import PARAMS as P
 from ..search import Box, Image, Point, grayscale
-from .checks import (
-    Aimed,
-    Check,
-    Mapper,
-    Mask,
-    VerifyOptions,
-    bars_only,
-    clamp,
-    differing,
-    measured,
-    object_check,
-)
-from .content import Views, checkpoint, crop, find
+from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
+from .content import Views, checkpoint, find
 
-__all__ = ["CHECKS", "Compared", "checks_for", "diff_image", "later_looks", "still_changing"]
+__all__ = ["CHECKS", "Compared", "checks_for", "diff_image"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,52 +145,6 @@ def checks_for(
     return [replace(check, difference=check.differs(options)) for check in checks]
 
 
-def later_looks(
-    *,
-    after: Image,
-    later: Image,
-    boxes: Sequence[Box],
-    screen: Image,
-    target: Point | None,
-    located: Point | None,
-    scale: float,
-    shift: Point = (0, 0),
-    masks: Sequence[Box],
-    options: VerifyOptions,
-) -> list[Check]:
-    """Of `boxes`, the regions still changing when a step's after-frame (`after`) was taken
-    before the screen settled (still_changing), a passed check of each that today's screen
-    shows as one of the two looks shows each pixel: `after`, or `later`, the first later
-    after-frame that settled. The rest of the step's effect, drawn after its frame was
-    taken, is in the later look; the later steps' own changes (a focus ring moving on) are
-    not on today's screen yet. A bar a text caret could be (bars_only) is no difference: in
-    neither look was the caret where it is now. Today's region is where `later`'s content
-    matches best near its mapped place. The step's other checks leave these regions out; a
-    region that shows anything else gets no check here, stays compared with `after`, and
-    fails as it did. At another scale: none."""
-    if scale != 1.0 or later.shape != after.shape:
-        return []
-    seen, mapper = Views(screen, None, scale), Mapper(target, located, scale, shift)
-    keep = _unmasked(later.shape, masks)
-    checks = []
-    for box in boxes:
-        near = find("effect", later, seen, box, mapper, keep, options, far=False)
-        at = near.found_at or mapper.box(box)
-        today, was, then = crop(screen, at), crop(after, box), crop(later, box)
-        if today.shape != then.shape:
-            continue
-        x, y, w, h = box
-        kept = keep[y : y + h, x : x + w]
-        neither = differing(today, was, options) & differing(today, then, options) & kept
-        if bars_only(neither):
-            changed, patch = measured(neither, kept) if kept.any() else (0.0, 0)
-            checks.append(
-                Check("effect", box, at, near.score, changed, patch, True, mapper.box(box),
-                      match="unsettled")
-            )  # fmt: skip
-    return checks
-
-
 def diff_image(screen: Image, checks: Sequence[Check]) -> Image:
     """Today's screen with each failed check's expected place in yellow, and where its
     content was compared in red."""
@@ -228,39 +171,27 @@ def _unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Mask:
 
 def _effects(before: Image, after: Image, keep: Mask, options: VerifyOptions) -> list[Box]:
     """Boxes around what the action changed on the recorded screen, largest first."""
-    boxes = _changed_boxes(before, after, keep, options, least=P.effect_least, join=P.effect_join)
-    return boxes[: P.effects_most]
-
-
-def still_changing(after: Image, settled: Image, options: VerifyOptions) -> list[Box]:
-    """Boxes around every pixel that differs between a step's after-frame, taken while the
-    screen still changed (the next step began), and the first later frame that settled:
-    the rest of the step's effect, still being drawn then, and the later steps' own."""
-    if after.shape != settled.shape:
-        return []
-    keep = np.ones(after.shape[:2], bool)
-    return _changed_boxes(after, settled, keep, options, least=1, join=P.unsettled_join)
-
-
-def _changed_boxes(
-    first: Image, then: Image, keep: Mask, options: VerifyOptions, *, least: int, join: int
-) -> list[Box]:
-    """Boxes around the patches of at least `least` px that differ between two recorded
-    screens (counted where `keep`), padded with context, largest first."""
     import cv2
 
-    changed = np.abs(grayscale(first).astype(np.int16) - grayscale(then)) > options.pixel_threshold
+    changed = (
+        np.abs(grayscale(before).astype(np.int16) - grayscale(after)) > options.pixel_threshold
+    )
     changed &= keep
     if not changed.any():
         return []
-    grown = cv2.dilate(changed.astype(np.uint8), np.ones((join, join), np.uint8))
+    grown = cv2.dilate(changed.astype(np.uint8), np.ones((9, 9), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
-    boxes = [tuple(int(v) for v in stats[i][:4]) for i in range(1, count) if stats[i][4] >= least]
+    boxes = [
+        tuple(int(v) for v in stats[i][:4])
+        for i in range(1, count)
+        if stats[i][4] >= P.effect_least
+    ]
     boxes.sort(key=lambda b: -b[2] * b[3])
-    height, width = then.shape[:2]
+    height, width = after.shape[:2]
     pad = P.effect_pad
     return [
-        clamp((x - pad, y - pad, w + 2 * pad, h + 2 * pad), width, height) for x, y, w, h in boxes
+        clamp((x - pad, y - pad, w + 2 * pad, h + 2 * pad), width, height)
+        for x, y, w, h in boxes[: P.effects_most]
     ]
 
 

@@ -1,10 +1,9 @@
 """Schema 7: whether each step's after-frame was seen to settle.
 
 The recorder takes a step's after-frame once the screen stays still, but never later than
-the next step's start: a person who types on within a frame or two leaves an after-frame
-that shows the step's effect half drawn. Verification then defers the pixels still
-changing to the next step whose frame did settle, instead of failing a step that did what
-was recorded.
+the next step's start: a person who types on within a frame or two may leave an
+after-frame that shows the step's effect half drawn. A step that fails verification says
+so.
 
 Nullable: existing recordings do not know.
 
