@@ -1,9 +1,10 @@
 """Screen capture for the recorder: mss (XShm) frames into a short timeline, off the input path.
 
-The capture thread grabs at a fixed rate, keeps a frame only when it differs from the last
-one (compressed with zlib level 1: about 7 ms and 60 KB for 1280x800), and notes the
-active window. The finisher asks the timeline for the frame the person saw before an
-action and for the first frame after the screen settled.
+The capture thread grabs at a fixed rate, and as soon as the X server reports the screen
+drawn on (damage.py); it keeps a frame only when it differs from the last one (compressed
+with zlib level 1: about 7 ms and 60 KB for 1280x800), and notes the active window. The
+finisher asks the timeline for the frame the person saw before an action and for the first
+frame after the screen settled.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .damage import DamageWatch
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -24,6 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["WINDOW_POLL", "Frame", "FrameTimeline", "ScreenCapture", "WidgetSeen", "WindowInfo"]
 
 WINDOW_POLL = 0.05  # s between looks at the active window
+# s between grabs at least, however often the screen changes: a grab of 1920x1080 costs
+# about 10 ms (mss, crc32, zlib), so frames come at most 25 a second while it animates
+DAMAGE_GAP = 0.04
 
 
 @dataclass
@@ -278,40 +284,64 @@ class ScreenCapture:
 
         conn = connect(self._name)
         grabber = Grabber(self._name) if self.frames else None
+        watch = DamageWatch.open(conn) if grabber is not None else None
         try:
-            self._loop(conn, grabber)
+            self._loop(conn, grabber, watch)
         except BaseException as err:  # the recorder reports it and stops
             self.error = err
         finally:
             try:
+                if watch is not None:
+                    watch.close()
                 if grabber is not None:
                     grabber.close()
                 conn.close()
             except Exception:  # the server is gone already: nothing left to close
                 pass
 
-    def _loop(self, conn: Any, grabber: Any) -> None:
-        # the window is watched at 20 Hz whatever the frame rate: the deny-list needs it
+    def _loop(self, conn: Any, grabber: Any, watch: DamageWatch | None) -> None:
+        # the window is watched at 20 Hz whatever the frame rate: the deny-list needs it;
+        # frames are grabbed on a fixed grid, and as soon as the screen changed (damage)
         period = 1.0 / self.fps
         tick = min(period, WINDOW_POLL)
         next_grab = due = self._clock()
+        last = due - DAMAGE_GAP
         while not self._stop.is_set():
             now = self._clock()
-            info = active_window(conn, now)
-            self.timeline.note_window(info)
-            skip = self._on_window(info)
-            if grabber is not None and not self.paused and not skip and now >= next_grab:
-                raw, width, height = grabber.raw()
-                # stamped after the grab: a frame never shows anything newer than its time
-                self.timeline.add(self._clock(), zlib.crc32(raw), width, height, raw)
+            damaged = watch is not None and watch.damaged()
+            drawn = damaged and now - last >= DAMAGE_GAP
+            grab = grabber is not None and not self.paused and (now >= next_grab or drawn)
+            if now >= due or grab:  # the window is looked at right before every grab
+                info = active_window(conn, now)
+                self.timeline.note_window(info)
+                grab = grab and not self._on_window(info)
+                if now >= due:
+                    due += tick
+                    if self._clock() - due > tick:
+                        due = self._clock()  # fell behind (a busy machine): skip, no burst
+            if grab:
+                self._grab(grabber, watch)
+                last = now
+            elif drawn and watch is not None:  # paused, or a window not to grab: forget it
+                watch.clear()
+                damaged = False
+            if now >= next_grab:
                 # on a fixed grid: a late wake-up must not push every later grab back
                 next_grab += period
                 if now - next_grab > period:
                     next_grab = now + period  # fell far behind: skip, do not burst
-            due += tick
-            self._stop.wait(max(0.0, due - self._clock()))
-            if self._clock() - due > tick:
-                due = self._clock()  # fell behind (a busy machine): skip, do not burst
+            wake = min(due, next_grab, last + DAMAGE_GAP if damaged else due)
+            if watch is None or damaged:
+                self._stop.wait(max(0.0, wake - self._clock()))
+            else:
+                watch.wait(wake - self._clock())
+
+    def _grab(self, grabber: Any, watch: DamageWatch | None) -> None:
+        if watch is not None:
+            watch.clear()  # first: what is drawn during the grab is reported again
+        raw, width, height = grabber.raw()
+        # stamped after the grab: a frame never shows anything newer than its time
+        self.timeline.add(self._clock(), zlib.crc32(raw), width, height, raw)
 
 
 def active_window(conn: Any, now: float) -> WindowInfo:

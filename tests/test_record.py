@@ -345,7 +345,9 @@ def test_screen_capture_keeps_its_rate_with_late_wake_ups():
     )
     timeline = FrameTimeline()
     capture = ScreenCapture(":0", timeline, fps=10.0, clock=late_clock)
-    capture._thread = threading.Thread(target=capture._loop, args=(conn, Grabber()), daemon=True)
+    capture._thread = threading.Thread(
+        target=capture._loop, args=(conn, Grabber(), None), daemon=True
+    )
     capture.start()
     time.sleep(3.0)
     capture.stop()
