@@ -442,3 +442,27 @@ def test_record_into_a_missing_directory_says_so(xvfb, tmp_path):
         f"not exist; create it or choose another place"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_screen_is_grabbed_as_soon_as_it_is_drawn(xvfb):
+    # At 1 frame a second, a change drawn between two ticks would wait up to a second for
+    # its frame; the X server reports the drawing (DAMAGE) and the frame follows at once.
+    from Xlib import display
+
+    from deskreel.recorder.screen import FrameTimeline, ScreenCapture
+
+    timeline = FrameTimeline()
+    conn = display.Display(xvfb.display)
+    root = conn.screen().root
+    with ScreenCapture(xvfb.display, timeline, fps=1.0):
+        time.sleep(1.3)  # the first grabs of the grid are done
+        late = []
+        for shade in (0x202020, 0xA0A0A0, 0x606060):
+            root.fill_rectangle(root.create_gc(foreground=shade), 0, 0, 120, 90)
+            conn.sync()
+            drawn = time.monotonic()
+            time.sleep(0.4)
+            frames = [f for f in timeline.shown_between(drawn, drawn + 0.4) if f.t_first >= drawn]
+            late.append(round(frames[0].t_first - drawn, 3) if frames else None)
+    conn.close()
+    assert all(t is not None and t < 0.3 for t in late), late  # a grid grab: 30% each

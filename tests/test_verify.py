@@ -181,37 +181,6 @@ def test_a_blinking_caret_fails_no_step(launch_app, run_deskreel, xvfb, tmp_path
     assert blinked, "no step needed the caret's other phase: the test shows nothing"
 
 
-def test_a_letter_drawn_just_before_the_next_step_is_in_the_after_frame(
-    launch_app, run_deskreel, xvfb, tmp_path
-):
-    # The last letter is typed 40 ms before Tab: no grab of a fixed 100 ms grid need fall in
-    # between, but the X server reports the letter drawn and the recorder grabs it then.
-    # The typing's after-frame shows "fox", and a replay verifies it, five times of five.
-    app = launch_app()
-    db = tmp_path / "rec.db"
-
-    def drive(person):
-        person.click(*app.center("entry"))
-        for _ in range(5):
-            person.key_delay, person.step_delay = 0.06, 0.0
-            person.type("fo")
-            person.key_delay, person.step_delay = 0.0, 0.04
-            person.type("x")
-            person.step_delay = 0.35
-            person.press("Tab")
-            person.press("shift+Tab")  # back to the entry, its text selected
-        time.sleep(0.8)  # the last step's after-frame settles
-
-    record(run_deskreel, xvfb, db, drive, "--name", "late")
-    app.stop()
-    with open_store(db, create=False) as store:
-        steps = store.steps(store.recording("late").id)
-    assert [s.action.text for s in steps[1:4]] == ["fox", "Tab", "shift+Tab"], steps
-    launch_app()
-    done = deskreel("replay", db, "--verify", "--keep-going", env=xvfb.env())
-    assert done.returncode == 0, done.stderr
-
-
 def test_a_failed_step_whose_after_frame_never_settled_says_so(
     launch_app, run_deskreel, xvfb, tmp_path
 ):
