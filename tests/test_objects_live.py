@@ -6,6 +6,7 @@ rows, and refuses a renamed one."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import shutil
@@ -256,6 +257,36 @@ def test_the_tree_answers_the_point_and_the_name(desktop):
             named = tree.named("push button", "Apply", pid=form.proc.pid)
             assert named is not None and len(named) == 2
             assert tree.named("push button", "Apply", app="no such application") is None
+    finally:
+        form.pressed()
+
+
+def test_the_application_finds_every_object_of_a_role_that_a_walk_finds(desktop):
+    # named() asks the application to search itself (Collection.GetMatches): one round
+    # trip, where a walk takes one per level. It must miss nothing a walk finds.
+    from deskreel.xsession.atspi_collection import showing_of_role
+    from deskreel.xsession.atspi_names import role_number
+
+    form = Form(desktop, "--notebook")
+    try:
+        with tree_of(desktop) as tree:
+            tops, _ = tree._tops(tree.apps_of(form.proc.pid))
+            walked, whole = tree.walk_from(tops)
+            assert whole and len({n.role for n in walked}) > 5
+            for role in {n.role for n in walked}:
+                number = role_number(role)
+                assert number is not None, role
+                found = showing_of_role(tree, tops, number)
+                assert found is not None, f"{role}: the application did not search"
+                assert found[1], role
+                of_role = {n.ref for n in found[0] if n.role == role}
+                assert of_role == {n.ref for n in walked if n.role == role}, role
+            gone = [
+                dataclasses.replace(
+                    tops[0], ref=(tops[0].ref[0], "/org/a11y/atspi/accessible/999999")
+                )
+            ]
+            assert showing_of_role(tree, gone, role_number("push button") or 0) is None
     finally:
         form.pressed()
 

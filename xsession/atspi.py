@@ -31,7 +31,8 @@ from .atspi_protocol import (
     SHOWING,
     VISIBLE,
 )
-from .atspi_names import role_name
+from .atspi_collection import showing_of_role
+from .atspi_names import role_name, role_number
 from .atspi_bus import bus_address
 from .atspi_hit import holds, leaf_at
 from .atspi_popups import popup_item, popup_of
@@ -166,6 +167,16 @@ class Accessibility:
         fact only then."""
         tops, complete = self._tops(apps)
         nodes, whole = self.walk_from(tops)
+        return nodes, complete and whole
+
+    def of_role(self, apps: Sequence[Ref], role: str) -> tuple[list[Node], bool]:
+        """The applications' showing accessibles of `role` (others may come too), and
+        whether the reading is complete: found by the applications themselves where they
+        can search (atspi_collection.py), else by a walk."""
+        tops, complete = self._tops(apps)
+        number = role_number(role)
+        found = None if number is None else showing_of_role(self, tops, number)
+        nodes, whole = found if found is not None else self.walk_from(tops)
         return nodes, complete and whole
 
     def walk_from(self, tops: list[Node]) -> tuple[list[Node], bool]:
@@ -329,7 +340,7 @@ class Accessibility:
             apps = self.apps_of(pid, app)
             if not apps:
                 return None
-            nodes, complete = self.walk(apps)
+            nodes, complete = self.of_role(apps, role)
             if not complete:
                 return None
             same = [n for n in nodes if (n.role, n.name) == (role, name)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["role_name", "state_names"]
+__all__ = ["role_name", "role_number", "state_names"]
 
 ROLES = (
     "invalid", "accelerator label", "alert", "animation", "arrow", "calendar", "canvas",
@@ -46,6 +46,13 @@ STATES = (
 def role_name(number: int) -> str:
     """The role's name; a role newer than this table is `role N`."""
     return ROLES[number] if 0 <= number < len(ROLES) else f"role {number}"
+
+
+def role_number(name: str) -> int | None:
+    """The number of the role `role_name` calls `name`; None for one it does not know."""
+    if name.startswith("role ") and name[5:].isdigit():
+        return int(name[5:])
+    return ROLES.index(name) if name in ROLES else None
 
 
 def state_names(bits: Sequence[int]) -> tuple[str, ...]:
