@@ -171,7 +171,9 @@ class Params:
     least_gain: float = 1 / 3  # least share of the recorded contrast a theme keeps
     # The X-window rung (xwindows.py): px of a window's rim left out when what it shows is
     # compared, where toolkits draw hover and focus rings (Athena's highlight, Tk's
-    # highlightthickness, Motif's shadow: 1 to 3 px)
+    # highlightthickness, Motif's shadow: 1 to 3 px; GTK's focus outline and shadow); the
+    # recorder (aiming.py) leaves it to the object as well when its look changes
+    # under the pointer
     window_rim: int = 3
     # Look-alike windows (twins) read one by one to tell the pressed one by what it says, at
     # most this many on each screen: a reading costs about 15 ms, and a step that needs the

@@ -19,9 +19,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from deskreel.matching import acts_on_whole, place_of
+from deskreel.matching import PARAMS, acts_on_whole, place_of
+
 from deskreel.storage import Widget
-from deskreel.storage.widgets import ASKED_AFTER, ASKED_AGAIN, ASKED_NEARBY, ATSPI, Box
+from deskreel.storage.widgets import (
+    ASKED_AFTER,
+    ASKED_AGAIN,
+    ASKED_NEARBY,
+    ASKED_WATCHED,
+    ATSPI,
+    Box,
+)
 
 from .screen import WINDOW_POLL, FrameTimeline, WidgetSeen
 
@@ -111,6 +119,8 @@ def _of_press(
             return found
         if _asked_again(timeline, seen, press, point, presses, source):
             return replace(found, asked=ASKED_AGAIN)
+        if _watched(timeline, seen, press, point, presses, source):
+            return replace(found, asked=ASKED_WATCHED)
     return _asked_after(timeline, press, point, presses, source)
 
 
@@ -150,6 +160,55 @@ def _asked_again(
         _same(before, named) and (t > press or not box_changed(timeline, before.box, t, press))
         for t, named in _later(timeline, seen.asked, press, point, presses, source)
     )
+
+
+def _watched(
+    timeline: FrameTimeline,
+    seen: WidgetSeen,
+    press: float,
+    point: tuple[int, int],
+    presses: Sequence[float],
+    source: Source,
+) -> bool:
+    """Whether the object `seen` named was pressed though its look kept changing until the
+    press (a hover or focus transition still running: GTK's last 200 ms and more): the
+    pointer rested at the press point, where every question since it came to rest named
+    the same object (the tree kept naming it while its look changed), and from the last
+    question to the press nothing changed on the screen but that object and the ring
+    around it where toolkits draw hover and focus (a menu, a dialog or a scroll would
+    change more)."""
+    before = source(seen)
+    if before is None or seen.point != point:
+        return False
+    since = max((t for t in presses if t < press), default=float("-inf"))
+    resting = []  # the questions since the pointer came to rest here, last first
+    for asked in reversed(timeline.widgets_asked(since, seen.asked)):
+        if asked.point != point:
+            break
+        resting.append(source(asked))
+    if not resting or not all(n is not None and _same(before, n) for n in resting):
+        return False
+    return not _changed_beside(timeline, before.box, seen.asked, press)
+
+
+def _changed_beside(timeline: FrameTimeline, box: Box, start: float, end: float) -> bool:
+    """Whether the screen outside `box` and its ring changed from `start` to `end` (or
+    cannot be known: the frame shown at `start` is no longer held)."""
+    frames = timeline.shown_between(start, end)
+    if not frames or frames[0].t_first > start:
+        return True
+    r = PARAMS.window_rim
+    x, y, w, h = box
+    first = frames[0].pixels()
+    for frame in frames[1:]:
+        now = frame.pixels()
+        if now.shape != first.shape:
+            return True
+        differ = (now != first).any(axis=-1)
+        differ[max(y - r, 0) : y + h + r, max(x - r, 0) : x + w + r] = False
+        if differ.any():
+            return True
+    return False
 
 
 def _asked_after(

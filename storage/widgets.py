@@ -14,6 +14,7 @@ __all__ = [
     "ASKED_AFTER",
     "ASKED_AGAIN",
     "ASKED_NEARBY",
+    "ASKED_WATCHED",
     "ATSPI",
     "XWINDOW",
     "Widget",
@@ -31,8 +32,9 @@ ASKED: dict[str, str] = {
     "nearby": "asked while the pointer rested elsewhere on it",
     "again": "its look changed before the press; asked again, it was the same object",
     "after": "asked at the press's point just after the press",
+    "watched": "its look kept changing to the press; asked as it changed, it was the same object",
 }
-ASKED_NEARBY, ASKED_AGAIN, ASKED_AFTER = ASKED
+ASKED_NEARBY, ASKED_AGAIN, ASKED_AFTER, ASKED_WATCHED = ASKED
 
 
 @dataclass(frozen=True, slots=True)

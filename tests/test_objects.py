@@ -296,6 +296,58 @@ def test_an_object_whose_look_changed_is_kept_when_asked_again_after_the_press()
     assert object_of_press(other, 10.5, (320, 115), [10.5]) is None, "another object, not here"
 
 
+def hovering(changes: list[float], beside: float | None = None) -> FrameTimeline:
+    """A timeline of 400x160 screens in which APPLY's look changes at each of `changes` (a
+    hover transition, drawn frame by frame), and the screen beside it at `beside`; a frame
+    is grabbed every 40 ms from 9.0 s on."""
+    timeline = FrameTimeline()
+    t, look, aside = 9.0, 0, 0
+    while t < 10.8:
+        look += sum(1 for c in changes if t - 0.04 < c <= t)
+        aside = 200 if beside is not None and t >= beside else 0
+        bgra = np.zeros((160, 400, 4), np.uint8)
+        bgra[102:128, 302:378, :3] = 40 + 50 * (look % 2)
+        bgra[10:40, 10:100, :3] = aside
+        raw = bgra.tobytes()
+        timeline.add(t, zlib.crc32(raw), 400, 160, raw)
+        t = round(t + 0.04, 3)
+    return timeline
+
+
+RESTING = [WidgetSeen(10.0 + n * 0.07, 10.01 + n * 0.07, (320, 115), APPLY) for n in range(6)]
+TRANSITION = [10.0 + n * 0.04 for n in range(13)]  # the look changes to the press and on
+
+
+def test_a_press_whose_look_kept_changing_keeps_what_every_question_named() -> None:
+    """The pointer came to rest on a button and pressed 0.35 s later, in the middle of its
+    hover transition: no question was followed by a still look, yet each named the same
+    button, and nothing but the button changed from the last question to the press."""
+    timeline = hovering(TRANSITION)
+    for seen in RESTING:
+        timeline.note_widget(seen)
+    found = object_of_press(timeline, 10.37, (320, 115), [10.37])
+    assert found is not None and found.label == APPLY.label and found.asked == "watched"
+
+
+@pytest.mark.parametrize(
+    ("asked", "beside", "presses", "why"),
+    [
+        (RESTING[-1:], None, [10.37], "asked once: no question saw the look change"),
+        ([replace(RESTING[0], widget=TWIN), *RESTING[1:]], None, [10.37], "named another"),
+        ([replace(RESTING[0], point=(330, 115)), RESTING[-1]], None, [10.37], "not resting"),
+        (RESTING, 10.36, [10.37], "the screen beside it changed after the last question"),
+        (RESTING, None, [10.3, 10.37], "a press between the questions"),
+    ],
+)
+def test_a_changing_look_is_not_kept_unless_watched_as_it_changed(
+    asked, beside, presses, why
+) -> None:
+    timeline = hovering(TRANSITION, beside)
+    for seen in asked:
+        timeline.note_widget(seen)
+    assert object_of_press(timeline, 10.37, (320, 115), presses) is None, why
+
+
 def test_a_press_never_asked_before_gets_the_answer_asked_at_its_point_after_it() -> None:
     """The pointer came and pressed at once: the question after the press, at its point,
     names what was pressed, where nothing changed inside that object since the press."""
