@@ -160,6 +160,12 @@ def _verify_summary(verdicts: Sequence[Verdict]) -> None:
         f"wrong-effect steps failed {_share(wrong)}",
     ]
     print("verify: " + "; ".join(parts))
+    for app in sorted({v.app for v in judged if v.meant is not None}):
+        meant = [v.meant for v in judged if v.app == app and v.meant is not None]
+        print(
+            f"verify by meaning, {app}: {len(meant)} steps compared what their object said "
+            f"after them ({sum(meant)} the same)"
+        )
 
 
 def _share(group: Sequence[Verdict]) -> str:

@@ -33,10 +33,12 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .compare import Aimed as Aimed
     from .compare import Check as Check
     from .compare import Difference as Difference
+    from .compare import Said as Said
     from .compare import VerifyOptions as VerifyOptions
     from .compare import carets_only as carets_only
     from .compare import checks_for as checks_for
     from .compare import diff_image as diff_image
+    from .compare import said_of as said_of
     from .ladder import LADDER as LADDER
     from .ladder import Ask as Ask
     from .ladder import Rung as Rung
@@ -89,9 +91,11 @@ _WHERE = {
     "Check": "compare",
     "Difference": "compare",
     "VerifyOptions": "compare",
+    "Said": "compare",
     "carets_only": "compare",
     "checks_for": "compare",
     "diff_image": "compare",
+    "said_of": "compare",
     "LADDER": "ladder",
     "Ask": "ladder",
     "Rung": "ladder",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
@@ -27,6 +28,7 @@ from .pieces import Job
 from .privacy import TypingRedaction
 from .reduce import Reduced
 from .aiming import object_of_press
+from .meaning import said_after
 from .animation import animated_masks
 from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
 from .screen import Frame
@@ -127,18 +129,24 @@ class Finisher:
             anchor=anchor,
             window_class=window.window_class if window else None,
             window_title=window.title if window else None,
-            widget=self._widget(r, job),
+            widget=self._widget(r, job, following),
             after_settled=settled if after is not None else None,
         )
 
-    def _widget(self, r: Reduced, job: Job) -> Widget | None:
-        """What the step's press was on, as the toolkit said (recorder/aiming.py)."""
+    def _widget(self, r: Reduced, job: Job, following: float | None) -> Widget | None:
+        """What the step's press was on, as the toolkit said (recorder/aiming.py), and
+        what it said of itself once the step's effect was drawn (meaning.py)."""
         target = r.action.target
         if not r.action.is_pointer or target is None or r.action.action == "mouse_move":
             return None
         press = job.t0 + r.t_start
         presses = [job.t0 + e.t for e in job.events if e.kind == "button_down"]
         found = object_of_press(job.timeline, press, target, presses, frames=self.frames)
+        if found is not None and self.frames:
+            end = r.t_end + self.settle_cap  # as the after-frame's (_frames)
+            end = end if following is None else min(end, following)
+            after = said_after(job.timeline, found, target, job.t0 + r.t_end, job.t0 + end)
+            found = replace(found, after=after)
         return None if found is None else self.redaction.widget(found)
 
     def _frames(

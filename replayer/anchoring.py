@@ -24,9 +24,11 @@ from deskreel.matching import (
     Box,
     Located,
     Query,
+    Said,
     TextReader,
     hints_after,
     locate,
+    said_of,
     with_looks,
 )
 from deskreel.storage import StorageError, Step, Widget
@@ -160,6 +162,19 @@ class Locator:
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)
             self._pause(self.options.retry_every)
+
+    def said(self, step: Step, finding: Finding | None) -> Said | None:
+        """What the step's object says of itself now that the step is done, beside what it
+        said when recorded (matching/compare/meaning.py): asked where the step pressed
+        today. None where nothing is known: no meaning recorded, or no answer today."""
+        recorded = step.widget
+        if recorded is None or recorded.after is None or finding is None:
+            return None
+        point = finding.located.point
+        if not finding.found or point is None:
+            return None
+        answered, today = self.objects.at(recorded, point)
+        return said_of(recorded, today) if answered else None
 
     def _query(
         self, step: Step, target: tuple[int, int], recorded: Callable[[], Any] | None

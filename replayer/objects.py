@@ -25,7 +25,7 @@ from deskreel.matching import (
 from deskreel.matching import Refusal
 from deskreel.storage import Widget
 
-__all__ = ["QUESTION_BUDGET", "ObjectFinder", "WindowFinder", "ask_tree"]
+__all__ = ["QUESTION_BUDGET", "ObjectFinder", "WindowFinder", "ask_tree", "shown_at"]
 
 QUESTION_BUDGET = 2.0  # s for one look at the tree, however many calls it takes
 
@@ -38,7 +38,7 @@ def ask_tree(tree: Any, conn: Any, recorded: Widget) -> ObjectAnswer:
         return by_object(recorded, None)  # its content decides: no question asked
     if placed_alone(recorded):  # else the hit test could not decide: spare it
         x, y, _, _ = recorded.box
-        here = _shown_at(tree, conn, recorded, (x + recorded.point[0], y + recorded.point[1]))
+        here = shown_at(tree, conn, recorded, (x + recorded.point[0], y + recorded.point[1]))
         answer = at_recorded_place(recorded, here)
         if answer is not None:
             return answer
@@ -65,7 +65,7 @@ def _on_top(conn: Any, recorded: Widget, point: tuple[int, int]) -> dict[str, An
     return {**which, "pid": top.pid} if top.pid is not None else {**which, "app": recorded.app}
 
 
-def _shown_at(tree: Any, conn: Any, recorded: Widget, point: tuple[int, int]) -> Widget | None:
+def shown_at(tree: Any, conn: Any, recorded: Widget, point: tuple[int, int]) -> Widget | None:
     """The object the screen shows at `point`."""
     which = _on_top(conn, recorded, point)
     return None if which is None else tree.at_point(*point, whole_path=False, **which)
@@ -100,6 +100,22 @@ class ObjectFinder:
                 return ask_tree(self._tree, self._conn, recorded)
         except Exception as err:  # a bus or application gone wrong: the pixels decide
             return ObjectAnswer(None, None, "tree-failed", str(err))
+        finally:
+            self.asked += 1
+            self.seconds += self._clock() - started
+
+    def at(self, recorded: Widget, point: tuple[int, int]) -> tuple[bool, Widget | None]:
+        """Whether the tree answered, and what the screen shows at `point` today (in the
+        application whose window is on top there): asked after a step, for what its
+        object says of itself then."""
+        if self._open() is None:
+            return False, None
+        started = self._clock()
+        try:
+            with self._tree.bus.budget(QUESTION_BUDGET):
+                return True, shown_at(self._tree, self._conn, recorded, point)
+        except Exception:  # a bus or application gone wrong: nothing known
+            return False, None
         finally:
             self.asked += 1
             self.seconds += self._clock() - started

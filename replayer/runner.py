@@ -18,7 +18,7 @@ from .progress import Progress
 from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
-from deskreel.matching import Aimed, Check, VerifyOptions, carets_only, checks_for, diff_image
+from deskreel.matching import Aimed, Check, Said, VerifyOptions, carets_only, checks_for, diff_image
 
 from .verify import other_looks, settled_screen
 from .xinput import Injector
@@ -150,9 +150,10 @@ class Runner:
             clock=self.clock,
         )
         action = step.action
-        checks = self._checks(step, verify, before, screen, finding)
+        said = self.locator.said(step, finding) if self.locator is not None else None
+        checks = self._checks(step, verify, before, screen, finding, said)
         if not all(c.passed for c in checks):
-            judge = lambda look: self._checks(step, verify, before, look, finding)  # noqa: E731
+            judge = lambda look: self._checks(step, verify, before, look, finding, said)  # noqa: E731
             screen, checks, note = self._other_look(judge, verify, screen, checks, note)
         details = {
             **timing,
@@ -176,8 +177,9 @@ class Runner:
         details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
         aimed = next((c.label for c in checks if c.kind == "object" and c.passed), "")
         on = f" on {aimed}" if aimed else ""
+        what = "its object" if any(c.kind == "meaning" for c in failed) else "the screen"
         message = (
-            f"step {step.step} ({action.action}){on}: the screen differs from the "
+            f"step {step.step} ({action.action}){on}: {what} differs from the "
             f"recording: " + "; ".join(c.describe() for c in failed)
         )
         if step.after_settled is False:  # the recording may show the effect half drawn
@@ -214,7 +216,13 @@ class Runner:
         return screen, checks, note
 
     def _checks(
-        self, step: Step, verify: VerifyOptions, before: Any, screen: Any, finding: Finding | None
+        self,
+        step: Step,
+        verify: VerifyOptions,
+        before: Any,
+        screen: Any,
+        finding: Finding | None,
+        said: Said | None = None,
     ) -> list[Check]:
         """--verify's checks of `screen` against the recording, around where the target was
         found (or where the last one found puts it, for a step not looked for)."""
@@ -238,6 +246,7 @@ class Runner:
             options=verify,
             earlier=before,
             aimed=None if finding is None else _aimed(step, finding),
+            said=said,
         )
 
     def _recorded_screen(self, step: Step) -> Any:

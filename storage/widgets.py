@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "MEANT_STATES",
+    "After",
     "ASKED",
     "ASKED_AFTER",
     "ASKED_AGAIN",
@@ -35,6 +37,29 @@ ASKED: dict[str, str] = {
     "watched": "its look kept changing to the press; asked as it changed, it was the same object",
 }
 ASKED_NEARBY, ASKED_AGAIN, ASKED_AFTER, ASKED_WATCHED = ASKED
+
+
+# The states of an object that a step's effect may set or clear, as AT-SPI names them
+# (xsession/atspi_names.py): what a replay's --verify compares after the step. Focus,
+# hover and showing follow the pointer and the window manager, not the step.
+MEANT_STATES = ("checked", "indeterminate", "selected", "expanded", "pressed")
+
+
+@dataclass(frozen=True, slots=True)
+class After:
+    """What an object said of itself once a step's effect was drawn: its name (a combo box
+    names its choice) and those of its states that a step sets (MEANT_STATES)."""
+
+    name: str
+    states: tuple[str, ...]
+
+    @classmethod
+    def of(cls, widget: Widget) -> After:
+        return cls(widget.name, tuple(s for s in widget.states if s in MEANT_STATES))
+
+    def describe(self) -> str:
+        """`'Right' (expanded)`; `'' (none set)`: the name, and the meant states set."""
+        return f"{self.name!r} ({', '.join(self.states) or 'none set'})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +98,9 @@ class Widget:
     # an X window's: its top-level client window's box on the screen (where windows that look
     # like it could be told from it by its path only); None not known
     top: Box | None = None
+    # a recorded object's name and states once its step's effect was drawn, asked at the
+    # press point after the press (recorder/meaning.py); None: not known
+    after: After | None = None
 
     @property
     def label(self) -> str:
@@ -124,9 +152,18 @@ def widget_to_json(widget: Widget | None) -> str | None:
             **({"layout": [list(b) for b in widget.layout]} if widget.layout else {}),
             **({"asked": widget.asked} if widget.asked else {}),
             **({"top": list(widget.top)} if widget.top else {}),
+            **({"after": _after_json(widget.after)} if widget.after else {}),
         },
         ensure_ascii=False,
     )
+
+
+def _after_json(after: After) -> dict[str, Any]:
+    return {"name": after.name, "states": list(after.states)}
+
+
+def _after(value: Any) -> After:
+    return After(str(value["name"]), tuple(str(s) for s in value["states"]))
 
 
 def _box(value: Any) -> Box:
@@ -162,6 +199,7 @@ def widget_from_json(text: str | None) -> Widget | None:
             layout=tuple(_box(b) for b in data.get("layout", ())),
             asked=str(data.get("asked", "")),
             top=_box(data["top"]) if data.get("top") else None,
+            after=_after(data["after"]) if data.get("after") else None,
         )
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None

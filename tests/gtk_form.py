@@ -10,7 +10,9 @@ menu bar whose "Tools" menu (its title's centre printed as "ready Tools X Y") op
 popup of two items, printed as "item NAME X Y" each time it opens. A press shows "NAME
 applied" in the status line below the rows; with --wrong-effect, "nothing applied".
 --notebook puts the rows on the page of a notebook tab ("Servers"), whose accessible is
-boxed as its tab's label while it holds the page.
+boxed as its tab's label while it holds the page. --check adds a check box "Keep a copy"
+below the rows (printed as "ready Keep_a_copy X Y"); with --wrong-effect it does not stay
+checked.
 """
 
 from __future__ import annotations
@@ -64,6 +66,12 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
             row.pack_start(button, False, False, 0)
             outer.pack_start(row, False, False, 0)
         buttons[name] = button
+    if args.check:
+        check = Gtk.CheckButton(label="Keep a copy")
+        if args.wrong_effect:
+            check.connect("toggled", lambda box: box.get_active() and box.set_active(False))
+        outer.pack_start(check, False, False, 0)
+        buttons["Keep a copy"] = check
     outer.pack_start(status, False, False, 0)
     return window, buttons
 
@@ -116,6 +124,7 @@ def main() -> None:
     parser.add_argument("--menu", action="store_true")
     parser.add_argument("--wrong-effect", action="store_true")
     parser.add_argument("--notebook", action="store_true")
+    parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     if args.font != 1.0:
         Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))

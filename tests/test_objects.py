@@ -20,9 +20,10 @@ from deskreel.matching import (
     point_in,
 )
 from deskreel.recorder.aiming import answer_for_press, box_changed, object_of_press
+from deskreel.recorder.meaning import said_after
 from deskreel.recorder.privacy import TypingRedaction
 from deskreel.recorder.screen import FrameTimeline, WidgetSeen
-from deskreel.storage.widgets import Widget, reading_order
+from deskreel.storage.widgets import After, Widget, reading_order
 
 APPLY = Widget(
     source="atspi",
@@ -359,3 +360,40 @@ def test_a_press_never_asked_before_gets_the_answer_asked_at_its_point_after_it(
     opened.note_widget(AFTER)
     assert object_of_press(opened, 10.5, (320, 115), [10.5]) is None
     assert object_of_press(timeline, 10.5, (320, 115), [10.5, 10.55]) is None, "a press between"
+
+
+TICKED = replace(APPLY, states=("enabled", "checked", "focused", "showing"))
+
+
+@pytest.mark.parametrize(
+    ("shades", "asked", "expected", "why"),
+    [
+        (((9.0, 0), (10.52, 200)), [AFTER], After("Apply", ()), "asked after it was drawn"),
+        (((9.0, 0),), [replace(AFTER, widget=TICKED)], After("Apply", ("checked",)), "checked"),
+        (((9.0, 0), (10.52, 200)), [replace(AFTER, asked=10.51)], None, "asked before drawn"),
+        (((9.0, 0), (10.8, 200)), [AFTER], None, "changed after the question"),
+        (((9.0, 0),), [AFTER, replace(AFTER, asked=10.8, widget=TWIN)], None, "left its point"),
+        (((9.0, 0),), [replace(AFTER, point=(321, 115))], None, "asked elsewhere"),
+        (((9.0, 0),), [replace(AFTER, t=11.2)], None, "answered after the next step began"),
+    ],
+)
+def test_what_a_pressed_object_said_after_its_step(shades, asked, expected, why) -> None:
+    """The step ended at 10.5 s and the next began at 11 s: the object's name and meant
+    states, as the last question at the press point before then named them."""
+    timeline = over_apply(*shades)
+    for seen in asked:
+        timeline.note_widget(seen)
+    assert said_after(timeline, APPLY, (320, 115), 10.5, 11.0) == expected, why
+    window = replace(APPLY, source="xwindow")  # an X window says nothing of itself
+    assert said_after(timeline, window, (320, 115), 10.5, 11.0) is None
+
+
+def test_what_an_object_said_after_its_step_is_stored_with_it() -> None:
+    from deskreel.storage.widgets import widget_from_json, widget_to_json
+
+    ticked = replace(APPLY, after=After("Apply", ("checked",)))
+    assert widget_from_json(widget_to_json(ticked)) == ticked
+    assert widget_from_json(widget_to_json(APPLY)) == APPLY  # not known: kept unknown
+    text = widget_to_json(ticked)
+    assert text is not None and widget_from_json(text.replace('"checked"', "7")) is not None
+    assert widget_from_json(text.replace('"states": ["checked"]', '"states": 3')) is None

@@ -24,6 +24,7 @@ import pytest
 
 from samples.person import Person
 from deskreel.storage import Evidence, open_store
+from deskreel.storage.widgets import After
 from tests.commands import deskreel
 from deskreel.xsession.a11y_bus import AccessibilityBus, stop_group
 from deskreel.xsession.atspi import Accessibility
@@ -82,7 +83,7 @@ class Form:
 
         self._reader = threading.Thread(target=read, daemon=True)
         self._reader.start()
-        self.places = self.wait_for("ready", 3 if "--menu" in args else 2)
+        self.places = self.wait_for("ready", 2 + ("--menu" in args) + ("--check" in args))
         time.sleep(0.3)
 
     def wait_for(self, kind: str, count: int) -> dict[str, tuple[int, int]]:
@@ -336,6 +337,42 @@ def test_verify_names_the_object_of_a_step_whose_effect_differs(desktop, recorde
             "(left_click) on push button 'Apply': the screen differs from the recording: effect"
             in done.stderr
         ), (theme, done.stderr)
+
+
+def test_verify_compares_what_a_check_box_says_after_the_step(desktop, tmp_path):
+    """The recorder keeps what the pressed check box said of itself once checked; a replay
+    asks it again: checked passes under another theme, left unchecked fails, saying both."""
+    db = tmp_path / "check.db"
+    form = Form(desktop, "--check")
+    try:
+        steps = recorded_steps(
+            desktop, db, lambda person: person.click(*form.places["Keep_a_copy"])
+        )
+    finally:
+        form.pressed()
+    [click] = [s for s in steps if s.action.action == "left_click"]
+    assert click.widget is not None and click.widget.label == "check box 'Keep a copy'"
+    assert click.widget.after == After("Keep a copy", ("checked",)), click.widget
+    for theme, wrong in (("Adwaita:dark", ()), ("Adwaita", ("--wrong-effect",))):
+        copy = tmp_path / f"check-{theme}-{bool(wrong)}.db"
+        shutil.copyfile(db, copy)
+        done, _ = replay(
+            desktop, copy, "--check", *wrong, extra=("--verify",), env={"GTK_THEME": theme}
+        )
+        with open_store(copy, create=False) as store:
+            results = store.step_results(store.runs()[-1].id)
+        checks = [c for r in results for c in r.details.get("checks", [])]
+        [meant] = [c for c in checks if c["kind"] == "meaning"]
+        if not wrong:
+            assert done.returncode == 0, done.stderr
+            assert meant["passed"] and meant["said"][1] == "'Keep a copy' (checked)", meant
+            continue
+        assert done.returncode == 1 and not meant["passed"], done.stderr
+        assert (
+            "(left_click) on check box 'Keep a copy': its object differs from the recording: "
+            "check box 'Keep a copy' after the step: recorded 'Keep a copy' (checked), today "
+            "'Keep a copy' (none set)" in done.stderr
+        ), done.stderr
 
 
 def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):

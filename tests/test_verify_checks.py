@@ -4,7 +4,8 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.matching import Aimed, Check, VerifyOptions, carets_only, checks_for
+from deskreel.matching import Aimed, Check, Said, VerifyOptions, carets_only, checks_for
+from deskreel.storage.widgets import After
 from deskreel.replayer.verify import other_looks, settled_screen
 
 LIGHT = {"ground": (235,) * 3, "ink": (0,) * 3, "button": (90, 90, 200), "label": (255,) * 3}
@@ -71,6 +72,66 @@ def test_same_effect_passes():
     assert kinds[0] == "object" and "effect" in kinds
     assert all(c.passed for c in checks)
     assert checks[0].describe() == "object push button 'OK': found at [40, 40, 101, 41]"
+
+
+def ticked(mark="", status=""):
+    """The OK button as a toggle: `mark` drawn inside it, beside its label."""
+    img = screen(status)
+    cv2.putText(img, mark, (112, 70), cv2.FONT_HERSHEY_PLAIN, 1.6, (255,) * 3, 2)
+    return img
+
+
+CHECKED = After("OK", ("checked",))
+
+
+def said(today):
+    return Said("push button 'OK'", OK_BOX, CHECKED, today, OK_BOX)
+
+
+def test_an_effect_inside_an_object_that_says_as_recorded_passes_by_it():
+    # today's toolkit draws the tick another way: the pixels differ, the object does not
+    checks = run_said(ticked(), ticked("v"), ticked("x"), said(CHECKED))
+    [meant] = [c for c in checks if c.kind == "meaning"]
+    assert meant.passed and meant.said == ("'OK' (checked)", "'OK' (checked)")
+    [effect] = [c for c in checks if c.kind == "effect"]
+    assert effect.passed and effect.match == "meaning", effect.describe()
+    assert run_said(ticked(), ticked("v"), ticked("x"), None)[-1].passed is False  # pixels
+
+
+def test_an_object_that_says_otherwise_fails_naming_both_whatever_the_pixels():
+    checks = run_said(ticked(), ticked("v"), ticked("v"), said(After("OK", ())))
+    [meant] = [c for c in checks if c.kind == "meaning"]
+    assert not meant.passed and meant.difference is not None
+    assert meant.describe() == (
+        "push button 'OK' after the step: recorded 'OK' (checked), today 'OK' (none set)"
+    )
+    other = Said("push button 'OK'", OK_BOX, CHECKED, None, other="label 'Done'")
+    [gone] = [c for c in run_said(ticked(), ticked("v"), ticked("v"), other) if c.kind == "meaning"]
+    assert not gone.passed and gone.said[1] == "label 'Done' there"
+
+
+def test_an_effect_outside_the_object_is_still_judged_by_its_pixels():
+    checks = run_said(ticked(), ticked("v", "saved"), ticked("x", "failed"), said(CHECKED))
+    effects = {c.box[1] > 200: c for c in checks if c.kind == "effect"}  # the status line's
+    assert effects[False].passed and effects[False].match == "meaning"
+    assert not effects[True].passed and effects[True].match != "meaning"
+
+
+def run_said(before, after, today, meaning):
+    return checks_for(
+        action="left_click",
+        before=before,
+        after=after,
+        screen=today,
+        target=(90, 60),
+        located=(90, 60),
+        scale=1.0,
+        region=None,
+        masks=(),
+        options=VerifyOptions(),
+        aimed=found_at((90, 60)),
+        said=meaning,
+    )
 
 
 def test_an_object_not_found_today_fails_naming_it():

@@ -10,7 +10,7 @@ from typing import Any
 from deskreel.matching.objects import ObjectAnswer
 from deskreel.storage.widgets import widget_from_json, widget_to_json
 
-__all__ = ["objects_answer", "windows_answer"]
+__all__ = ["objects_answer", "said_answer", "windows_answer"]
 
 
 def objects_answer(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | None:
@@ -52,3 +52,22 @@ def windows_answer(display: Any, recorded: str | None) -> dict[str, Any] | None:
         "found": [widget_to_json(w) for w in found],
         "ms": round((time.perf_counter() - started) * 1000, 2),
     }
+
+
+def said_answer(
+    tree: Any, display: Any, recorded: str | None, point: tuple[int, int]
+) -> dict[str, Any] | None:
+    """What --verify asks after a step (replayer/anchoring.py's Locator.said, live): the
+    object the screen shows at the point the step pressed, once the step settled. None
+    where the step's object recorded nothing of itself after the step."""
+    from deskreel.replayer.objects import QUESTION_BUDGET, shown_at
+
+    widget = widget_from_json(recorded)
+    if tree is None or widget is None or widget.after is None:
+        return None
+    try:
+        with tree.bus.budget(QUESTION_BUDGET):
+            today = shown_at(tree, display, widget, point)
+    except Exception:  # as ObjectFinder.at: nothing known, the pixels decide
+        return {"answered": False, "widget": None}
+    return {"answered": True, "widget": widget_to_json(today)}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from realapps.asked import objects_answer, windows_answer
+from realapps.asked import objects_answer, said_answer, windows_answer
 from realapps.catalog import App, Scenario, Step
 from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, topmost_box, windows
@@ -287,8 +287,11 @@ def shoot(
                 cases.append(case)
                 if today is None:
                     break  # nothing to click: the rest of the task cannot be done
-                do_step(app, desktop, person, index, _aimed_at(step, today))
+                pressed = do_step(app, desktop, person, index, _aimed_at(step, today))
                 case["after"] = _save(out / f"{number:02d}-after.png", settled(grabber), folder)
+                if pressed is not None:
+                    widget = steps[number].get("widget")
+                    case["said"] = said_answer(tree, display, widget, pressed.point)
         finally:
             person.close()
             grabber.close()

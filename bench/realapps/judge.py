@@ -31,9 +31,11 @@ from deskreel.matching import (
     Reader,
     Reading,
     Refusal,
+    Said,
     TextReader,
     hints_after,
     locate,
+    said_of,
     with_looks,
 )
 from deskreel.replayer.anchoring import aimed_at
@@ -64,6 +66,9 @@ class Verdict:
     # the application did another thing than recorded here: --verify is right to fail it
     wrong_effect: bool = False
     absent: bool = False  # its target is gone here (removed, renamed): to be refused
+    # --verify compared what the step's object said after it: the same (True) or not
+    # (False); None where it did not (nothing recorded, or no answer on this screen)
+    meant: bool | None = None
 
 
 def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -155,7 +160,8 @@ def _one(
         if baseline
         else "not run"
     )
-    verify = _verify(step, case, image, truth, found, widget)
+    said = _said(case, widget)
+    verify = _verify(step, case, image, truth, found, widget, said)
     detail = f"{found.searched} x{found.scale:g} score {found.score:.3f}: {found.reason}"
     asked = case.get("objects") is not None and widget is not None
     return Verdict(
@@ -173,6 +179,7 @@ def _one(
         read_ms=reader.ms / max(1, repeat) if reader.reads else None,
         wrong_effect=bool(case.get("wrong_effect")),
         absent=truth is None,
+        meant=None if said is None or verify is None else said.today == said.recorded,
     ), hint
 
 
@@ -269,6 +276,7 @@ def _verify(
     truth: dict[str, Any] | None,
     found: Located,
     widget: Widget | None,
+    said: Said | None,
 ) -> str | None:
     """Whether `replay --verify` judges the step right: passed where the target was there
     (the step was done right), failed where it was gone or the application did another
@@ -294,9 +302,19 @@ def _verify(
         options=VerifyOptions(),
         earlier=image(case["screen"]),
         aimed=_aimed(step, truth, found, widget),
+        said=said,
     )
     passed = all(c.passed for c in checks)
     return "right" if passed != bool(case.get("wrong_effect")) else "wrong"
+
+
+def _said(case: dict[str, Any], widget: Widget | None) -> Said | None:
+    """What the step's object said after it, then and on the scenario's screen, as the
+    corpus asked it live (asked.py's said_answer); None where not asked or not answered."""
+    asked = case.get("said")
+    if widget is None or not asked or not asked.get("answered"):
+        return None
+    return said_of(widget, widget_from_json(asked.get("widget")))
 
 
 def _aimed(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions, carets_only
 from .effects import CHECKS, checks_for, diff_image
+from .meaning import Said, said_of
 
 __all__ = [
     "CHECKS",
@@ -17,8 +18,10 @@ __all__ = [
     "Aimed",
     "Check",
     "Difference",
+    "Said",
     "VerifyOptions",
     "carets_only",
     "checks_for",
     "diff_image",
+    "said_of",
 ]

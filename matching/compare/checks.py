@@ -55,6 +55,7 @@ DIFFERENCES: dict[str, tuple[str, str]] = {
     "shown-before": ("it appeared during the step (it was shown there before it too):", ""),
     "pixels": ("the fraction of its pixels that differ:", AT_MOST),
     "patch": ("px in the largest patch of differing pixels:", AT_MOST),
+    "meaning": ("its object says after the step what it said when recorded:", ""),
 }
 
 
@@ -103,11 +104,15 @@ class Check:
     # near: found near its expected place; far: found elsewhere, where it appeared during
     # the step; recoloured: found in other colours (recolour.py); before: found
     # only where the screen showed it before the step too; none: not found,
-    # compared at the best match near its expected place
+    # compared at the best match near its expected place; meaning: inside an object that
+    # says after the step what it said when recorded (compare/meaning.py, `label` names it)
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
     label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels
     difference: Difference | None = None  # why it failed (differs()), once it is judged
+    # a meaning check's (compare/meaning.py): what its object said after the step when
+    # recorded, and today (After.describe, or what else today's question named)
+    said: tuple[str, ...] = ()
 
     def differs(self, options: VerifyOptions) -> Difference | None:
         """Why this check failed, by the first rule it breaks; None when it passed."""
@@ -116,6 +121,8 @@ class Check:
         where = self.found_at or self.expected
         if self.kind == "object":
             return Difference("not-found", 0, 1, self.box)
+        if self.kind == "meaning":
+            return Difference("meaning", 0, 1, where)
         if self.match == "before":
             return Difference("shown-before", 0, 1, self.found_at)
         if self.match == "none" and self.score < options.match_threshold:
@@ -130,6 +137,13 @@ class Check:
             if not self.passed:
                 return f"{what}: not found today"
             return f"{what}: found at {list(self.found_at or ())}"
+        if self.kind == "meaning":
+            then, now = self.said
+            if self.passed:
+                return f"{self.label} says {now} after the step, as recorded"
+            return f"{self.label} after the step: recorded {then}, today {now}"
+        if self.match == "meaning":
+            return f"{self.kind} {list(self.box)}: inside {self.label}, which says as recorded"
         differ = f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)"
         if self.scale != 1.0:
             differ += f", compared at {self.scale:g}x"
@@ -172,6 +186,7 @@ class Check:
                 scale=float(data.get("scale", 1.0)),
                 label=str(data.get("label", "")),
                 difference=Difference.from_json(data.get("difference")),
+                said=tuple(str(v) for v in data.get("said") or ())[:2],
             )
         except (KeyError, TypeError, ValueError, OverflowError):
             return None

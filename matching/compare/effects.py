@@ -41,6 +41,7 @@ from ..params import PARAMS as P
 from ..search import Box, Image, Point, grayscale
 from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
 from .content import Views, checkpoint, find
+from .meaning import Said, by_meaning, meaning_check
 
 __all__ = ["CHECKS", "Compared", "checks_for", "diff_image"]
 
@@ -59,6 +60,7 @@ class Compared:
     target: Point | None  # the step's recorded target
     aimed: Aimed | None  # what a pointer step's target was found as, where looked for
     region: Box | None  # a screenshot step's region
+    said: Said | None = None  # what a pointer step's object said after it, then and today
 
 
 def _checkpoint(c: Compared) -> list[Check]:
@@ -74,6 +76,11 @@ def _object(c: Compared) -> list[Check]:
     if c.aimed is None or c.action not in POINTER_ACTIONS:
         return []
     return [object_check(c.aimed)]
+
+
+def _meaning(c: Compared) -> list[Check]:
+    """A pointer step's object says after the step what it said when recorded."""
+    return [meaning_check(c.said)] if c.said is not None else []
 
 
 def _target(c: Compared) -> list[Check]:
@@ -99,6 +106,7 @@ def _effect(c: Compared) -> list[Check]:
 CHECKS: tuple[tuple[str, Callable[[Compared], list[Check]]], ...] = (
     ("checkpoint", _checkpoint),
     ("object", _object),
+    ("meaning", _meaning),
     ("target", _target),
     ("effect", _effect),
 )
@@ -119,6 +127,7 @@ def checks_for(
     options: VerifyOptions,
     earlier: Image | None = None,
     aimed: Aimed | None = None,
+    said: Said | None = None,
 ) -> list[Check]:
     """Every check of one step (the rows of CHECKS); empty when the recording has no frames
     to compare with.
@@ -130,7 +139,8 @@ def checks_for(
     `target` (the step's recorded target, None for a step without one), `located` (the same
     place today, None when it was not looked for) and `scale` (the scale it was found at)
     map recorded places to today's. `aimed` is what a pointer step's target was found as,
-    where it was looked for: it gets a check of its own.
+    where it was looked for: it gets a check of its own. `said` is what its object said
+    after the step, then and today: an effect inside it is judged by that (meaning.py).
     `shift` is where the recorded screen's origin is today (a recorded place p is at
     shift + p * scale): it maps places when `located` is unknown.
     """
@@ -139,9 +149,9 @@ def checks_for(
     compared = Compared(
         action, before, after, Views(screen, earlier, scale),
         Mapper(target, located, scale, shift), _unmasked(after.shape, masks), options,
-        target, aimed, region,
+        target, aimed, region, said,
     )  # fmt: skip
-    checks = [check for _, run in CHECKS for check in run(compared)]
+    checks = by_meaning([check for _, run in CHECKS for check in run(compared)])
     return [replace(check, difference=check.differs(options)) for check in checks]
 
 
@@ -179,7 +189,8 @@ def _effects(before: Image, after: Image, keep: Mask, options: VerifyOptions) ->
     changed &= keep
     if not changed.any():
         return []
-    grown = cv2.dilate(changed.astype(np.uint8), np.ones((9, 9), np.uint8))
+    join = np.ones((P.effect_join, P.effect_join), np.uint8)
+    grown = cv2.dilate(changed.astype(np.uint8), join)
     count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
     boxes = [
         tuple(int(v) for v in stats[i][:4])

@@ -1,0 +1,38 @@
+"""What a pressed object said of itself once its step's effect was drawn: its name and the
+states a step sets (storage/widgets.py's After), from the questions the aim watch
+(aiming.py) asked at the press point after the step, while the pointer rested there. A
+replay's --verify asks the same of today's object and compares (a check box left
+unchecked, a combo box showing another choice), whatever the theme, font or scale.
+"""
+
+from __future__ import annotations
+
+from deskreel.storage import Widget
+from deskreel.storage.widgets import ATSPI, After
+
+from .aiming import box_changed
+from .screen import FrameTimeline
+
+__all__ = ["said_after"]
+
+
+def said_after(
+    timeline: FrameTimeline, widget: Widget, point: tuple[int, int], start: float, end: float
+) -> After | None:
+    """What `widget`, pressed at `point`, said of itself at the end of its step: the last
+    question at `point` asked from `start` (the step's last event) to `end` (the next
+    step's, or the end of the after-frame's settling) names the object in its place (its
+    role, path and box; its name may change), and the screen inside that object did not
+    change from the asking to `end`. None where not known: the pointer moved away, the
+    object left the point (a bar closed), or it changed after the last question."""
+    if widget.source != ATSPI:
+        return None
+    asked = [s for s in timeline.widgets_asked(start, end) if s.point == point]
+    if not asked or asked[-1].widget is None or asked[-1].t > end:
+        return None
+    last, now = asked[-1], asked[-1].widget
+    if (now.role, now.path, now.box) != (widget.role, widget.path, widget.box):
+        return None
+    if box_changed(timeline, now.box, last.asked, end):
+        return None
+    return After.of(now)
