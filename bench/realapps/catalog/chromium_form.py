@@ -6,7 +6,8 @@ The page is ours; what is measured is Chromium's rendering of it and its accessi
 Chromium sets _NET_WM_PID on its window (the Debian launcher execs the browser), so the
 corpus moves and sizes it with xdotool like any other; it runs as root, hence --no-sandbox.
 The renamed and removed scenarios load a variant of the page: "Register" reads "Sign up"
-(pointer step 8), "Save draft" is gone (pointer step 7). The T-shirt size is chosen in the
+(pointer step 8), "Save draft" is gone (pointer step 7); in "wrong effect" two controls'
+handlers undo what they are pressed for (WRONG). The T-shirt size is chosen in the
 select's popup, whose item under the pointer is highlighted: the recording sees "L"
 highlighted, a replay meets it plain until the pointer is on it.
 
@@ -49,11 +50,24 @@ def _root() -> Path:
     return _ROOT
 
 
+# The "wrong effect" scenario's page: handlers gone wrong. The Student ticket falls back
+# to Standard and Vegetarian lunch never stays checked, so those steps (pointer steps 2
+# and 5) and the two that show the form's summary (7 and 8) must fail --verify.
+WRONG = """
+const undo = (selector, then) => document.querySelector(selector).addEventListener(
+  "click", () => setTimeout(then, 0));
+undo("input[value=Student]", () => { form.ticket.value = "Standard"; });
+undo("input[name=lunch]", () => { form.lunch.checked = false; });
+"""
+
+
 def page(variant: str = "") -> str:
-    """The form's HTML; `variant` "renamed" or "removed" changes one button."""
+    """The form's HTML; `variant` "renamed" or "removed" changes one button, "wrong" the
+    handlers of two controls (WRONG)."""
     register = RENAMED[1] if variant == "renamed" else RENAMED[0]
     draft = "" if variant == "removed" else f'<button type="button" id="draft">{REMOVED}</button>'
-    return PAGE.replace("{register}", register).replace("{draft}", draft)
+    wrong = WRONG if variant == "wrong" else ""
+    return PAGE.replace("{register}", register).replace("{draft}", draft).replace("{wrong}", wrong)
 
 
 PAGE = """<!doctype html>
@@ -151,7 +165,7 @@ form.addEventListener("submit", (event) => {
   status.textContent = text;
   document.title = text;
 });
-</script>
+{wrong}</script>
 </body>
 </html>
 """
@@ -159,7 +173,9 @@ form.addEventListener("submit", (event) => {
 
 def command(scenario: Scenario) -> list[str]:
     """Chromium on a fresh profile, showing the scenario's page as an app window."""
-    variant = {"renamed": "renamed", "removed": "removed"}.get(scenario.name, "")
+    variant = {"renamed": "renamed", "removed": "removed", "wrong effect": "wrong"}.get(
+        scenario.name, ""
+    )
     folder = Path(tempfile.mkdtemp(prefix="run-", dir=_root()))
     form = folder / "form.html"
     form.write_text(page(variant))
@@ -239,6 +255,7 @@ APP = App(
         Scenario("theme", argv=("--force-dark-mode",)),  # the page follows prefers-color-scheme
         Scenario("renamed", absent=frozenset({8})),
         Scenario("removed", absent=frozenset({7})),
+        Scenario("wrong effect", wrong=frozenset({2, 5, 7, 8})),
     ),
     final_state=final_state,
 )
