@@ -4,8 +4,10 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.matching import Aimed, Check, Said, VerifyOptions, carets_only, checks_for
-from deskreel.storage.widgets import After
+from dataclasses import replace
+
+from deskreel.matching import Aimed, Check, Said, VerifyOptions, carets_only, checks_for, said_of
+from deskreel.storage.widgets import After, Widget
 from deskreel.replayer.verify import other_looks, settled_screen
 
 LIGHT = {"ground": (235,) * 3, "ink": (0,) * 3, "button": (90, 90, 200), "label": (255,) * 3}
@@ -84,8 +86,30 @@ def ticked(mark="", status=""):
 CHECKED = After("OK", ("checked",))
 
 
-def said(today):
-    return Said("push button 'OK'", OK_BOX, CHECKED, today, OK_BOX)
+def said(today, vouches=True):
+    return Said("push button 'OK'", OK_BOX, CHECKED, today, OK_BOX, vouches=vouches)
+
+
+TOGGLE = Widget(
+    source="atspi", app="form", role="toggle button", name="OK", box=OK_BOX, point=(50, 20),
+    path=(("frame", 0), ("toggle button", 0)), parent="", siblings=(), rank=-1,
+    states=("enabled", "sensitive"), after=CHECKED,
+)  # fmt: skip
+
+
+def test_a_control_vouches_for_its_pixels_only_where_the_step_changed_what_it_says():
+    ticked_today = replace(TOGGLE, states=("checked", "focused"))
+    assert said_of(TOGGLE, ticked_today) == Said(
+        "toggle button 'OK'", OK_BOX, CHECKED, CHECKED, OK_BOX, vouches=True
+    )
+    # a spin button says nothing of its value: the same before and after the step
+    spin = replace(TOGGLE, role="spin button", name="", after=After("", ()))
+    assert said_of(spin, spin) is not None and not said_of(spin, spin).vouches
+    checks = run_said(ticked(), ticked("v"), ticked("x"), said(CHECKED, vouches=False))
+    assert [c.passed for c in checks if c.kind in ("meaning", "effect")] == [True, False]
+    gone = said_of(TOGGLE, replace(TOGGLE, role="label", name="Done"))
+    assert gone is not None and gone.today is None and gone.other == "label 'Done'"
+    assert said_of(replace(TOGGLE, after=None), TOGGLE) is None, "nothing recorded"
 
 
 def test_an_effect_inside_an_object_that_says_as_recorded_passes_by_it():

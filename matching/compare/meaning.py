@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from deskreel.storage.widgets import After, Widget
 
+from ..objects import acts_on_whole
 from ..params import PARAMS as P
 from ..search import Box
 from .checks import Check
@@ -32,6 +33,10 @@ class Said:
     today: After | None
     today_box: Box | None = None
     other: str = ""
+    # whether what it says accounts for the pixels inside it: a control whose name or
+    # states the step changed (a box ticked, a combo box's choice). A spin button says
+    # nothing of its value, nor an entry of its text: their pixels stay the judges
+    vouches: bool = False
 
 
 def said_of(recorded: Widget, today: Widget | None) -> Said | None:
@@ -40,17 +45,22 @@ def said_of(recorded: Widget, today: Widget | None) -> Said | None:
     the step was done (None: nothing there). None where nothing was recorded to compare."""
     if recorded.after is None:
         return None
-    said = Said(recorded.label, recorded.box, recorded.after, None)
+    changed = recorded.after != After.of(recorded)  # before the press: its own states
+    vouches = changed and acts_on_whole(recorded)
+    said = Said(recorded.label, recorded.box, recorded.after, None, vouches=vouches)
     if today is None or today.role != recorded.role:
         return replace(said, other=today.label if today is not None else "")
     return replace(said, today=After.of(today), today_box=today.box)
 
 
 def meaning_check(said: Said) -> Check:
+    """Whether the object says today what it said when recorded; `match` "vouches" where
+    that accounts for the pixels inside it (by_meaning)."""
     now = said.today.describe() if said.today is not None else f"{said.other or 'nothing'} there"
     same = said.today == said.recorded
     return Check(
         kind="meaning",
+        match="vouches" if said.vouches else "near",
         box=said.box,
         found_at=said.today_box,
         score=1.0 if same else 0.0,
@@ -64,10 +74,10 @@ def meaning_check(said: Said) -> Check:
 
 def by_meaning(checks: Sequence[Check]) -> list[Check]:
     """`checks` with each effect whose changed pixels lie inside an object whose meaning
-    check passed (its recorded box and the ring where toolkits draw focus and hover)
-    passed by it. An effect's box holds its changed pixels and the margin effects.py grows
-    them by."""
-    meant = [c for c in checks if c.kind == "meaning" and c.passed]
+    check passed and vouches for them (Said.vouches; its recorded box and the ring where
+    toolkits draw focus and hover) passed by it. An effect's box holds its changed pixels
+    and the margin effects.py grows them by."""
+    meant = [c for c in checks if c.kind == "meaning" and c.passed and c.match == "vouches"]
     out = []
     for check in checks:
         inside = next((m for m in meant if _within(check.box, m.box)), None)
