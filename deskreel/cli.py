@@ -346,13 +346,18 @@ def _read_script(script: Path) -> str:
 
 def _object_cell(widget: Widget | None) -> str:
     """What a step was aimed at, as its source told it: the source, the object and its box,
-    and how it was tied to the press where not at rest on its point."""
+    how it was tied to the press where not at rest on its point, and what it said of
+    itself after the step where that is known."""
     if widget is None:
         return ""
     x, y, w, h = widget.box
     what = widget.label if widget.source == ATSPI else "/".join(str(i) for _, i in widget.path)
     how = f" ({widget.asked})" if widget.asked else ""
-    return f"{widget.source} {_short(what, 32)} of {_short(widget.app, 16)} {x},{y} {w}x{h}{how}"
+    after = f", after: {_short(widget.after.describe(), 32)}" if widget.after else ""
+    return (
+        f"{widget.source} {_short(what, 32)} of {_short(widget.app, 16)} {x},{y} {w}x{h}{how}"
+        f"{after}"
+    )
 
 
 def _short(value: object, width: int = 40) -> str:

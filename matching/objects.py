@@ -35,6 +35,7 @@ __all__ = [
     "by_object",
     "object_located",
     "point_in",
+    "TOGGLES",
 ]
 
 # Roles whose object does the same thing wherever the pointer presses it: a control. A point
@@ -49,6 +50,13 @@ CONTROLS = frozenset(
     }
 )  # fmt: skip
 _LINE_ROLES = frozenset({"text", "entry", "password text"})  # a control when single-line
+# Controls whose whole look is their state: a tick, a dot, a pushed-in face, beside their
+# name. What such a control says after a step accounts for the pixels inside it
+# (compare/meaning.py); a row, a cell, a tab or a combo box holds children or text its
+# name and states do not tell.
+TOGGLES = frozenset(
+    {"check box", "radio button", "toggle button", "check menu item", "radio menu item"}
+)
 
 
 @dataclass(frozen=True, slots=True)

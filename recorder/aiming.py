@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from deskreel.matching import PARAMS, acts_on_whole, place_of
+from deskreel.matching import PARAMS, VerifyOptions, acts_on_whole, place_of
 
 from deskreel.storage import Widget
 from deskreel.storage.widgets import (
@@ -36,6 +36,10 @@ from .screen import WINDOW_POLL, FrameTimeline, WidgetSeen
 __all__ = ["COUNT_BUDGET", "AimWatch", "answer_for_press", "box_changed", "object_of_press"]
 
 COUNT_BUDGET = 1.0  # s for counting an object's twins in its application; past it: unknown
+# s after a question the screen changed for (a step's effect drawn) to ask once more if it
+# stays still: a toolkit may tell its tree after it paints (Chromium), and a replay's
+# --verify asks once the screen has been still this long (meaning.py keeps the last answer)
+ASK_AGAIN = VerifyOptions().settle
 
 
 Source = Callable[[WidgetSeen], Widget | None]  # which answer of a question is meant
@@ -176,10 +180,19 @@ def _watched(
     the same object (the tree kept naming it while its look changed), and from the last
     question to the press nothing changed on the screen but that object and the ring
     around it where toolkits draw hover and focus (a menu, a dialog or a scroll would
-    change more)."""
+    change more). Only for an accessible control pressed as a whole: inside a text or a
+    canvas, a popup of its own may open under the pointer without changing anything
+    beside it."""
     before = source(seen)
     if before is None or seen.point != point:
         return False
+    if before.source != ATSPI or not acts_on_whole(before):
+        return False  # a point in content (a text, a canvas) may be covered by a popup in it
+    asked_since = timeline.widgets_asked(seen.asked, press)  # answered after `seen`, maybe
+    for asked in asked_since:  # a question in flight at the press that named another
+        named = source(asked)
+        if asked.point == point and (named is None or not _same(before, named)):
+            return False
     since = max((t for t in presses if t < press), default=float("-inf"))
     resting = []  # the questions since the pointer came to rest here, last first
     for asked in reversed(timeline.widgets_asked(since, seen.asked)):
@@ -315,6 +328,7 @@ class AimWatch:
         root = conn.screen().root
         last: tuple[int, int] | None = None
         asked: tuple[tuple[int, int], float] | None = None  # where, and when
+        again: float | None = None  # when to ask once more, the screen still since
         while not self._stop.wait(WINDOW_POLL):
             pointer = root.query_pointer()
             here = (pointer.root_x, pointer.root_y)
@@ -329,8 +343,12 @@ class AimWatch:
                 asked = None
                 continue
             changed = self.timeline.last_change()
-            if asked is not None and asked[0] == here and (changed is None or changed < asked[1]):
+            same = asked is not None and asked[0] == here
+            still = same and asked is not None and (changed is None or changed < asked[1])
+            due = again is not None and now >= again  # once more, after a change here
+            if still and not due:
                 continue  # asked here already, and the screen is the same since
+            again = now + ASK_AGAIN if same and not still else None
             asked = (here, now)
             self._ask(conn, tree, here, now, top)
 

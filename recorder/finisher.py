@@ -115,9 +115,11 @@ class Finisher:
         events = (job.first_seq + r.first, job.first_seq + r.last) if r.first >= 0 else None
         window = job.timeline.window_at(job.t0 + r.t_start)
         action = self.redaction.action(r.action)
-        before = after = anchor = settled = None
+        before = after = anchor = settled = shown = None
         if self.frames and action.action != "wait":
-            before, after, anchor, settled = self._frames(r, action, job, following, lean=lean)
+            before, after, anchor, settled, shown = self._frames(
+                r, action, job, following, lean=lean
+            )
         return Step(
             step=number,
             action=action,
@@ -129,33 +131,32 @@ class Finisher:
             anchor=anchor,
             window_class=window.window_class if window else None,
             window_title=window.title if window else None,
-            widget=self._widget(r, job, following),
+            widget=self._widget(r, job, shown),
             after_settled=settled if after is not None else None,
         )
 
-    def _widget(self, r: Reduced, job: Job, following: float | None) -> Widget | None:
+    def _widget(self, r: Reduced, job: Job, shown: tuple[float, float] | None) -> Widget | None:
         """What the step's press was on, as the toolkit said (recorder/aiming.py), and
-        what it said of itself once the step's effect was drawn (meaning.py)."""
+        what it said of itself while its after-frame was on screen (`shown`: from when,
+        until when; meaning.py)."""
         target = r.action.target
         if not r.action.is_pointer or target is None or r.action.action == "mouse_move":
             return None
         press = job.t0 + r.t_start
         presses = [job.t0 + e.t for e in job.events if e.kind == "button_down"]
         found = object_of_press(job.timeline, press, target, presses, frames=self.frames)
-        if found is not None and self.frames:
-            end = r.t_end + self.settle_cap  # as the after-frame's (_frames)
-            end = end if following is None else min(end, following)
-            after = said_after(job.timeline, found, target, job.t0 + r.t_end, job.t0 + end)
-            found = replace(found, after=after)
+        if found is not None and shown is not None:
+            start = max(job.t0 + r.t_end, shown[0])
+            found = replace(found, after=said_after(job.timeline, found, target, start, shown[1]))
         return None if found is None else self.redaction.widget(found)
 
     def _frames(
         self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool
-    ) -> tuple[str | None, str | None, Anchor | None, bool]:
-        """The step's before- and after-frame, stored (their keys), its anchor, and whether
+    ) -> tuple[str | None, str | None, Anchor | None, bool, tuple[float, float] | None]:
+        """The step's before- and after-frame, stored (their keys), its anchor, whether
         the screen was seen to settle in the after-frame (not when the next step, `following`,
-        began or the recording ended while it still changed); `action` is the step's,
-        redacted."""
+        began or the recording ended while it still changed), and when the after-frame was
+        first and last seen on screen; `action` is the step's, redacted."""
         t0, timeline, now = job.t0, job.timeline, job.now
         before_frame = timeline.before(t0 + r.t_start)
         limit = t0 + r.t_end + self.settle_cap
@@ -168,6 +169,7 @@ class Finisher:
             now=now if not job.final else max(now, limit),
         )
         settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
+        shown = None if after_frame is None else (after_frame.t_first, after_frame.t_last)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
         before, pixels = self._store_frame(before_frame)
         anchor = None
@@ -181,7 +183,7 @@ class Finisher:
                 rest = self._at_rest(pixels, r, job, before_frame)
             anchor = rest or _anchor(pixels, r.action.target)
         after, _ = self._store_frame(after_frame)
-        return before, after, anchor, settled
+        return before, after, anchor, settled, shown
 
     def _at_rest(self, pixels: Any, r: Reduced, job: Job, before: Frame | None) -> Anchor | None:
         """The anchor in two looks (rest.py): at rest, from a frame shown while the pointer

@@ -19,12 +19,14 @@ __all__ = ["said_after"]
 def said_after(
     timeline: FrameTimeline, widget: Widget, point: tuple[int, int], start: float, end: float
 ) -> After | None:
-    """What `widget`, pressed at `point`, said of itself at the end of its step: the last
-    question at `point` asked from `start` (the step's last event) to `end` (the next
-    step's, or the end of the after-frame's settling) names the object in its place (its
-    role, path and box; its name may change), and the screen inside that object did not
-    change from the asking to `end`. None where not known: the pointer moved away, the
-    object left the point (a bar closed), or it changed after the last question."""
+    """What `widget`, pressed at `point`, said of itself while its step's after-frame was
+    on screen: the last question at `point` asked from `start` (the step's last event, or
+    when the after-frame appeared) and answered by `end` (when it was last seen) names the
+    object in its place (its role, path and box; its name may change), and the screen
+    inside that object did not change from the asking to `end`. None where not known: the
+    pointer moved away, the object left the point (a bar closed), or it changed after the
+    last question. A state that comes and goes (a "Copied!" for two seconds) is taken as
+    the after-frame shows it, which is what a replay's --verify sees."""
     if widget.source != ATSPI:
         return None
     asked = [s for s in timeline.widgets_asked(start, end) if s.point == point]

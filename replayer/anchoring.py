@@ -163,18 +163,26 @@ class Locator:
                 return Finding(located, target, attempts, waited)
             self._pause(self.options.retry_every)
 
-    def said(self, step: Step, finding: Finding | None) -> Said | None:
+    def said(self, step: Step, finding: Finding | None, again: float) -> Said | None:
         """What the step's object says of itself now that the step is done, beside what it
         said when recorded (matching/compare/meaning.py): asked where the step pressed
-        today. None where nothing is known: no meaning recorded, or no answer today."""
+        today, and once more `again` s later where it said otherwise (a toolkit may tell
+        its tree after it paints). None where nothing is known: no meaning recorded, or
+        no answer today."""
         recorded = step.widget
         if recorded is None or recorded.after is None or finding is None:
             return None
         point = finding.located.point
         if not finding.found or point is None:
             return None
-        answered, today = self.objects.at(recorded, point)
-        return said_of(recorded, today) if answered else None
+        said = None
+        for wait in (0.0, again):
+            self._pause(wait)
+            answered, today = self.objects.at(recorded, point)
+            said = said_of(recorded, today) if answered else None
+            if said is not None and said.today == said.recorded:
+                return said
+        return said
 
     def _query(
         self, step: Step, target: tuple[int, int], recorded: Callable[[], Any] | None

@@ -150,7 +150,7 @@ class Runner:
             clock=self.clock,
         )
         action = step.action
-        said = self.locator.said(step, finding) if self.locator is not None else None
+        said = None if self.locator is None else self.locator.said(step, finding, verify.settle)
         checks = self._checks(step, verify, before, screen, finding, said)
         if not all(c.passed for c in checks):
             judge = lambda look: self._checks(step, verify, before, look, finding, said)  # noqa: E731

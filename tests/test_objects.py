@@ -338,6 +338,24 @@ def test_a_press_whose_look_kept_changing_keeps_what_every_question_named() -> N
         ([replace(RESTING[0], point=(330, 115)), RESTING[-1]], None, [10.37], "not resting"),
         (RESTING, 10.36, [10.37], "the screen beside it changed after the last question"),
         (RESTING, None, [10.3, 10.37], "a press between the questions"),
+        (
+            [*RESTING, WidgetSeen(10.36, 10.41, (320, 115), TWIN)],
+            None,
+            [10.37],
+            "a question in flight at the press named another",
+        ),
+        (
+            [replace(r, widget=replace(APPLY, role="text")) for r in RESTING],
+            None,
+            [10.37],
+            "a point in a text: a popup of its own may open there",
+        ),
+        (
+            [replace(r, widget=replace(APPLY, source="xwindow")) for r in RESTING],
+            None,
+            [10.37],
+            "an X window: its children are not known",
+        ),
     ],
 )
 def test_a_changing_look_is_not_kept_unless_watched_as_it_changed(

@@ -353,6 +353,9 @@ def test_verify_compares_what_a_check_box_says_after_the_step(desktop, tmp_path)
     [click] = [s for s in steps if s.action.action == "left_click"]
     assert click.widget is not None and click.widget.label == "check box 'Keep a copy'"
     assert click.widget.after == After("Keep a copy", ("checked",)), click.widget
+    shown = deskreel("show", db)
+    assert "check box 'Keep a copy' of" in shown.stdout, shown.stdout
+    assert "after: 'Keep a copy' (checked)" in shown.stdout, shown.stdout
     for theme, wrong in (("Adwaita:dark", ()), ("Adwaita", ("--wrong-effect",))):
         copy = tmp_path / f"check-{theme}-{bool(wrong)}.db"
         shutil.copyfile(db, copy)

@@ -138,7 +138,7 @@ class Check:
                 return f"{what}: not found today"
             return f"{what}: found at {list(self.found_at or ())}"
         if self.kind == "meaning":
-            then, now = self.said
+            then, now = (*self.said, "?", "?")[:2]
             if self.passed:
                 return f"{self.label} says {now} after the step, as recorded"
             return f"{self.label} after the step: recorded {then}, today {now}"

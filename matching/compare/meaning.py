@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from deskreel.storage.widgets import After, Widget
 
-from ..objects import acts_on_whole
+from ..objects import TOGGLES
 from ..params import PARAMS as P
 from ..search import Box
 from .checks import Check
@@ -33,9 +33,10 @@ class Said:
     today: After | None
     today_box: Box | None = None
     other: str = ""
-    # whether what it says accounts for the pixels inside it: a control whose name or
-    # states the step changed (a box ticked, a combo box's choice). A spin button says
-    # nothing of its value, nor an entry of its text: their pixels stay the judges
+    # whether what it says accounts for the pixels inside it: a toggle (a check box, a
+    # radio button: matching/objects.py's TOGGLES) whose name or states the step changed.
+    # A spin button says nothing of its value, an entry of its text, a row of its other
+    # cells: their pixels stay the judges
     vouches: bool = False
 
 
@@ -46,7 +47,7 @@ def said_of(recorded: Widget, today: Widget | None) -> Said | None:
     if recorded.after is None:
         return None
     changed = recorded.after != After.of(recorded)  # before the press: its own states
-    vouches = changed and acts_on_whole(recorded)
+    vouches = changed and recorded.role in TOGGLES
     said = Said(recorded.label, recorded.box, recorded.after, None, vouches=vouches)
     if today is None or today.role != recorded.role:
         return replace(said, other=today.label if today is not None else "")
