@@ -31,7 +31,7 @@ from .aiming import object_of_press
 from .meaning import said_after
 from .animation import animated_masks
 from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
-from .screen import Frame
+from .screen import Frame, FrameTimeline
 from .writing import StoreWrites
 
 __all__ = ["SHED_MASKS", "SHED_REST", "Finisher"]
@@ -156,7 +156,7 @@ class Finisher:
         """The step's before- and after-frame, stored (their keys), its anchor, whether
         the screen was seen to settle in the after-frame (not when the next step, `following`,
         began or the recording ended while it still changed), and when the after-frame was
-        first and last seen on screen; `action` is the step's, redacted."""
+        on screen (_on_screen); `action` is the step's, redacted."""
         t0, timeline, now = job.t0, job.timeline, job.now
         before_frame = timeline.before(t0 + r.t_start)
         limit = t0 + r.t_end + self.settle_cap
@@ -169,7 +169,7 @@ class Finisher:
             now=now if not job.final else max(now, limit),
         )
         settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
-        shown = None if after_frame is None else (after_frame.t_first, after_frame.t_last)
+        shown = None if after_frame is None else _on_screen(timeline, after_frame, limit)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
         before, pixels = self._store_frame(before_frame)
         anchor = None
@@ -258,3 +258,11 @@ def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
         margin=choice.margin,
         twins=choice.twins,
     )
+
+
+def _on_screen(timeline: FrameTimeline, frame: Frame, limit: float) -> tuple[float, float]:
+    """From when to when `frame` was on screen, as far as the grabs tell: until the next
+    frame replaced it, and never past `limit` (the next step's start, or the end of the
+    after-frame's settling)."""
+    later = [f for f in timeline.shown_between(frame.t_first, limit) if f.t_first > frame.t_first]
+    return frame.t_first, min([limit, *(f.t_first for f in later[:1])])

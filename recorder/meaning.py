@@ -29,8 +29,8 @@ def said_after(
     the after-frame shows it, which is what a replay's --verify sees."""
     if widget.source != ATSPI:
         return None
-    asked = [s for s in timeline.widgets_asked(start, end) if s.point == point]
-    if not asked or asked[-1].widget is None or asked[-1].t > end:
+    asked = [s for s in timeline.widgets_asked(start, end) if s.point == point and s.t <= end]
+    if not asked or asked[-1].widget is None:
         return None
     last, now = asked[-1], asked[-1].widget
     if (now.role, now.path, now.box) != (widget.role, widget.path, widget.box):
