@@ -23,9 +23,11 @@ def said_after(
     on screen: the last question at `point` asked from `start` (the step's last event, or
     when the after-frame appeared) and answered by `end` (when it was last seen) names the
     object in its place (its role, path and box; its name may change), and the screen
-    inside that object did not change from the asking to `end`. None where not known: the
-    pointer moved away, the object left the point (a bar closed), or it changed after the
-    last question. A state that comes and goes (a "Copied!" for two seconds) is taken as
+    inside that object did not change while it was asked. None where not known: the
+    pointer moved away, the object left the point (a bar closed), or it changed while
+    asked. The caller's `end` is when the after-frame was replaced, so that an answer
+    given by then holds for what the after-frame shows (a caret blinking in the object
+    after that is no matter). A state that comes and goes (a "Copied!" for two seconds) is taken as
     the after-frame shows it, which is what a replay's --verify sees."""
     if widget.source != ATSPI:
         return None
@@ -35,6 +37,6 @@ def said_after(
     last, now = asked[-1], asked[-1].widget
     if (now.role, now.path, now.box) != (widget.role, widget.path, widget.box):
         return None
-    if box_changed(timeline, now.box, last.asked, end):
-        return None
+    if box_changed(timeline, now.box, last.asked, last.t):
+        return None  # the answer may mix two looks
     return After.of(now)
