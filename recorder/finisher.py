@@ -31,7 +31,7 @@ from .aiming import object_of_press
 from .meaning import said_after
 from .animation import animated_masks
 from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
-from .screen import Frame
+from .screen import Frame, FrameTimeline
 from .writing import StoreWrites
 
 __all__ = ["SHED_MASKS", "SHED_REST", "Finisher"]
@@ -135,10 +135,10 @@ class Finisher:
             after_settled=settled if after is not None else None,
         )
 
-    def _widget(self, r: Reduced, job: Job, shown: tuple[Frame, float] | None) -> Widget | None:
+    def _widget(self, r: Reduced, job: Job, shown: tuple[float, float] | None) -> Widget | None:
         """What the step's press was on, as the toolkit said (recorder/aiming.py), and
-        what it said of itself as its after-frame shows it (`shown`: that frame, and the
-        bound it was taken within; meaning.py)."""
+        what it said of itself while its after-frame was on screen (`shown`: from when,
+        until when; meaning.py)."""
         target = r.action.target
         if not r.action.is_pointer or target is None or r.action.action == "mouse_move":
             return None
@@ -146,19 +146,17 @@ class Finisher:
         presses = [job.t0 + e.t for e in job.events if e.kind == "button_down"]
         found = object_of_press(job.timeline, press, target, presses, frames=self.frames)
         if found is not None and shown is not None:
-            after, limit = shown
-            said = said_after(job.timeline, found, target, after, job.t0 + r.t_end, limit)
-            found = replace(found, after=said)
+            start = max(job.t0 + r.t_end, shown[0])
+            found = replace(found, after=said_after(job.timeline, found, target, start, shown[1]))
         return None if found is None else self.redaction.widget(found)
 
     def _frames(
         self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool
-    ) -> tuple[str | None, str | None, Anchor | None, bool, tuple[Frame, float] | None]:
+    ) -> tuple[str | None, str | None, Anchor | None, bool, tuple[float, float] | None]:
         """The step's before- and after-frame, stored (their keys), its anchor, whether
         the screen was seen to settle in the after-frame (not when the next step, `following`,
-        began or the recording ended while it still changed), and the after-frame with the
-        bound it was taken within (the next step's start at the latest); `action` is the
-        step's, redacted."""
+        began or the recording ended while it still changed), and when the after-frame was
+        on screen (_on_screen); `action` is the step's, redacted."""
         t0, timeline, now = job.t0, job.timeline, job.now
         before_frame = timeline.before(t0 + r.t_start)
         limit = t0 + r.t_end + self.settle_cap
@@ -171,7 +169,7 @@ class Finisher:
             now=now if not job.final else max(now, limit),
         )
         settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
-        shown = None if after_frame is None else (after_frame, limit)
+        shown = None if after_frame is None else _on_screen(timeline, after_frame, limit)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
         before, pixels = self._store_frame(before_frame)
         anchor = None
@@ -260,3 +258,11 @@ def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
         margin=choice.margin,
         twins=choice.twins,
     )
+
+
+def _on_screen(timeline: FrameTimeline, frame: Frame, limit: float) -> tuple[float, float]:
+    """From when to when `frame` was on screen, as far as the grabs tell: until the next
+    frame replaced it, and never past `limit` (the next step's start, or the end of the
+    after-frame's settling)."""
+    later = [f for f in timeline.shown_between(frame.t_first, limit) if f.t_first > frame.t_first]
+    return frame.t_first, min([limit, *(f.t_first for f in later[:1])])

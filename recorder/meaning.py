@@ -8,67 +8,35 @@ unchecked, a combo box showing another choice), whatever the theme, font or scal
 from __future__ import annotations
 
 from deskreel.storage import Widget
-from deskreel.storage.widgets import ATSPI, After, Box
+from deskreel.storage.widgets import ATSPI, After
 
-from .screen import Frame, FrameTimeline
+from .aiming import box_changed
+from .screen import FrameTimeline
 
 __all__ = ["said_after"]
 
 
 def said_after(
-    timeline: FrameTimeline,
-    widget: Widget,
-    point: tuple[int, int],
-    after: Frame,
-    start: float,
-    limit: float,
+    timeline: FrameTimeline, widget: Widget, point: tuple[int, int], start: float, end: float
 ) -> After | None:
-    """What `widget`, pressed at `point`, said of itself while it looked as the step's
-    after-frame `after` shows it: the last question at `point` asked once it looked so
-    (not before `start`, the step's last event) and answered before its look changed
-    again (or `limit`, the next step's start) names the object in its place (its role,
-    path and box; its name may change). Its own look, not the whole screen's: a spinner
-    elsewhere changes the screen all the time. None where not known: the pointer moved
-    away, the object left the point (a bar closed), or no question fell while it looked
-    so. A state that comes and goes (a "Copied!" for two seconds) is taken as the
-    after-frame shows it, which is what a replay's --verify sees."""
+    """What `widget`, pressed at `point`, said of itself while its step's after-frame was
+    on screen: the last question at `point` asked from `start` (the step's last event, or
+    when the after-frame appeared) and answered by `end` (when it was last seen) names the
+    object in its place (its role, path and box; its name may change), and the screen
+    inside that object did not change while it was asked. None where not known: the
+    pointer moved away, the object left the point (a bar closed), or it changed while
+    asked. The caller's `end` is when the after-frame was replaced, so that an answer
+    given by then holds for what the after-frame shows (a caret blinking in the object
+    after that is no matter). A state that comes and goes (a "Copied!" for two seconds) is taken as
+    the after-frame shows it, which is what a replay's --verify sees."""
     if widget.source != ATSPI:
         return None
-    held = _look_held(timeline, widget.box, after, start, limit)
-    if held is None:
-        return None
-    since, until = held
-    asked = [s for s in timeline.widgets_asked(since, until) if s.point == point and s.t <= until]
+    asked = [s for s in timeline.widgets_asked(start, end) if s.point == point and s.t <= end]
     if not asked or asked[-1].widget is None:
         return None
-    now = asked[-1].widget
+    last, now = asked[-1], asked[-1].widget
     if (now.role, now.path, now.box) != (widget.role, widget.path, widget.box):
         return None
+    if box_changed(timeline, now.box, last.asked, last.t):
+        return None  # the answer may mix two looks
     return After.of(now)
-
-
-def _look_held(
-    timeline: FrameTimeline, box: Box, after: Frame, start: float, limit: float
-) -> tuple[float, float] | None:
-    """From when to when (from `start` to `limit` at most) the screen inside `box` showed
-    what `after` shows there, in the run of frames that holds `after`; None where `after`
-    is not among the frames held from `start` on."""
-    frames = timeline.shown_between(start, limit)
-    if after not in frames:
-        return None
-    x, y, w, h = box
-    look = after.pixels()[max(y, 0) : y + h, max(x, 0) : x + w]
-
-    def same(frame: Frame) -> bool:
-        region = frame.pixels()[max(y, 0) : y + h, max(x, 0) : x + w]
-        return region.shape == look.shape and bool((region == look).all())
-
-    at = frames.index(after)
-    first = at
-    while first > 0 and same(frames[first - 1]):
-        first -= 1
-    last = at
-    while last + 1 < len(frames) and same(frames[last + 1]):
-        last += 1
-    until = frames[last + 1].t_first if last + 1 < len(frames) else limit
-    return max(start, frames[first].t_first), min(until, limit)
