@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from deskreel.matching import (
     ObjectAnswer,
@@ -24,6 +24,8 @@ from deskreel.matching import (
 )
 from deskreel.matching import Refusal
 from deskreel.storage import Widget
+
+T = TypeVar("T")
 
 __all__ = ["QUESTION_BUDGET", "ObjectFinder", "WindowFinder", "ask_tree", "shown_at"]
 
@@ -94,15 +96,10 @@ class ObjectFinder:
             return by_object(recorded, None)  # its content decides: no bus opened for it
         if self._open() is None:
             return ObjectAnswer(None, None, "no-bus")
-        started = self._clock()
         try:
-            with self._tree.bus.budget(QUESTION_BUDGET):
-                return ask_tree(self._tree, self._conn, recorded)
+            return self._timed(lambda: ask_tree(self._tree, self._conn, recorded))
         except Exception as err:  # a bus or application gone wrong: the pixels decide
             return ObjectAnswer(None, None, "tree-failed", str(err))
-        finally:
-            self.asked += 1
-            self.seconds += self._clock() - started
 
     def at(self, recorded: Widget, point: tuple[int, int]) -> tuple[bool, Widget | None]:
         """Whether the tree answered, and what the screen shows at `point` today (in the
@@ -110,12 +107,17 @@ class ObjectFinder:
         object says of itself then."""
         if self._open() is None:
             return False, None
+        try:
+            return True, self._timed(lambda: shown_at(self._tree, self._conn, recorded, point))
+        except Exception:  # a bus or application gone wrong: nothing known
+            return False, None
+
+    def _timed(self, question: Callable[[], T]) -> T:
+        """One question within QUESTION_BUDGET, counted in `asked` and `seconds`."""
         started = self._clock()
         try:
             with self._tree.bus.budget(QUESTION_BUDGET):
-                return True, shown_at(self._tree, self._conn, recorded, point)
-        except Exception:  # a bus or application gone wrong: nothing known
-            return False, None
+                return question()
         finally:
             self.asked += 1
             self.seconds += self._clock() - started
