@@ -94,7 +94,7 @@ class Finisher:
         behind = self.jobs.waiting() > 0
         steps = []
         for n, (number, r) in enumerate(job.numbered):
-            following = job.numbered[n + 1][1].t_start if n + 1 < len(job.numbered) else None
+            following = _next_input(job.numbered[n + 1 :])
             lean = behind or self.hurry.is_set()
             steps.append(self._step(number, r, job, following, lean=lean))
         self.writes.call(self.writes.store.add_steps, self.recording_id, steps)
@@ -258,6 +258,12 @@ def _anchor(pixels: Any, target: tuple[int, int]) -> Anchor | None:
         margin=choice.margin,
         twins=choice.twins,
     )
+
+
+def _next_input(later: list[tuple[int, Reduced]]) -> float | None:
+    """When the first of the `later` steps that is input began (a `wait` is none: the
+    screen it shows is the step before it settling); None: none in this job."""
+    return next((r.t_start for _, r in later if r.action.action != "wait"), None)
 
 
 def _on_screen(timeline: FrameTimeline, frame: Frame, limit: float) -> tuple[float, float]:
