@@ -158,6 +158,9 @@ class Params:
     caret_tallest: int = 48
     looks_kept: int = 4  # screens remembered while watching: a caret has two looks, on and off
     effects_most: int = 6  # changed regions checked per step at most
+    # places checked per step at most that changed today where the recording shows no change
+    # (compare/unrecorded.py), the recorded effects and the masks left out first
+    unrecorded_most: int = 12
     around_press: tuple[int, int] = (96, 48)  # px around a press not looked for
     content_near: int = 48  # px around the expected place searched before the whole screen
     far_tries: int = 8  # places far away, best first, checked for content that appeared there

@@ -247,6 +247,7 @@ class Runner:
             earlier=before,
             aimed=None if finding is None else _aimed(step, finding),
             said=said,
+            settled=step.after_settled is not False,
         )
 
     def _recorded_screen(self, step: Step) -> Any:

@@ -8,7 +8,8 @@ centre on the screen) once shown, then "applied NAME" for each press of one.
 the window; --font SCALE scales the text, as a desktop's font setting does; --menu adds a
 menu bar whose "Tools" menu (its title's centre printed as "ready Tools X Y") opens a
 popup of two items, printed as "item NAME X Y" each time it opens. A press shows "NAME
-applied" in the status line below the rows; with --wrong-effect, "nothing applied".
+applied" in the status line below the rows; with --wrong-effect, "nothing applied"; with
+--quiet, nothing.
 --notebook puts the rows on the page of a notebook tab ("Servers"), whose accessible is
 boxed as its tab's label while it holds the page. --check adds a check box "Keep a copy"
 below the rows (printed as "ready Keep_a_copy X Y"); with --wrong-effect it does not stay
@@ -28,8 +29,9 @@ from gi.repository import GLib, Gtk  # noqa: E402
 ROWS = ("Proxy server", "Mail server")
 
 
-def pressed(name: str, status: Gtk.Label, wrong: bool, _button: Gtk.Button) -> None:
-    status.set_text("nothing applied" if wrong else f"{name} applied")
+def pressed(name: str, status: Gtk.Label, args: argparse.Namespace, _button: Gtk.Button) -> None:
+    if not args.quiet:
+        status.set_text("nothing applied" if args.wrong_effect else f"{name} applied")
     print("applied", name, flush=True)
 
 
@@ -55,7 +57,7 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
     for n, name in enumerate(rows):
         text = "Save" if args.rename else "Apply"
         button = Gtk.Button(label=text)
-        button.connect("clicked", functools.partial(pressed, name, status, args.wrong_effect))
+        button.connect("clicked", functools.partial(pressed, name, status, args))
         label = Gtk.Label(label=name, xalign=0, width_chars=16)
         if grid is not None:
             grid.attach(label, 0, n, 1, 1)
@@ -123,6 +125,7 @@ def main() -> None:
     parser.add_argument("--font", type=float, default=1.0)
     parser.add_argument("--menu", action="store_true")
     parser.add_argument("--wrong-effect", action="store_true")
+    parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--notebook", action="store_true")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()

@@ -339,6 +339,24 @@ def test_verify_names_the_object_of_a_step_whose_effect_differs(desktop, recorde
         ), (theme, done.stderr)
 
 
+def test_verify_fails_a_step_that_changed_what_the_recording_shows_unchanged(desktop, tmp_path):
+    """Recorded where Apply wrote nothing; replayed where it writes its status line: the
+    line changed where the recording shows no change, and the step fails saying so. Where
+    it still writes nothing, the step passes."""
+    db = tmp_path / "quiet.db"
+    record_press(desktop, db, "--quiet")
+    for form_args, fails in (((), True), (("--quiet",), False)):
+        copy = tmp_path / f"quiet-{fails}.db"
+        shutil.copyfile(db, copy)
+        done, pressed = replay(desktop, copy, *form_args, extra=("--verify",))
+        assert pressed == ["Mail server"], done.stderr
+        if not fails:
+            assert done.returncode == 0, done.stderr
+            continue
+        assert done.returncode == 1, done.stderr
+        assert "where the recording shows no change" in done.stderr, done.stderr
+
+
 def test_verify_compares_what_a_check_box_says_after_the_step(desktop, tmp_path):
     """The recorder keeps what the pressed check box said of itself once checked; a replay
     asks it again: checked passes under another theme, left unchecked fails, saying both."""

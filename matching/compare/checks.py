@@ -92,7 +92,8 @@ class Difference:
 @dataclass(frozen=True, slots=True)
 class Check:
     # object (what a pointer step acted on, found today), target (around the press of a
-    # pointer step not looked for), effect, checkpoint
+    # pointer step not looked for), effect, unrecorded (a change today where the recording
+    # shows none: compare/unrecorded.py), checkpoint, meaning
     kind: str
     box: Box  # recorded coordinates
     found_at: Box | None  # where its content is on today's screen
@@ -142,11 +143,14 @@ class Check:
             if self.passed:
                 return f"{self.label} says {now} after the step, as recorded"
             return f"{self.label} after the step: recorded {then}, today {now}"
+        if self.kind == "unrecorded" and not self.passed:
+            return (
+                f"{list(self.expected or self.box)} changed during the step, where the "
+                f"recording shows no change: {self._differ()} against the recording there"
+            )
         if self.match == "meaning":
             return f"{self.kind} {list(self.box)}: inside {self.label}, which says as recorded"
-        differ = f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)"
-        if self.scale != 1.0:
-            differ += f", compared at {self.scale:g}x"
+        differ = self._differ()
         if self.match == "none":
             place = list(self.expected) if self.expected else "its place"
             return (
@@ -164,6 +168,10 @@ class Check:
         if self.match == "far":
             where += " (appeared there during the step)"
         return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
+
+    def _differ(self) -> str:
+        differ = f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)"
+        return differ + (f", compared at {self.scale:g}x" if self.scale != 1.0 else "")
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -248,6 +256,14 @@ class Mapper:
         lx, ly = self.located
         s = self.scale
         return (round(lx + (x - tx) * s), round(ly + (y - ty) * s), round(w * s), round(h * s))
+
+    def back(self, box: Box) -> Box:
+        """A box of today's screen at its recorded place: `box` undone."""
+        x, y, w, h = box
+        tx, ty = self.target
+        lx, ly = self.located
+        s = self.scale
+        return (round(tx + (x - lx) / s), round(ty + (y - ly) / s), round(w / s), round(h / s))
 
 
 def carets_only(first: Image, then: Image, options: VerifyOptions) -> bool:

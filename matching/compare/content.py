@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -13,18 +14,26 @@ from .checks import Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
 from .recolour import recoloured
 from .scaled import parts_changed
 
-__all__ = ["Content", "Views", "checkpoint", "find"]
+__all__ = ["Content", "Views", "changed_boxes", "checkpoint", "find"]
 
 
+@dataclass(frozen=True, slots=True)
 class Views:
     """Today's screens (after the step, and before it when known) as the checks compare
-    them: grayscale, blurred at another scale."""
+    them: grayscale, blurred at another scale (`of`)."""
 
-    def __init__(self, screen: Image, earlier: Image | None, scale: float):
-        self.screen = view(screen, scale)
-        self.earlier = (
-            None if earlier is None or earlier.shape != screen.shape else view(earlier, scale)
-        )
+    screen: Image
+    earlier: Image | None
+
+    @classmethod
+    def of(cls, screen: Image, earlier: Image | None, scale: float) -> Views:
+        if earlier is None or earlier.shape != screen.shape:
+            return cls(view(screen, scale), None)
+        return cls(view(screen, scale), view(earlier, scale))
+
+    def before_step(self) -> Views | None:
+        """Today's screen before the step, looked at as the checks look at a screen."""
+        return None if self.earlier is None else Views(self.earlier, None)
 
 
 class Content:
@@ -289,3 +298,35 @@ def changed_pixels(
         return 1.0, int(keep.sum())
     diff = np.abs(expected.astype(np.int16) - seen) > options.pixel_threshold
     return measured(diff & keep, keep)
+
+
+def changed_boxes(
+    before: Image, after: Image, keep: Mask, options: VerifyOptions, *, most: int | None = None
+) -> list[Box]:
+    """Boxes around what changed from `before` to `after` (the same size) where `keep` holds,
+    largest first: pixels closer than P.effect_join are one region, regions under
+    P.effect_least px are left out (a caret blink), each is grown by P.effect_pad px of
+    context, and at most `most` (P.effects_most) are given."""
+    import cv2
+
+    changed = (
+        np.abs(grayscale(before).astype(np.int16) - grayscale(after)) > options.pixel_threshold
+    )
+    changed &= keep
+    if not changed.any():
+        return []
+    join = np.ones((P.effect_join, P.effect_join), np.uint8)
+    grown = cv2.dilate(changed.astype(np.uint8), join)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
+    boxes = [
+        tuple(int(v) for v in stats[i][:4])
+        for i in range(1, count)
+        if stats[i][4] >= P.effect_least
+    ]
+    boxes.sort(key=lambda b: -b[2] * b[3])
+    height, width = after.shape[:2]
+    pad = P.effect_pad
+    return [
+        clamp((x - pad, y - pad, w + 2 * pad, h + 2 * pad), width, height)
+        for x, y, w, h in boxes[: P.effects_most if most is None else most]
+    ]

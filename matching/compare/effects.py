@@ -1,6 +1,6 @@
 """Verification: after a step settles, does the screen show what the recording showed?
 
-Three kinds of check, all in recorded coordinates mapped through the step's shift and scale:
+Four kinds of check, all in recorded coordinates mapped through the step's shift and scale:
 - object: a pointer step's object (what its toolkit named, or its anchor's pixels) was found
   today, with its box then and now; a pointer step not looked for (no anchor, --no-anchor)
   gets a target check instead: the recorded pixels around its press, found near it;
@@ -10,6 +10,9 @@ Three kinds of check, all in recorded coordinates mapped through the step's shif
   there before the step too (a duplicate, a look-alike) is no effect of the step and never
   passes it. Under another theme an effect passes in other colours: the recorded pixels
   under one straight-line change of grey levels (recolour.py);
+- unrecorded: each place the step changed on today's screen where the recording shows no
+  change, compared with the recording where today's screen showed what it showed before the
+  step (unrecorded.py): a message that appeared, a status line that says another thing;
 - checkpoint: a `screenshot` step's region (or the whole screen) matches, pixel by pixel.
 A check whose content is not found is compared where it differs least, at its expected
 place or at the best match within 48 px of it, and says so.
@@ -38,10 +41,11 @@ import numpy as np
 from deskreel.storage import POINTER_ACTIONS
 
 from ..params import PARAMS as P
-from ..search import Box, Image, Point, grayscale
+from ..search import Box, Image, Point
 from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
-from .content import Views, checkpoint, find
+from .content import Views, changed_boxes, checkpoint, find
 from .meaning import Said, by_meaning, meaning_check
+from .unrecorded import KIND, unrecorded
 
 __all__ = ["CHECKS", "Compared", "checks_for", "diff_image"]
 
@@ -61,9 +65,11 @@ class Compared:
     aimed: Aimed | None  # what a pointer step's target was found as, where looked for
     region: Box | None  # a screenshot step's region
     said: Said | None = None  # what a pointer step's object said after it, then and today
+    effects: tuple[Box, ...] = ()  # the regions the step changed in the recording (recorded)
+    settled: bool = True  # the recorded after-frame was seen to settle
 
 
-def _checkpoint(c: Compared) -> list[Check]:
+def _checkpoint(c: Compared, _done: list[Check]) -> list[Check]:
     """A `screenshot` step's region (or the whole screen) matches, pixel by pixel."""
     if c.action != "screenshot":
         return []
@@ -71,19 +77,19 @@ def _checkpoint(c: Compared) -> list[Check]:
     return [checkpoint(c.after, c.seen, box, c.mapper, c.keep, c.options)]
 
 
-def _object(c: Compared) -> list[Check]:
+def _object(c: Compared, _done: list[Check]) -> list[Check]:
     """A pointer step's object (its toolkit's, or its anchor's pixels) was found today."""
     if c.aimed is None or c.action not in POINTER_ACTIONS:
         return []
     return [object_check(c.aimed)]
 
 
-def _meaning(c: Compared) -> list[Check]:
+def _meaning(c: Compared, _done: list[Check]) -> list[Check]:
     """A pointer step's object says after the step what it said when recorded."""
     return [meaning_check(c.said)] if c.said is not None else []
 
 
-def _target(c: Compared) -> list[Check]:
+def _target(c: Compared, _done: list[Check]) -> list[Check]:
     """A pointer step not looked for (no anchor, --no-anchor): nothing but the pixels around
     the press tells that it landed on what the recording pressed (a renamed button)."""
     if c.aimed is not None or c.target is None or c.action not in POINTER_ACTIONS:
@@ -92,23 +98,33 @@ def _target(c: Compared) -> list[Check]:
     return [find("target", c.after, c.seen, box, c.mapper, c.keep, c.options, far=False)]
 
 
-def _effect(c: Compared) -> list[Check]:
+def _effect(c: Compared, _done: list[Check]) -> list[Check]:
     """Each region the action changed in the recording shows its recorded content today."""
+    return [find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options) for box in c.effects]
+
+
+def _unrecorded(c: Compared, done: list[Check]) -> list[Check]:
+    """Each place the step changed today but not in the recording shows, where today's
+    screen before the step showed what the recording did, what the recording shows after
+    it (unrecorded.py). Not where the recorded after-frame did not settle: the rest of
+    an effect not drawn yet then is no change the recording did not show."""
     if c.action == "screenshot" or c.before is None or c.before.shape != c.after.shape:
         return []
-    return [
-        find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options)
-        for box in _effects(c.before, c.after, c.keep, c.options)
-    ]
+    if not c.settled:
+        return []
+    found = [k.found_at for k in done if k.kind == "effect" and k.found_at is not None]
+    return unrecorded(c.before, c.after, c.seen, c.mapper, c.keep, c.options, c.effects, found)
 
 
-# The checks of a step, in order: each returns its checks (none where it does not apply).
-CHECKS: tuple[tuple[str, Callable[[Compared], list[Check]]], ...] = (
+# The checks of a step, in order: each returns its checks (none where it does not apply),
+# given the step's comparison and the checks of the rows before it.
+CHECKS: tuple[tuple[str, Callable[[Compared, list[Check]], list[Check]]], ...] = (
     ("checkpoint", _checkpoint),
     ("object", _object),
     ("meaning", _meaning),
     ("target", _target),
     ("effect", _effect),
+    (KIND, _unrecorded),
 )
 
 
@@ -128,6 +144,7 @@ def checks_for(
     earlier: Image | None = None,
     aimed: Aimed | None = None,
     said: Said | None = None,
+    settled: bool = True,
 ) -> list[Check]:
     """Every check of one step (the rows of CHECKS); empty when the recording has no frames
     to compare with.
@@ -142,16 +159,26 @@ def checks_for(
     where it was looked for: it gets a check of its own. `said` is what its object said
     after the step, then and today: an effect inside it is judged by that (meaning.py).
     `shift` is where the recorded screen's origin is today (a recorded place p is at
-    shift + p * scale): it maps places when `located` is unknown.
+    shift + p * scale): it maps places when `located` is unknown. `settled`: whether the
+    recorded after-frame was seen to settle (a step's after_settled).
     """
     if after is None:
         return []
+    keep = _unmasked(after.shape, masks)
+    effects = (
+        changed_boxes(before, after, keep, options)
+        if action != "screenshot" and before is not None and before.shape == after.shape
+        else []
+    )
     compared = Compared(
-        action, before, after, Views(screen, earlier, scale),
-        Mapper(target, located, scale, shift), _unmasked(after.shape, masks), options,
-        target, aimed, region, said,
+        action, before, after, Views.of(screen, earlier, scale),
+        Mapper(target, located, scale, shift), keep, options,
+        target, aimed, region, said, tuple(effects), settled,
     )  # fmt: skip
-    checks = by_meaning([check for _, run in CHECKS for check in run(compared)])
+    done: list[Check] = []
+    for _, run in CHECKS:
+        done += run(compared, done)
+    checks = by_meaning(done)
     return [replace(check, difference=check.differs(options)) for check in checks]
 
 
@@ -177,33 +204,6 @@ def _unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Mask:
     for x, y, w, h in masks:
         keep[max(y, 0) : y + h, max(x, 0) : x + w] = False
     return keep
-
-
-def _effects(before: Image, after: Image, keep: Mask, options: VerifyOptions) -> list[Box]:
-    """Boxes around what the action changed on the recorded screen, largest first."""
-    import cv2
-
-    changed = (
-        np.abs(grayscale(before).astype(np.int16) - grayscale(after)) > options.pixel_threshold
-    )
-    changed &= keep
-    if not changed.any():
-        return []
-    join = np.ones((P.effect_join, P.effect_join), np.uint8)
-    grown = cv2.dilate(changed.astype(np.uint8), join)
-    count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
-    boxes = [
-        tuple(int(v) for v in stats[i][:4])
-        for i in range(1, count)
-        if stats[i][4] >= P.effect_least
-    ]
-    boxes.sort(key=lambda b: -b[2] * b[3])
-    height, width = after.shape[:2]
-    pad = P.effect_pad
-    return [
-        clamp((x - pad, y - pad, w + 2 * pad, h + 2 * pad), width, height)
-        for x, y, w, h in boxes[: P.effects_most]
-    ]
 
 
 def _around(target: Point, shape: tuple[int, ...]) -> Box:

@@ -20,6 +20,10 @@ from .checks import Check
 
 __all__ = ["Said", "by_meaning", "meaning_check", "said_of"]
 
+# The kinds of pixel check an object's meaning accounts for when they lie inside it: what
+# the step changed in the recording, and what it changed today where the recording did not.
+WITHIN = ("effect", "unrecorded")
+
 
 @dataclass(frozen=True, slots=True)
 class Said:
@@ -82,7 +86,7 @@ def by_meaning(checks: Sequence[Check]) -> list[Check]:
     out = []
     for check in checks:
         inside = next((m for m in meant if _within(check.box, m.box)), None)
-        if check.kind == "effect" and not check.passed and inside is not None:
+        if check.kind in WITHIN and not check.passed and inside is not None:
             check = replace(check, passed=True, match="meaning", label=inside.label)
         out.append(check)
     return out
