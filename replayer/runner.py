@@ -53,6 +53,8 @@ class Runner:
         self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
         self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
         self.stopped = False  # a person answered "abort" (--on-missing ask)
+        # each step's next input step's before-frame: the recorded screen just before it
+        self.later = later_frames(steps)
 
     def steps_through(self, injector: Injector) -> None:
         self.injector = injector
@@ -248,11 +250,15 @@ class Runner:
             aimed=None if finding is None else _aimed(step, finding),
             said=said,
             settled=step.after_settled is not False,
+            later=self._recorded_frame(self.later.get(step.step)),
         )
 
     def _recorded_screen(self, step: Step) -> Any:
+        return self._recorded_frame(step.before_frame)
+
+    def _recorded_frame(self, key: str | None) -> Any:
         try:
-            return self.frames.recorded(step.before_frame)
+            return self.frames.recorded(key)
         except StorageError:  # a damaged store: the anchor alone decides, as without frames
             return None
 
@@ -360,3 +366,16 @@ class Runner:
 def _aimed(step: Step, finding: Finding) -> Aimed | None:
     anchor = step.anchor.box if step.anchor is not None else None
     return aimed_at(finding.located, step.widget, anchor)
+
+
+def later_frames(steps: list[Step]) -> dict[int, str]:
+    """For each step, the before-frame of the next step that is input (a `wait` is none):
+    the recorded screen just before that step."""
+    later: dict[int, str] = {}
+    upcoming: str | None = None
+    for step in reversed(steps):
+        if upcoming is not None:
+            later[step.step] = upcoming
+        if step.action.action != "wait":
+            upcoming = step.before_frame
+    return later

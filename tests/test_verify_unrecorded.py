@@ -146,3 +146,37 @@ def test_an_after_frame_that_did_not_settle_is_not_compared_so():
         settled=False,
     )  # fmt: skip
     assert unrecorded(checks) == [], checks
+
+
+def test_a_place_the_recording_shows_changed_so_before_the_next_step_passes():
+    # a message timed out: today during this step, in the recording only before the next
+    shown, gone = screen("Saved", note="x"), screen(note="x")
+    checks = checks_for(
+        action="left_click", before=shown, after=shown, screen=gone, target=(90, 60),
+        located=(90, 60), scale=1.0, region=None, masks=(), options=VerifyOptions(),
+        earlier=shown, later=gone,
+    )  # fmt: skip
+    [check] = unrecorded(checks)
+    assert check.passed and check.match == "later", check
+    assert "just before the next step" in check.describe()
+    # what the recording never shows at that place fails, later frame or not
+    checks = checks_for(
+        action="left_click", before=shown, after=shown, screen=screen("Error", note="x"),
+        target=(90, 60), located=(90, 60), scale=1.0, region=None, masks=(),
+        options=VerifyOptions(), earlier=shown, later=gone,
+    )  # fmt: skip
+    [check] = unrecorded(checks)
+    assert not check.passed and check.match == "near", check
+
+
+def test_the_later_frame_is_the_next_input_steps_screen_before_it():
+    from deskreel.replayer.runner import later_frames
+    from deskreel.storage import Action, Step
+
+    def step(n, kind, frame):
+        action = Action(kind, duration=1.0) if kind == "wait" else Action(kind, text="a")
+        return Step(n, action, before_frame=frame)
+
+    steps = [step(1, "type", "f1"), step(2, "wait", "w"), step(3, "type", "f3"),
+             step(4, "type", None), step(5, "type", "f5")]  # fmt: skip
+    assert later_frames(steps) == {1: "f3", 2: "f3", 4: "f5"}

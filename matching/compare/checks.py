@@ -105,7 +105,8 @@ class Check:
     # near: found near its expected place; far: found elsewhere, where it appeared during
     # the step; recoloured: found in other colours (recolour.py); before: found
     # only where the screen showed it before the step too; none: not found,
-    # compared at the best match near its expected place; meaning: inside an object that
+    # compared at the best match near its expected place; later: (unrecorded) as the
+    # recording shows it just before the next step; meaning: inside an object that
     # says after the step what it said when recorded (compare/meaning.py, `label` names it)
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
@@ -167,6 +168,8 @@ class Check:
             return f"{self.kind} {list(self.box)}: in other colours {where}, {differ}"
         if self.match == "far":
             where += " (appeared there during the step)"
+        if self.match == "later":
+            where += " (as the recording shows it just before the next step)"
         return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
 
     def _differ(self) -> str:

@@ -67,6 +67,7 @@ class Compared:
     said: Said | None = None  # what a pointer step's object said after it, then and today
     effects: tuple[Box, ...] = ()  # the regions the step changed in the recording (recorded)
     settled: bool = True  # the recorded after-frame was seen to settle
+    later: Image | None = None  # recorded, just before the next step
 
 
 def _checkpoint(c: Compared, _done: list[Check]) -> list[Check]:
@@ -113,7 +114,9 @@ def _unrecorded(c: Compared, done: list[Check]) -> list[Check]:
     if not c.settled:
         return []
     found = [k.found_at for k in done if k.kind == "effect" and k.found_at is not None]
-    return unrecorded(c.before, c.after, c.seen, c.mapper, c.keep, c.options, c.effects, found)
+    return unrecorded(
+        c.before, c.after, c.seen, c.mapper, c.keep, c.options, c.effects, found, c.later
+    )
 
 
 # The checks of a step, in order: each returns its checks (none where it does not apply),
@@ -145,6 +148,7 @@ def checks_for(
     aimed: Aimed | None = None,
     said: Said | None = None,
     settled: bool = True,
+    later: Image | None = None,
 ) -> list[Check]:
     """Every check of one step (the rows of CHECKS); empty when the recording has no frames
     to compare with.
@@ -160,7 +164,9 @@ def checks_for(
     after the step, then and today: an effect inside it is judged by that (meaning.py).
     `shift` is where the recorded screen's origin is today (a recorded place p is at
     shift + p * scale): it maps places when `located` is unknown. `settled`: whether the
-    recorded after-frame was seen to settle (a step's after_settled).
+    recorded after-frame was seen to settle (a step's after_settled); `later` the
+    recorded screen just before the next step that is input (its before-frame): a place
+    the step changed today as the recording shows it by then passes (unrecorded.py).
     """
     if after is None:
         return []
@@ -173,7 +179,7 @@ def checks_for(
     compared = Compared(
         action, before, after, Views.of(screen, earlier, scale),
         Mapper(target, located, scale, shift), keep, options,
-        target, aimed, region, said, tuple(effects), settled,
+        target, aimed, region, said, tuple(effects), settled, later,
     )  # fmt: skip
     done: list[Check] = []
     for _, run in CHECKS:

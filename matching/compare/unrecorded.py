@@ -41,11 +41,14 @@ def unrecorded(
     options: VerifyOptions,
     effects: Sequence[Box],
     found: Sequence[Box],
+    later: Image | None = None,
 ) -> list[Check]:
     """A check of each place today's screen changed during the step apart from the
     recorded `effects` (recorded boxes; `found`: where today's screen showed them) and the
     masks (`keep`), where its screen before the step showed what the recorded `before`
-    shows: there it must show after the step what `after` shows."""
+    shows: there it must show after the step what `after` shows, or what `later` (the
+    recorded screen just before the next step, the same size) shows: the recording saw
+    the place change so before the next step (a message timed out, a late drawing)."""
     earlier = seen.before_step()
     if earlier is None or before.shape != after.shape:
         return []
@@ -60,7 +63,7 @@ def unrecorded(
         back = clamp(mapper.back(box), width, height)
         if min(back[2:]) < P.effect_join:
             continue  # a sliver at the recorded screen's edge: it would match anything
-        check = _compared(before, after, earlier, seen, back, mapper, recorded, options)
+        check = _compared(before, (after, later), earlier, seen, back, mapper, recorded, options)
         if check is not None:
             checks.append(check)
     return checks
@@ -68,7 +71,7 @@ def unrecorded(
 
 def _compared(
     before: Image,
-    after: Image,
+    afters: tuple[Image, Image | None],
     earlier: Views,
     seen: Views,
     box: Box,
@@ -77,7 +80,8 @@ def _compared(
     options: VerifyOptions,
 ) -> Check | None:
     """`box` (recorded) at its place today, where today's screen before the step showed
-    what `before` shows there: today's screen after the step against `after`; None where
+    what `before` shows there: today's screen after the step against the recorded after-
+    frame, else the later frame (`afters`; match "later" where that one passes); None where
     it showed something else, or the place is not whole on today's screen. The very place,
     never the best match near it: a row of look-alikes matches anywhere along it."""
     shown = Content(before, box, keep, mapper.scale, options)
@@ -88,18 +92,21 @@ def _compared(
     if not shown.passes(earlier.screen, x, y):
         return None
     place = (x, y, shown.width, shown.height)
-    changed, patch = Content(after, box, keep, mapper.scale, options).changed(seen.screen, x, y)
-    return Check(
-        KIND,
-        box,
-        place,
-        round(1.0 - changed, 4),
-        round(changed, 4),
-        patch,
-        passes(changed, patch, options),
-        place,
-        scale=mapper.scale,
-    )
+    check = None
+    for frame, match in zip(afters, ("near", "later"), strict=True):
+        if frame is None or frame.shape != before.shape:
+            continue
+        content = Content(frame, box, keep, mapper.scale, options)
+        changed, patch = content.changed(seen.screen, x, y)
+        passed = passes(changed, patch, options)
+        if check is None or passed:
+            check = Check(
+                KIND, box, place, round(1.0 - changed, 4), round(changed, 4), patch, passed,
+                place, match, mapper.scale,
+            )  # fmt: skip
+        if passed:
+            break
+    return check
 
 
 def _today_keep(keep: Mask, mapper: Mapper, shape: tuple[int, ...], covered: Sequence[Box]) -> Mask:
