@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
+from deskreel.storage.monitors import MONITORS, Layout
 from deskreel.storage.values import SHED
 from deskreel.storage.widgets import ATSPI, Widget
 from deskreel.storage import (
@@ -208,6 +209,9 @@ def show(db: str, ref: str | None) -> int:
     )
     if rec.instruction is not None:
         click.echo(f"instruction: {printable(rec.instruction)}")
+    layout = Layout.from_json(rec.extra.get(MONITORS)) if isinstance(rec.extra, dict) else None
+    if layout is not None:
+        click.echo(printable(layout.describe()))
     shed = rec.extra.get(SHED) if isinstance(rec.extra, dict) else None
     counts = (
         {str(k): v for k, v in shed.items() if isinstance(v, int)} if isinstance(shed, dict) else {}

@@ -25,11 +25,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from deskreel.xsession.display import connect, display_name
+from deskreel.xsession.monitors import read_layout
 from deskreel.xsession.settings import read_input_settings
 from deskreel.storage import StorageError, Store
 
 if TYPE_CHECKING:
     from deskreel.xsession.toplevel import TopLevel
+from deskreel.storage.monitors import MONITORS
 from deskreel.storage.values import INPUT_SETTINGS, SHED
 
 from .capture import InputCapture
@@ -243,6 +245,7 @@ class Recorder:
             "frames": self.options.frames,
             "display": self._display,
             INPUT_SETTINGS: self.settings.to_json(),
+            MONITORS: read_layout(self._control).to_json(),
             **({XWAYLAND: XWAYLAND_NOTE} if self.options.xwayland else {}),
         }
 

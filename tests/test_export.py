@@ -794,8 +794,8 @@ def test_all_recordings_with_a_progress_bar(fixture, tmp_path, capsys):
     assert all(line["file_name"] == "" and line["screen"] == [] for line in script)
     assert script[0]["action"] == "mouse_move(200, 150)"
     card = (out / "README.md").read_text()
-    # recording | id | source | lines | recorded screen | exported screen | duration
-    assert "| a/script | 2 | script | 20 | unknown | unknown |" in card
+    # recording | id | source | lines | recorded screen | exported screen | monitors | duration
+    assert "| a/script | 2 | script | 20 | unknown | unknown | unknown |" in card
     assert "| first | 1 | recorder | 27 | 320x200 | 320x200 |" in card
     assert 'HighLevelActionSet(subsets=["coord"], multiaction=True)' in card
 

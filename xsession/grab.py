@@ -38,7 +38,7 @@ class Grabber:
             import mss
 
             self._mss = mss.MSS(display=self.display_name)
-        shot = self._mss.grab(self._mss.monitors[1])
+        shot = self._mss.grab(self._mss.monitors[0])  # every monitor: the whole X screen
         data = shot.raw if hasattr(shot, "raw") else shot.bgra
         return data, shot.width, shot.height
 

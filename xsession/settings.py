@@ -15,7 +15,7 @@ from typing import Any
 
 from deskreel.storage.grouping import DEFAULT_SETTINGS, InputSettings, fits
 
-__all__ = ["cursor_blink", "read_input_settings", "parse_xsettings"]
+__all__ = ["cursor_blink", "desktop_settings", "read_input_settings", "parse_xsettings"]
 
 _USE_CORE_KEYBOARD = 0x0100  # XkbUseCoreKbd
 _REPEAT_KEYS = 1 << 0  # XkbRepeatKeysMask, in the enabled controls
@@ -155,6 +155,11 @@ def _requests() -> dict[str, Any]:
         )
 
     return {"UseExtension": UseExtension, "GetControls": GetControls}
+
+
+def desktop_settings(conn: Any) -> dict[str, int | str]:
+    """The integer and string settings of the screen's XSETTINGS manager; {} where none."""
+    return _xsettings(conn)
 
 
 def _xsettings(conn: Any) -> dict[str, int | str]:

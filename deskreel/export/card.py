@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from deskreel.storage.monitors import MONITORS, Layout
+
 from ..table import format_duration
 
 if TYPE_CHECKING:
@@ -147,6 +149,7 @@ def _recordings(summary: Summary) -> str:
             str(e.lines),
             _size(e.recording.screen),
             _size(e.screen),
+            _monitors(e.recording.extra),
             format_duration(e.recording.duration),
         ]
         for e in summary.recordings
@@ -158,6 +161,7 @@ def _recordings(summary: Summary) -> str:
         "lines",
         "recorded screen",
         "exported screen",
+        "monitors",
         "duration",
     ]
     tasks = [
@@ -241,6 +245,13 @@ def _lost(summary: Summary) -> str:
 
 def _cell(text: str | None) -> str:
     return " ".join((text or "").split()).replace("|", "\\|")
+
+
+def _monitors(extra: object) -> str:
+    """The recording's monitors and scale (storage/monitors.py), "unknown" where it has none
+    stored (recorded before they were, or imported)."""
+    layout = Layout.from_json(extra.get(MONITORS)) if isinstance(extra, dict) else None
+    return layout.describe().removeprefix("monitors: ") if layout is not None else "unknown"
 
 
 def _size(screen: tuple[int, int] | None) -> str:

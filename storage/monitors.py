@@ -1,0 +1,105 @@
+"""The monitors a recording's X screen was shown on, and the scale the desktop told: facts
+the X server and the desktop's settings give (xsession/monitors.py reads them), stored in
+a recording's `extra` under MONITORS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MONITORS", "Layout", "Monitor"]
+
+MONITORS = "monitors"  # the key of a recording's `Layout` in its `extra`
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Monitor:
+    """One monitor: its RandR name, its box on the X screen, whether it is the primary one,
+    and its physical size in mm where the server knows it."""
+
+    name: str
+    box: Box
+    primary: bool = False
+    mm: tuple[int, int] | None = None
+
+    def dpi(self) -> float | None:
+        """Its pixels per inch across, where its physical width is known."""
+        if self.mm is None or self.mm[0] <= 0:
+            return None
+        return round(self.box[2] / (self.mm[0] / 25.4), 1)
+
+    def describe(self) -> str:
+        x, y, w, h = self.box
+        text = f"{self.name} {w}x{h}+{x}+{y}"
+        return text + (" primary" if self.primary else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "box": list(self.box), "primary": self.primary} | (
+            {"mm": list(self.mm)} if self.mm else {}
+        )
+
+    @classmethod
+    def from_json(cls, data: Any) -> Monitor | None:
+        try:
+            x, y, w, h = (int(v) for v in data["box"])
+            mm = data.get("mm")
+            return cls(
+                str(data["name"]),
+                (x, y, w, h),
+                bool(data.get("primary", False)),
+                (int(mm[0]), int(mm[1])) if mm else None,
+            )
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The monitors (left to right, then top to bottom) and the desktop's scale: Xft.dpi
+    (the X resources' or the XSETTINGS manager's, which GTK and Qt follow for text) and the
+    settings manager's window scale (Gdk/WindowScalingFactor); None where nothing told."""
+
+    monitors: tuple[Monitor, ...]
+    xft_dpi: float | None = None
+    window_scale: int | None = None
+
+    def monitor_at(self, x: int, y: int) -> Monitor | None:
+        """The monitor showing the screen's point (x, y); None: none (between monitors)."""
+        for monitor in self.monitors:
+            mx, my, mw, mh = monitor.box
+            if mx <= x < mx + mw and my <= y < my + mh:
+                return monitor
+        return None
+
+    def describe(self) -> str:
+        """One line: `monitors: DUMMY0 1280x800+0+0 primary, DUMMY1 1280x800+1280+0; Xft.dpi
+        96`."""
+        text = "monitors: " + (", ".join(m.describe() for m in self.monitors) or "none told")
+        if self.xft_dpi is not None:
+            text += f"; Xft.dpi {self.xft_dpi:g}"
+        if self.window_scale is not None:
+            text += f"; window scale {self.window_scale}"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "monitors": [m.to_json() for m in self.monitors],
+            "xft_dpi": self.xft_dpi,
+            "window_scale": self.window_scale,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Layout | None:
+        """The layout `to_json` wrote (by this or another deskreel); None when it cannot be
+        read as one."""
+        if not isinstance(data, dict) or not isinstance(data.get("monitors"), list):
+            return None
+        monitors = [Monitor.from_json(m) for m in data["monitors"]]
+        dpi, scale = data.get("xft_dpi"), data.get("window_scale")
+        return cls(
+            tuple(m for m in monitors if m is not None),
+            float(dpi) if isinstance(dpi, (int, float)) and dpi > 0 else None,
+            int(scale) if isinstance(scale, int) and scale > 0 else None,
+        )

@@ -1,0 +1,110 @@
+"""Several monitors (issue 34): every grab covers the whole X screen, a recording stores the
+monitors RandR tells, and a press on each monitor is recorded and replayed there. On Xorg
+with the dummy driver and two heads side by side (tests/xorg_dummy.py): Xvfb has one CRTC."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from deskreel.storage import open_store
+from deskreel.storage.monitors import MONITORS, Layout, Monitor
+from deskreel.xsession.display import connect
+from deskreel.xsession.grab import Grabber
+from deskreel.xsession.monitors import read_layout
+from tests.commands import deskreel
+from tests.test_record import assert_anchor_is_on_its_before_frame, record
+from tests.xorg_dummy import DummyXorg, dummy_xorg_missing
+
+TWO = ["DUMMY0 1280x800+0+0 primary", "DUMMY1 1280x800+1280+0"]
+
+
+@pytest.fixture(scope="module")
+def xvfb() -> Iterator[DummyXorg]:
+    """This module's X server (the name the sample app's and deskreel's fixtures ask for):
+    two monitors of 1280x800 side by side."""
+    why = dummy_xorg_missing()
+    if why is not None:
+        if os.environ.get("DESKREEL_REQUIRE_X"):
+            pytest.fail(f"{why}; DESKREEL_REQUIRE_X is set")
+        pytest.skip(why)
+    with DummyXorg(2) as server:
+        yield server
+
+
+def test_the_layout_names_each_monitor_and_the_grab_covers_them_all(xvfb):
+    conn = connect(xvfb.display)
+    try:
+        layout = read_layout(conn)
+    finally:
+        conn.close()
+    assert [m.describe() for m in layout.monitors] == TWO, layout
+    assert layout.monitor_at(2000, 400) == layout.monitors[1]
+    with Grabber(xvfb.display) as grabber:
+        assert grabber.rgb().shape == (800, 2560, 3)
+
+
+def test_a_press_on_each_monitor_is_recorded_and_replayed_there(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
+    def apps():  # not twins: the same app twice at one size would be refused, rightly
+        return launch_app(geometry="+100+100"), launch_app(geometry="+1400+40", scale=1.25)
+
+    left, right = apps()
+    db = tmp_path / "two.db"
+
+    def drive(person):
+        person.click(*left.center("button:Save"))
+        person.click(*right.center("button:Save"))
+        person.click(*right.center("button:Open"))
+
+    record(run_deskreel, xvfb, db, drive, "--name", "two")
+    expected = [app.comparable_events() for app in (left, right)]
+    for app in (left, right):
+        app.stop()
+    assert expected[1] and all(e for e in expected), expected
+    with open_store(db, create=False) as store:
+        rec = store.recording("two")
+        steps = [s for s in store.steps(rec.id) if s.action.action == "left_click"]
+    layout = Layout.from_json(rec.extra[MONITORS])
+    assert layout is not None and [m.describe() for m in layout.monitors] == TWO
+    assert rec.screen == (2560, 800)
+    assert [layout.monitor_at(*s.action.target).name for s in steps] == [
+        "DUMMY0",
+        "DUMMY1",
+        "DUMMY1",
+    ]
+    for step in steps:  # each anchor cut from where its press was, on its own monitor
+        assert_anchor_is_on_its_before_frame(db, step)
+    shown = deskreel("show", db)
+    assert f"monitors: {TWO[0]}, {TWO[1]}" in shown.stdout, shown.stdout
+    exported = deskreel("export", db, "--format", "browsergym", "--out", tmp_path / "out")
+    assert exported.returncode == 0, exported.stderr
+    assert f"| {TWO[0]}, {TWO[1]}" in (tmp_path / "out" / "README.md").read_text()
+
+    replayed = apps()
+    done = deskreel("replay", db, "--verify", env=xvfb.env())
+    assert done.returncode == 0, done.stderr
+    time.sleep(0.5)
+    assert [app.comparable_events() for app in replayed] == expected
+
+
+def test_a_layout_is_read_back_as_written_and_said_in_one_line():
+    layout = Layout(
+        (
+            Monitor("DP-1", (0, 0, 2560, 1440), True, (597, 336)),
+            Monitor("HDMI-1", (2560, 0, 1920, 1080)),
+        ),
+        144.0,
+        2,
+    )
+    assert Layout.from_json(layout.to_json()) == layout
+    assert layout.describe() == (
+        "monitors: DP-1 2560x1440+0+0 primary, HDMI-1 1920x1080+2560+0; Xft.dpi 144; window scale 2"
+    )
+    assert layout.monitors[0].dpi() == 108.9
+    assert Layout.from_json({"monitors": "none"}) is None
+    assert Layout.from_json({"monitors": [{"name": "x"}], "xft_dpi": -1}) == Layout(())
