@@ -15,6 +15,7 @@ from typing import Any
 
 from deskreel.storage import Recording, Step, StepResult, Store
 from deskreel.xsession.display import connect, display_name
+from deskreel.xsession.monitors import read_layout
 from deskreel.xsession.settings import cursor_blink, read_input_settings
 
 from .anchoring import Locator
@@ -22,6 +23,7 @@ from .defaults import ON_MISSING
 from .errors import Interrupted, ReplayError
 from .execute import missing_env
 from .frames import Frames
+from .layout import check_layout
 from .options import DEFAULT_OPTIONS, ReplayOptions
 from .progress import Progress
 from .runner import Runner
@@ -77,6 +79,7 @@ def replay(
     masks = store.masks(recording.id)  # read before the run starts: a failure leaves no run
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
+    _check_layout(steps, recording, conn, options)
     spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
     if options.verify is not None and (blink := cursor_blink(conn)) is not None:
         options = replace(options, verify=replace(options.verify, blink=blink))
@@ -149,6 +152,25 @@ def _check_env(steps: list[Step]) -> None:
                     f"step {step.step} (type) types {step.action.text!r} but "
                     f"${missing[0]} is not set: export it before replaying"
                 )
+
+
+def _check_layout(
+    steps: list[Step], recording: Recording, conn: Any, options: ReplayOptions
+) -> None:
+    """Refuse before any input a step replayed at its recorded place off today's screen
+    (layout.py); the connection is closed then."""
+    screen = conn.screen()
+    try:
+        check_layout(
+            steps,
+            recording.extra,
+            read_layout(conn),
+            (screen.width_in_pixels, screen.height_in_pixels),
+            anchored=options.anchor,
+        )
+    except ReplayError:
+        conn.close()
+        raise
 
 
 def _warn_frameless(steps: list[Step], progress: Progress) -> None:

@@ -15,6 +15,7 @@ from deskreel.storage.monitors import MONITORS, Layout, Monitor
 from deskreel.xsession.display import connect
 from deskreel.xsession.grab import Grabber
 from deskreel.xsession.monitors import read_layout
+from deskreel.xsession.xvfb import VirtualDisplay
 from tests.commands import deskreel
 from tests.test_record import assert_anchor_is_on_its_before_frame, record
 from tests.xorg_dummy import DummyXorg, dummy_xorg_missing
@@ -90,6 +91,17 @@ def test_a_press_on_each_monitor_is_recorded_and_replayed_there(
     assert done.returncode == 0, done.stderr
     time.sleep(0.5)
     assert [app.comparable_events() for app in replayed] == expected
+
+    # one monitor today: a step replayed where it was recorded would land off the screen
+    with VirtualDisplay(width=1280, height=800) as one:
+        done = deskreel("replay", db, "--no-anchor", env=one.env())
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"deskreel: step {steps[1].step} (left_click) acts at {list(steps[1].action.target)} "
+        f"on the recording's monitor {TWO[1]}, off today's 1280x800 screen (monitors: screen "
+        "1280x800+0+0): replay on a screen that holds it, or on a recording whose "
+        "steps deskreel can find (not --no-anchor)"
+    ), done.stderr
 
 
 def test_a_layout_is_read_back_as_written_and_said_in_one_line():
