@@ -65,14 +65,19 @@ def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: flo
     import numpy as np
 
     shown = timeline.shown_between(start, end)
-    if len(shown) > MOST_FRAMES:  # its beginning (what comes back) and its end (what moves late)
-        shown = shown[: MOST_FRAMES // 2] + shown[-(MOST_FRAMES // 2) :]
     if not shown:
         return []
     late_from = max(start, shown[0].t_first) + settled
-    # from the frame on screen at late_from on
+    # from the frame on screen at late_from on: when a step's after-frame that did not
+    # settle was taken (finisher.py), and what still moved then is what it caught in flight
     first_late = max((i for i, f in enumerate(shown) if f.t_first <= late_from), default=0)
-    late_start = first_late if shown[-1].t_first > late_from else len(shown)
+    late = shown[-1].t_first > late_from
+    half = MOST_FRAMES // 2
+    if len(shown) > MOST_FRAMES:  # its beginning (what comes back), and what moves late
+        tail = max(first_late, half) if late else len(shown) - half
+        shown = shown[:half] + shown[tail : tail + half]
+        first_late = min(first_late, half)
+    late_start = first_late if late else len(shown)
     frames = [f.packed for f in shown]  # each unpacked when it is compared
     masks = [
         m

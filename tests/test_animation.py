@@ -99,3 +99,22 @@ def test_what_still_moves_once_the_screen_should_have_settled_is_animated() -> N
     # effect: the bar's leading edge (where it went) stays checked
     boxes = animated_masks(job, settled=5.0).get(1, [])
     assert not any(x <= 55 < x + w and y <= 81 < y + h for x, y, w, h in boxes), boxes
+
+
+def test_what_moves_when_an_unsettled_after_frame_is_taken_is_animated() -> None:
+    # a bar pulsing every 40 ms through a 2.9 s idle time: 75 frames, more than are compared;
+    # the after-frame is the one on screen 2 s after the step, and the bar's place then is
+    # masked, not only where it was at the end of the idle time
+    bars = []
+    for i in range(75):
+        rgb = screen(caret=False)
+        x = 5 + (2 * i) % 140
+        rgb[80:84, x : x + 12] = 40
+        bars.append((0.04 * i, rgb))
+    job = Job([(1, click(0.0)), (2, click(3.0))], 0, timeline(*bars), t0=0.0, now=3.2, final=False)
+    boxes = animated_masks(job, settled=2.0)[1]
+    masked = np.zeros((H, W), bool)
+    for x, y, w, h in boxes:
+        masked[y : y + h, x : x + w] = True
+    at_two = next(rgb for t, rgb in reversed(bars) if t <= 2.1)  # the after-frame's bar
+    assert masked[(at_two != screen(caret=False)).any(axis=2)].all(), boxes
