@@ -7,7 +7,8 @@ ever looks at frames near a *decisive* event (recorder/cuts.py: a key or button 
 motion the pointer rested after): the frame on screen then (a step's before-frame), those
 shown until the settle cap after it (its after-frame), up to LOOK_BACK frames before it (the
 target at rest, recorder/rest.py; the end of an idle time, recorder/animation.py) and
-AROUND frames from it on (the start of an idle time); and the first and last frames of a
+AROUND frames from it on (the start of an idle time) and from the last of those on (what
+still moves once an after-frame that did not settle is taken); and the first and last frames of a
 piece (the idle times at its ends). Every other frame is no step's: it goes. Pure: no X, no
 I/O, no clock.
 """
@@ -46,7 +47,8 @@ def needed_frames(
     for t in decisive_times(events, hover_time):
         at = max(bisect_right(starts, t0 + t) - 1, 0)
         end = bisect_right(starts, t0 + t + after)
-        for i in range(max(at - LOOK_BACK, 0), min(max(end, at + AROUND), len(frames))):
+        last = max(end, at + 1) - 1 + AROUND  # what still moves from the settle cap on
+        for i in range(max(at - LOOK_BACK, 0), min(last, len(frames))):
             keep[i] = True
     ends = (*range(min(AROUND, len(frames))), *range(max(len(frames) - LOOK_BACK, 0), len(frames)))
     for i in ends:
