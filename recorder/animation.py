@@ -25,7 +25,9 @@ __all__ = ["animated_masks", "kept_moving", "moving_boxes", "toggled"]
 
 Box = tuple[int, int, int, int]
 
-MOST_FRAMES = 16  # frames of one idle time compared at most (a video would bring hundreds)
+# frames of each part of an idle time compared at most (a video would bring hundreds): its
+# beginning, its end, and from the settle cap on
+MOST_FRAMES = 16
 MOST_BOXES = 8  # regions masked per step at most: the largest
 _GROW = 3  # px a region is grown by: the anti-aliased edge of a caret or a glyph
 
@@ -73,10 +75,14 @@ def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: flo
     first_late = max((i for i, f in enumerate(shown) if f.t_first <= late_from), default=0)
     late = shown[-1].t_first > late_from
     half = MOST_FRAMES // 2
-    if len(shown) > MOST_FRAMES:  # its beginning (what comes back), and what moves late
-        tail = max(first_late, half) if late else len(shown) - half
-        shown = shown[:half] + shown[tail : tail + half]
-        first_late = min(first_late, half)
+    if len(shown) > MOST_FRAMES:
+        # its beginning (what comes back), what moves from the settle cap on, and its end
+        # (the next step's before-frame)
+        picked = {*range(half), *range(len(shown) - half, len(shown))}
+        if late:
+            picked |= set(range(first_late, min(first_late + half, len(shown))))
+        first_late = sum(1 for i in picked if i < first_late)
+        shown = [shown[i] for i in sorted(picked)]
     late_start = first_late if late else len(shown)
     frames = [f.packed for f in shown]  # each unpacked when it is compared
     masks = [

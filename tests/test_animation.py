@@ -118,3 +118,17 @@ def test_what_moves_when_an_unsettled_after_frame_is_taken_is_animated() -> None
         masked[y : y + h, x : x + w] = True
     at_two = next(rgb for t, rgb in reversed(bars) if t <= 2.1)  # the after-frame's bar
     assert masked[(at_two != screen(caret=False)).any(axis=2)].all(), boxes
+
+
+def test_what_blinks_at_the_end_of_a_long_idle_time_is_masked_for_the_next_step() -> None:
+    # 75 frames; a caret blinks only in the last ones, just before the next step
+    shots = []
+    for i in range(75):
+        rgb = screen(caret=i >= 69 and i % 2 == 1)
+        rgb[90, i] = 0  # a pixel that moves, so that each frame is a new one
+        shots.append((0.04 * i, rgb))
+    job = Job([(1, click(0.0)), (2, click(3.0))], 0, timeline(*shots), t0=0.0, now=3.2, final=False)
+    boxes = animated_masks(job, settled=2.0)[2]
+    x, y, w, h = CARET
+    assert any(bx <= x and by <= y and x + w <= bx + bw and y + h <= by + bh
+               for bx, by, bw, bh in boxes), boxes  # fmt: skip
