@@ -5,6 +5,7 @@ a step found on today's screen by its anchor or object is not asked."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from deskreel.storage import Step
@@ -16,24 +17,54 @@ __all__ = ["check_layout"]
 
 
 def check_layout(
-    steps: list[Step], extra: Any, today: Layout, size: tuple[int, int], *, anchored: bool
+    steps: list[Step],
+    extra: Any,
+    today: Callable[[], Layout],
+    size: tuple[int, int],
+    *,
+    anchored: bool,
 ) -> None:
     """Refuse, naming the first such step and the monitor it was on, when one of `steps`
-    acts off today's screen (`size`: its width and height; `today`: its monitors)."""
+    acts off today's screen (`size`: its width and height) or between its monitors
+    (`today`, read only then)."""
+    shown: list[Layout] = []  # today's, once asked
+
+    def layout() -> Layout:
+        if not shown:
+            shown.append(today())
+        return shown[0]
+
+    def off(point: tuple[int, int]) -> bool:
+        if not _on(point, size):
+            return True
+        monitors = layout()
+        return bool(monitors.monitors) and monitors.monitor_at(*point) is None
+
     for step in steps:
         if anchored and (step.anchor is not None or step.widget is not None):
             continue  # looked for on today's screen
-        point = next((p for p in _points(step) if not _on(p, size)), None)
-        if point is None:
-            continue
-        recorded = Layout.from_json(extra.get(MONITORS)) if isinstance(extra, dict) else None
-        monitor = recorded.monitor_at(*point) if recorded is not None else None
-        on = f" on the recording's monitor {monitor.describe()}" if monitor else ""
-        raise ReplayError(
-            f"step {step.step} ({step.action.action}) acts at {list(point)}{on}, off today's "
-            f"{size[0]}x{size[1]} screen ({today.describe()}): replay on a screen that holds "
-            f"it, or on a recording whose steps deskreel can find (not --no-anchor)"
-        )
+        point = next((p for p in _points(step) if off(p)), None)
+        if point is not None:
+            raise ReplayError(_off_screen(step, point, extra, layout(), size, anchored))
+
+
+def _off_screen(
+    step: Step, point: tuple[int, int], extra: Any, today: Layout, size: tuple[int, int],
+    anchored: bool,
+) -> str:  # fmt: skip
+    recorded = Layout.from_json(extra.get(MONITORS)) if isinstance(extra, dict) else None
+    monitor = recorded.monitor_at(*point) if recorded is not None else None
+    on = f" on the recording's monitor {monitor.describe()}" if monitor else ""
+    todo = (
+        f"it has nothing deskreel can find it by: replay on a screen that holds "
+        f"{list(point)} (Xvfb -screen 0 WxHx24 for a bigger one)"
+        if anchored
+        else "replay without --no-anchor, to find its target on today's screen"
+    )
+    return (
+        f"step {step.step} ({step.action.action}) acts at {list(point)}{on}, off today's "
+        f"{size[0]}x{size[1]} screen ({today.describe()}): {todo}"
+    )
 
 
 def _points(step: Step) -> list[tuple[int, int]]:

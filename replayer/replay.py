@@ -164,7 +164,7 @@ def _check_layout(
         check_layout(
             steps,
             recording.extra,
-            read_layout(conn),
+            lambda: read_layout(conn),
             (screen.width_in_pixels, screen.height_in_pixels),
             anchored=options.anchor,
         )

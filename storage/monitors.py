@@ -4,6 +4,7 @@ a recording's `extra` under MONITORS."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,16 +43,15 @@ class Monitor:
 
     @classmethod
     def from_json(cls, data: Any) -> Monitor | None:
+        """The monitor `to_json` wrote; None when it cannot be read as one."""
         try:
-            x, y, w, h = (int(v) for v in data["box"])
-            mm = data.get("mm")
-            return cls(
-                str(data["name"]),
-                (x, y, w, h),
-                bool(data.get("primary", False)),
-                (int(mm[0]), int(mm[1])) if mm else None,
-            )
-        except (KeyError, TypeError, ValueError, IndexError):
+            box, mm, primary = data["box"], data.get("mm"), data.get("primary", False)
+            if not isinstance(box, list) or not isinstance(primary, bool):
+                return None
+            x, y, w, h = (_whole(v) for v in box)
+            size = (_whole(mm[0]), _whole(mm[1])) if isinstance(mm, list) and mm else None
+            return cls(str(data["name"]), (x, y, w, h), primary, size)
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError):
             return None
 
 
@@ -97,9 +97,27 @@ class Layout:
         if not isinstance(data, dict) or not isinstance(data.get("monitors"), list):
             return None
         monitors = [Monitor.from_json(m) for m in data["monitors"]]
-        dpi, scale = data.get("xft_dpi"), data.get("window_scale")
+        dpi, scale = _finite(data.get("xft_dpi")), data.get("window_scale")
         return cls(
             tuple(m for m in monitors if m is not None),
-            float(dpi) if isinstance(dpi, (int, float)) and dpi > 0 else None,
-            int(scale) if isinstance(scale, int) and scale > 0 else None,
+            dpi if dpi is not None and dpi > 0 else None,
+            scale if isinstance(scale, int) and not isinstance(scale, bool) and scale > 0 else None,
         )
+
+
+def _finite(value: Any) -> float | None:
+    """A finite number from JSON as a float; None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _whole(value: Any) -> int:
+    """An int from JSON: ValueError for anything else (a string, a float, a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(value)
+    return value

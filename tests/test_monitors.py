@@ -99,8 +99,7 @@ def test_a_press_on_each_monitor_is_recorded_and_replayed_there(
     assert done.stderr.strip().splitlines()[-1] == (
         f"deskreel: step {steps[1].step} (left_click) acts at {list(steps[1].action.target)} "
         f"on the recording's monitor {TWO[1]}, off today's 1280x800 screen (monitors: screen "
-        "1280x800+0+0): replay on a screen that holds it, or on a recording whose "
-        "steps deskreel can find (not --no-anchor)"
+        "1280x800+0+0): replay without --no-anchor, to find its target on today's screen"
     ), done.stderr
 
 
@@ -120,3 +119,37 @@ def test_a_layout_is_read_back_as_written_and_said_in_one_line():
     assert layout.monitors[0].dpi() == 108.9
     assert Layout.from_json({"monitors": "none"}) is None
     assert Layout.from_json({"monitors": [{"name": "x"}], "xft_dpi": -1}) == Layout(())
+    odd = [
+        {"name": "a", "box": [0, 0, float("inf"), 1]},
+        {"name": "b", "box": "1234"},
+        {"name": "c", "box": [0, 0, 1, 1], "primary": "false"},
+        {"name": "d", "box": [0, 0, 1, 1], "mm": [10**400, 1]},
+    ]
+    assert Layout.from_json({"monitors": odd, "xft_dpi": 10**400, "window_scale": True}) == (
+        Layout((Monitor("d", (0, 0, 1, 1), False, (10**400, 1)),))
+    )
+
+
+def test_a_step_with_nothing_to_find_it_by_is_refused_off_screen_or_between_monitors():
+    from deskreel.replayer.errors import ReplayError
+    from deskreel.replayer.layout import check_layout
+    from deskreel.storage import Action, Step
+
+    two = Layout((Monitor("A", (0, 0, 1920, 1080)), Monitor("B", (1920, 0, 1280, 800))))
+    click = Step(1, Action("left_click", coordinate=(2000, 900)))  # below B: no monitor
+    asked = []
+
+    def today():
+        asked.append(1)
+        return two
+
+    with pytest.raises(ReplayError, match=r"acts at \[2000, 900\], off today's 3200x1080"):
+        check_layout([click], {}, today, (3200, 1080), anchored=True)
+    inside = Step(1, Action("left_click", coordinate=(2000, 700)))
+    check_layout([inside], {}, today, (3200, 1080), anchored=True)
+    with pytest.raises(ReplayError, match="replay without --no-anchor"):
+        check_layout([Step(2, Action("left_click", coordinate=(4000, 10)))], {}, today,
+                     (3200, 1080), anchored=False)  # fmt: skip
+    asked.clear()
+    check_layout([Step(3, Action("key", text="a"))], {}, today, (3200, 1080), anchored=True)
+    assert asked == []  # nothing to place: today's monitors are not asked

@@ -81,12 +81,29 @@ class DummyXorg:
         return {**os.environ, "DISPLAY": self.display}
 
     def start(self) -> Self:
+        try:
+            return self._start()
+        except BaseException:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            raise
+
+    def _start(self) -> Self:
         conf = self._folder / "xorg.conf"
         conf.write_text(config(self.heads))
-        number = _free_display_number(90)
+        (self._folder / "conf.d").mkdir()  # none of the machine's xorg.conf.d snippets
+        error = "no free display number"
+        for _ in range(5):  # another server may take the number first
+            number = _free_display_number(90)
+            error = self._try(conf, number) or ""
+            if not error:
+                return self
+        raise RuntimeError(f"Xorg (dummy) did not start: {error}")
+
+    def _try(self, conf: Path, number: int) -> str | None:
         read_fd, write_fd = os.pipe()
         argv = [
-            "Xorg", f":{number}", "-config", str(conf), "-noreset", "-nolisten", "tcp",
+            "Xorg", f":{number}", "-config", str(conf), "-configdir", str(conf.parent / "conf.d"),
+            "-noreset", "-nolisten", "tcp",
             "-logfile", str(self._folder / "xorg.log"), "-displayfd", str(write_fd),
         ]  # fmt: skip
         try:
@@ -106,10 +123,11 @@ class DummyXorg:
             os.close(read_fd)
         if error is not None:
             _reap(proc, timeout=5.0)
-            log = (self._folder / "xorg.log").read_text(errors="replace").splitlines()[-5:]
-            raise RuntimeError(f"Xorg (dummy) did not start: {error}: {' | '.join(log)}")
+            log = self._folder / "xorg.log"
+            said = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
+            return f":{number}: {error.replace('Xvfb', 'Xorg')}: {' | '.join(said)}"
         self._proc, self._number = proc, number
-        return self
+        return None
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None

@@ -18,7 +18,17 @@ _XSETTINGS_DPI_UNIT = 1024  # Xft/DPI is in 1024ths of a dot per inch (-1: the d
 
 
 def read_layout(conn: Any) -> Layout:
-    """The monitors and scale of the display `conn` is connected to, as of now."""
+    """The monitors and scale of the display `conn` is connected to, as of now; what the
+    server does not tell (an X error on the way) is left unknown."""
+    from Xlib import error as xerror
+
+    try:
+        return _layout(conn)
+    except xerror.XError:
+        return Layout(())
+
+
+def _layout(conn: Any) -> Layout:
     desktop = desktop_settings(conn)
     told = desktop.get("Xft/DPI")
     dpi = told / _XSETTINGS_DPI_UNIT if isinstance(told, int) and told > 0 else _resource_dpi(conn)
@@ -68,7 +78,8 @@ def _resource_dpi(conn: Any) -> float | None:
     sets it); None where it is not set."""
     from Xlib import X, Xatom
 
-    prop = conn.screen().root.get_full_property(Xatom.RESOURCE_MANAGER, X.AnyPropertyType)
+    # the X resources are the first screen's, whichever is the default
+    prop = conn.screen(0).root.get_full_property(Xatom.RESOURCE_MANAGER, X.AnyPropertyType)
     if prop is None:
         return None
     value = prop.value

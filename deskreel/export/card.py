@@ -251,7 +251,7 @@ def _monitors(extra: object) -> str:
     """The recording's monitors and scale (storage/monitors.py), "unknown" where it has none
     stored (recorded before they were, or imported)."""
     layout = Layout.from_json(extra.get(MONITORS)) if isinstance(extra, dict) else None
-    return layout.describe().removeprefix("monitors: ") if layout is not None else "unknown"
+    return _cell(layout.describe().removeprefix("monitors: ")) if layout is not None else "unknown"
 
 
 def _size(screen: tuple[int, int] | None) -> str:
