@@ -3,7 +3,8 @@
 As Playwright's --update-snapshots accepts today's screenshots, this masks, in the suite's
 own database, the regions whose screen checks failed in a test's last attempt (that
 attempt replays with --keep-going, so every failed step is seen at once). Only a failed
-screen comparison (an effect or a checkpoint) is masked: a target not found or an object
+screen comparison (an effect, a change the recording did not show, or a checkpoint) is
+masked: a target not found or an object
 gone is a failure a mask would hide, and stays one. Review the masks (`deskreel show`)
 before committing the database.
 """
@@ -18,7 +19,7 @@ from .results import Outcome
 
 __all__ = ["MASKABLE", "MaskUpdate", "update_masks"]
 
-MASKABLE = ("effect", "checkpoint")  # the check kinds that compare screens only
+MASKABLE = ("effect", "unrecorded", "checkpoint")  # the check kinds that compare screens only
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,7 +113,8 @@ def _unrecorded(c: Compared, done: list[Check]) -> list[Check]:
         return []
     if not c.settled:
         return []
-    found = [k.found_at for k in done if k.kind == "effect" and k.found_at is not None]
+    # where today's screen showed a recorded effect: a failed one's best match is no find
+    found = [k.found_at for k in done if k.kind == "effect" and k.passed and k.found_at]
     return unrecorded(
         c.before, c.after, c.seen, c.mapper, c.keep, c.options, c.effects, found, c.later
     )
