@@ -17,7 +17,7 @@ import click
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from deskreel.storage.monitors import MONITORS, Layout
-from deskreel.storage.values import SHED
+from deskreel.storage.values import NESTED, SHED
 from deskreel.storage.widgets import ATSPI, Widget
 from deskreel.storage import (
     ActionError,
@@ -36,6 +36,7 @@ from deskreel.replayer.errors import ReplayError
 from deskreel.xsession.display import DisplayError
 
 from .errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError, exit_code
+from .nested_cmd import nested_line
 from .paths import FilePath
 from .sizes import screen_size
 from .table import format_bytes, format_duration, printable, render_table
@@ -212,6 +213,9 @@ def show(db: str, ref: str | None) -> int:
     layout = Layout.from_json(rec.extra.get(MONITORS)) if isinstance(rec.extra, dict) else None
     if layout is not None:
         click.echo(printable(layout.describe()))
+    nested = nested_line(rec.extra.get(NESTED)) if isinstance(rec.extra, dict) else None
+    if nested is not None:
+        click.echo(printable(nested))
     shed = rec.extra.get(SHED) if isinstance(rec.extra, dict) else None
     counts = (
         {str(k): v for k, v in shed.items() if isinstance(v, int)} if isinstance(shed, dict) else {}

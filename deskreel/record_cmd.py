@@ -16,6 +16,7 @@ import click
 
 from .cli import cli, no_backup_option, open_db
 from .errors import EXIT_OK, UserError
+from .nested_cmd import DEFAULT_SIZE, NestedPlan, nested_options, nested_session, said_nested
 from .table import format_bytes, format_duration, json_shown, printable
 
 from deskreel.storage import Step
@@ -25,8 +26,9 @@ from deskreel.storage.grouping import DEFAULT_SETTINGS, SETTING_LIMITS, Threshol
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from deskreel.recorder import Recorder, RecordSummary
+    from deskreel.recorder import Recorder, RecordOptions, RecordSummary
     from deskreel.recorder.privacy import DenyList
+    from deskreel.xsession.nested import Nested
     from deskreel.recorder.reduce import Reduced
 
 
@@ -79,6 +81,7 @@ if TYPE_CHECKING:
     help="record on Xwayland anyway: what happens in Wayland windows is missed (the "
     "recording says so)",
 )
+@nested_options
 @no_backup_option
 def record(
     db: str,
@@ -93,41 +96,75 @@ def record(
     redact_typing: bool,
     display: str | None,
     force: bool,
+    nested: bool,
+    size: tuple[int, int] | None,
+    command: tuple[str, ...],
     no_backup: bool,
 ) -> int:
     """Record mouse, keyboard and screen into DB as vocabulary actions.
 
     The chords' own keystrokes are never recorded. Nothing is recorded while paused or
     while a deny-listed window is active. The database file is created private (0600).
-    """
-    from deskreel.recorder import Recorder, RecordOptions
 
-    from deskreel.xsession.display import connect, refuse_xwayland
+    With --nested -- COMMAND (the way in from a Wayland desktop): Xephyr opens as a window
+    of the display, COMMAND runs inside it, and what is done there is recorded; the
+    recording ends with the stop chord, or when the application or Xephyr closes.
+    """
+    from deskreel.recorder import RecordOptions
 
     deny_list = _deny_list(deny, no_default_deny)
-    instruction = checked_text(instruction, "--instruction")
+    options = RecordOptions(
+        name=name,
+        fps=fps,
+        frames=not no_frames,
+        stop_key=stop_key,
+        pause_key=pause_key,
+        deny=deny_list,
+        redact_typing=redact_typing,
+        instruction=checked_text(instruction, "--instruction"),
+    )
     _check_chords(stop_key, pause_key)
     _check_writable(db)
-    # the display first: a missing one must not leave an empty database behind
+    plan = NestedPlan.given(nested, size, command)
+    if plan is None:
+        # the display first: a missing one must not leave an empty database behind
+        on_xwayland = _checked_display(display, force=force)
+        _record(db, replace(options, xwayland=on_xwayland), display, no_backup)
+    else:
+        with nested_session(plan, display, DEFAULT_SIZE) as session:
+            _checked_display(session.display, force=False)
+            options = replace(options, nested=session.note())
+            _record(db, options, session.display, no_backup, session=session)
+    return EXIT_OK
+
+
+def _checked_display(display: str | None, *, force: bool) -> bool:
+    """Whether `display` is Xwayland; refused unless `force`, and a display without
+    RECORD and XTEST always."""
+    from deskreel.xsession.display import connect, refuse_xwayland
+
     conn = connect(display, extensions=("RECORD", "XTEST"))
     try:
-        on_xwayland = refuse_xwayland(conn, force=force)
+        return refuse_xwayland(conn, force=force)
     finally:
         conn.close()
+
+
+def _record(
+    db: str,
+    options: RecordOptions,
+    display: str | None,
+    no_backup: bool,
+    *,
+    session: Nested | None = None,
+) -> None:
+    """Record into `db` until stopped (or, nested, until the application ends), and say
+    what was recorded."""
+    from deskreel.recorder import Recorder
+
     with open_db(db, create=True, backup=not no_backup) as store:
         where = store.label  # a URL's password stays out of every message
         is_file = store.path is not None
-        options = RecordOptions(
-            name=name,
-            fps=fps,
-            frames=not no_frames,
-            stop_key=stop_key,
-            pause_key=pause_key,
-            deny=deny_list,
-            redact_typing=redact_typing,
-            xwayland=on_xwayland,
-            instruction=instruction,
-        )
         recorder = Recorder(
             store,
             options=options,
@@ -137,19 +174,28 @@ def record(
 
         def started(name: str) -> None:
             click.echo(
-                f"deskreel: recording into {where} as {name!r}; stop with {stop_key} or "
-                f"Ctrl-C, pause and resume with {pause_key}",
+                f"deskreel: recording into {where} as {name!r}; stop with {options.stop_key} "
+                f"or Ctrl-C, pause and resume with {options.pause_key}",
                 err=True,
             )
+            if session is not None:
+                session.launch()
+                click.echo(said_nested(session), err=True)
 
-        summary, heard = _run_until_stopped(recorder, on_start=started)
+        ended = session.ended if session is not None else lambda: None
+        summary, heard = _run_until_stopped(recorder, on_start=started, ended=ended)
     ended_by = heard[0] if summary.ended_by == "interrupt" and heard else summary.ended_by
-    size = f"; the database is now {format_bytes(_size(db))}" if is_file else ""
+    _summarize(replace(summary, ended_by=ended_by), recorder, where, db if is_file else None)
+
+
+def _summarize(summary: RecordSummary, recorder: Recorder, where: str, file: str | None) -> None:
+    """What was recorded, in a line or three."""
+    size = f"; the database is now {format_bytes(_size(file))}" if file is not None else ""
     click.echo(
         f"Recorded {summary.name!r} (recording {summary.recording_id}) into {where}: "
         f"{summary.steps} steps from {summary.events} input events over "
         f"{format_duration(summary.duration)}, {summary.frames} frames "
-        f"({format_bytes(summary.frame_bytes)}){size}. Ended by {ended_by}.",
+        f"({format_bytes(summary.frame_bytes)}){size}. Ended by {summary.ended_by}.",
         err=True,
     )
     if summary.shed:
@@ -161,7 +207,6 @@ def record(
             f"was on, {1000 * aim.seconds / aim.asked:.0f} ms each on average",
             err=True,
         )
-    return EXIT_OK
 
 
 def shed_line(shed: Mapping[str, int]) -> str:
@@ -181,10 +226,11 @@ def _deny_list(deny: tuple[str, ...], no_default_deny: bool) -> DenyList:
 
 
 def _run_until_stopped(
-    recorder: Recorder, *, on_start: Callable[[str], None]
+    recorder: Recorder, *, on_start: Callable[[str], None], ended: Callable[[], str | None]
 ) -> tuple[RecordSummary, list[str]]:
-    """Run the recorder until it ends or SIGINT or SIGTERM stops it: its summary, and the
-    signals heard ("interrupt", "SIGTERM"). A signal while it finishes makes it hurry."""
+    """Run the recorder until it ends, SIGINT or SIGTERM stops it, or `ended()` says why
+    it must: its summary, and what stopped it ("interrupt", "SIGTERM", the application's
+    exit). A signal while it finishes makes it hurry."""
     stop = threading.Event()
     heard: list[str] = []
 
@@ -195,9 +241,15 @@ def _run_until_stopped(
         heard.append("interrupt" if number == signal.SIGINT else "SIGTERM")
         stop.set()
 
+    def should_stop() -> bool:
+        if not stop.is_set() and (why := ended()) is not None:
+            heard.append(why)
+            stop.set()
+        return stop.is_set()
+
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return recorder.run(stop.is_set, on_start=on_start), heard
+        return recorder.run(should_stop, on_start=on_start), heard
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

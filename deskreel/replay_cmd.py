@@ -14,6 +14,7 @@ from deskreel.storage import Store, copy_recording, open_store, store_to_fill
 
 from .cli import DB_HELP, cli, no_backup_option, open_db, tell_upgrade
 from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
+from .nested_cmd import DEFAULT_SIZE, NestedPlan, nested_options, nested_session, said_nested
 from .paths import FilePath
 from deskreel.matching import PARAMS
 from deskreel.replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
@@ -128,6 +129,7 @@ from deskreel.storage.vocabulary import MAX_COORDINATE
 @no_backup_option
 @click.option("--display", help="X display (default: $DISPLAY)")
 @click.option("-q", "--quiet", is_flag=True, help="print only the verdict")
+@nested_options
 def replay(
     db: str,
     ref: str | None,
@@ -154,6 +156,9 @@ def replay(
     no_backup: bool,
     display: str | None,
     quiet: bool,
+    nested: bool,
+    size: tuple[int, int] | None,
+    command: tuple[str, ...],
 ) -> int:
     """Replay a recording or an imported script on the X display.
 
@@ -162,7 +167,8 @@ def replay(
     clicked. Stops on the abort key, when the pointer is thrown into a screen corner, on
     SIGINT and on SIGTERM (exit 130), always releasing every key and button it pressed.
     The run is stored in DB (an older DB is upgraded first), unless --runs-db or --no-runs
-    says otherwise; --dry-run only reads DB.
+    says otherwise; --dry-run only reads DB. With --nested -- COMMAND, COMMAND runs in
+    Xephyr (a window of the display) at the recording's screen size, and is replayed there.
     Exit codes: 0 all steps done, 1 a step failed, 2 bad input, 130 aborted.
     """
     from deskreel.replayer import AnchorOptions, Progress, ReplayOptions, select_steps
@@ -173,9 +179,11 @@ def replay(
     if runs_db is not None and no_runs:
         raise UserError("give --runs-db FILE or --no-runs, not both")
     boxes = tuple(parse_box(m) for m in masks)
+    plan = NestedPlan.given(nested, size, command) if not dry_run else None
     if not dry_run:
         _check_outputs(junit, report_dir, force=force)
-        _check_display(display, force=force)
+        if plan is None:
+            _check_display(display, force=force)
     options = ReplayOptions(
         speed=speed,
         first=first,
@@ -203,17 +211,46 @@ def replay(
                 f"--from and --to: see 'deskreel show {store.label} -r "
                 f"{recording.id}'"
             )
-        outcome = run_replay(
-            store,
-            recording,
-            options=options,
-            display=display,
-            results=writer,
-            progress=Progress(total=len(steps), quiet=quiet),
-        )
+        with _target(plan, display, recording.screen, timeout=timeout, quiet=quiet) as there:
+            outcome = run_replay(
+                store,
+                recording,
+                options=options,
+                display=there,
+                results=writer,
+                progress=Progress(total=len(steps), quiet=quiet),
+            )
         if outcome.run_id is not None and (junit or report_dir):
             _write_outputs(writer, recording, outcome.run_id, steps, junit, report_dir)
     return EXIT_FOR_VERDICT[outcome.status]
+
+
+@contextlib.contextmanager
+def _target(
+    plan: NestedPlan | None,
+    display: str | None,
+    screen: tuple[int, int] | None,
+    *,
+    timeout: float,
+    quiet: bool,
+) -> Iterator[str | None]:
+    """The display to replay on: `display`; or, nested, Xephyr at the recording's screen
+    size on it, once the command in it shows a window (or `timeout` s went by)."""
+    if plan is None:
+        yield display
+        return
+    with nested_session(plan, display, screen or DEFAULT_SIZE) as session:
+        _check_display(session.display, force=False)
+        session.launch()
+        if not quiet:
+            click.echo(said_nested(session), err=True)
+        if not session.wait_for_window(timeout) and not quiet:
+            click.echo(
+                f"deskreel: {session.command[0]} showed no window within {timeout:g} s; "
+                f"replaying anyway",
+                err=True,
+            )
+        yield session.display
 
 
 @contextlib.contextmanager

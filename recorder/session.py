@@ -32,7 +32,7 @@ from deskreel.storage import StorageError, Store
 if TYPE_CHECKING:
     from deskreel.xsession.toplevel import TopLevel
 from deskreel.storage.monitors import MONITORS
-from deskreel.storage.values import INPUT_SETTINGS, SHED
+from deskreel.storage.values import INPUT_SETTINGS, NESTED, SHED
 
 from .capture import InputCapture
 from .chords import ChordFilter
@@ -77,6 +77,7 @@ class RecordOptions:
     # and what it left on screen painted out of later frames
     xwayland: bool = False  # recorded on Xwayland (--force): Wayland windows were not seen
     instruction: str | None = None  # the task the person demonstrates, as they wrote it
+    nested: dict[str, Any] | None = None  # recorded in a nested server (xsession.nested)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +248,7 @@ class Recorder:
             INPUT_SETTINGS: self.settings.to_json(),
             MONITORS: read_layout(self._control).to_json(),
             **({XWAYLAND: XWAYLAND_NOTE} if self.options.xwayland else {}),
+            **({NESTED: self.options.nested} if self.options.nested is not None else {}),
         }
 
     def progress(self) -> Progress:

@@ -28,6 +28,7 @@ __all__ = [
 EVENT_KINDS = ("key_down", "key_up", "button_down", "button_up", "motion")
 INPUT_SETTINGS = "input"  # the key of a recording's `InputSettings` in its `extra`
 SHED = "shed"  # the key of what the recorder left out to keep up: {what: how many steps}
+NESTED = "nested"  # the key of the nested server it was recorded in: {server, size, program}
 
 
 @dataclass(frozen=True, slots=True)

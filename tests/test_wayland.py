@@ -5,51 +5,23 @@ Xwayland here is real: a headless Weston compositor's."""
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.commands import deskreel, imported
-
-HAS_WESTON = bool(shutil.which("weston") and shutil.which("Xwayland"))
+from tests.wayland import wayland_session
 
 
 @pytest.fixture
 def xwayland(tmp_path: Path) -> Iterator[dict[str, str]]:
     """The environment of a headless Wayland session whose Xwayland is $DISPLAY."""
-    if not HAS_WESTON:
-        pytest.skip("no weston and Xwayland: make deps installs them")
-    runtime = tmp_path / "xdg"
-    runtime.mkdir(mode=0o700)
-    log = tmp_path / "weston.log"
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
-    socket = f"deskreel-test-{os.getpid()}"
-    with log.open("wb") as out:
-        weston = subprocess.Popen(
-            ["weston", "--backend=headless-backend.so", f"--socket={socket}", "--xwayland"],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 20
-        while not (found := re.search(rb"xserver listening on display (:\d+)", log.read_bytes())):
-            assert weston.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        yield {**env, "DISPLAY": found.group(1).decode(), "WAYLAND_DISPLAY": socket}
-    finally:
-        os.killpg(weston.pid, signal.SIGTERM)
-        weston.wait(10)
+    yield from wayland_session(tmp_path)
 
 
 def test_record_replay_and_doctor_refuse_xwayland(xwayland: dict[str, str], tmp_path: Path):

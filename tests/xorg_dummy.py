@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
-from deskreel.xsession.xvfb import _free_display_number, _reap, _wait_until_ready
+from deskreel.xsession.xserver import XServer
 
 __all__ = ["DummyXorg", "dummy_xorg_missing"]
 
@@ -61,88 +59,40 @@ def config(heads: int, size: tuple[int, int] = (1280, 800)) -> str:
     )
 
 
-class DummyXorg:
+class DummyXorg(XServer):
     """Xorg on the dummy driver with `heads` monitors of 1280x800 side by side."""
 
+    program = "Xorg"
+    package = "xserver-xorg-core xserver-xorg-video-dummy"
+    first_display = 90
+
     def __init__(self, heads: int = 2, *, start_timeout: float = 15.0):
-        self.heads, self.start_timeout = heads, start_timeout
-        self.width, self.height = 1280 * heads, 800
+        super().__init__(
+            width=1280 * heads, height=800, start_timeout=start_timeout, stop_timeout=10.0
+        )
+        self.heads = heads
         self._folder = Path(tempfile.mkdtemp(prefix="deskreel-xorg-"))
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._number: int | None = None
-
-    @property
-    def display(self) -> str:
-        if self._number is None:
-            raise RuntimeError("DummyXorg is not started")
-        return f":{self._number}"
-
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "DISPLAY": self.display}
 
     def start(self) -> Self:
         try:
-            return self._start()
+            conf = self._folder / "xorg.conf"
+            conf.write_text(config(self.heads))
+            (self._folder / "conf.d").mkdir()  # none of the machine's xorg.conf.d snippets
+            return super().start()
         except BaseException:
             shutil.rmtree(self._folder, ignore_errors=True)
             raise
 
-    def _start(self) -> Self:
-        conf = self._folder / "xorg.conf"
-        conf.write_text(config(self.heads))
-        (self._folder / "conf.d").mkdir()  # none of the machine's xorg.conf.d snippets
-        error = "no free display number"
-        for _ in range(5):  # another server may take the number first
-            number = _free_display_number(90)
-            error = self._try(conf, number) or ""
-            if not error:
-                return self
-        raise RuntimeError(f"Xorg (dummy) did not start: {error}")
-
-    def _try(self, conf: Path, number: int) -> str | None:
-        read_fd, write_fd = os.pipe()
-        argv = [
-            "Xorg", f":{number}", "-config", str(conf), "-configdir", str(conf.parent / "conf.d"),
-            "-noreset", "-nolisten", "tcp",
-            "-logfile", str(self._folder / "xorg.log"), "-displayfd", str(write_fd),
-        ]  # fmt: skip
-        try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                pass_fds=(write_fd,),
-                start_new_session=True,
-            )
-        finally:
-            os.close(write_fd)
-        try:
-            error = _wait_until_ready(proc, read_fd, number, timeout=self.start_timeout)
-        finally:
-            os.close(read_fd)
-        if error is not None:
-            _reap(proc, timeout=5.0)
-            log = self._folder / "xorg.log"
-            said = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
-            return f":{number}: {error.replace('Xvfb', 'Xorg')}: {' | '.join(said)}"
-        self._proc, self._number = proc, number
-        return None
-
     def stop(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            _reap(proc, timeout=10.0)
-        self._number = None
+        super().stop()
         shutil.rmtree(self._folder, ignore_errors=True)
 
-    def __enter__(self) -> Self:
-        return self.start()
+    def _arguments(self) -> list[str]:
+        folder = self._folder
+        return ["-config", str(folder / "xorg.conf"), "-configdir", str(folder / "conf.d"),
+                "-logfile", str(folder / "xorg.log")]  # fmt: skip
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+    def _said(self, stderr: str) -> str:
+        log = self._folder / "xorg.log"
+        said = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
+        return f": {' | '.join(said)}" if said else super()._said(stderr)
