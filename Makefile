@@ -10,7 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 APT_PACKAGES := xvfb xdotool x11-xkb-utils x11-utils xauth libxkbcommon0 python3-tk python3-venv chromium \
 	dbus-daemon at-spi2-core python3-gi gir1.2-gtk-3.0 weston xwayland xserver-xorg-core \
-	xserver-xorg-video-dummy xserver-xephyr
+	xserver-xorg-video-dummy xserver-xephyr x11vnc
 OUT ?= out
 PG_URL_FILE := $(VENV)/pg-test-url
 
