@@ -215,7 +215,8 @@ _UNDECIDED = Located(False, None, 0.0, 0.0, 1.0, None, None, 0.0)
 def hints_after(found: Located, hints: Hints) -> Hints:
     """The hints for the next locate() on the same screen once `found` answered: one screen
     has one scale, and a moved window moves every target alike (a shift is only told at
-    1x). A target the toolkit found, or none found, leaves them as they were."""
+    1x); what the desktop told stays. A target the toolkit found, or none found, leaves them
+    as they were."""
     if not found.found or found.by_object or found.moved is None:
         return hints
-    return Hints(found.scale, found.moved if found.scale == 1.0 else (0, 0))
+    return Hints(found.scale, found.moved if found.scale == 1.0 else (0, 0), hints.told)

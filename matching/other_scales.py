@@ -51,16 +51,20 @@ class Round:
 def scales(search: Search) -> Located:
     """Rung "scales": drawn at another scale (a DPI or font-size change), or changed around
     the target. For each range (the scale earlier steps found first, since one screen has one
-    scale, then all of them): the likeliest places at each scale, then IN_EACH_RANGE in turn,
-    until one finds it. Then what was found is looked back at (LOOK_BACK)."""
+    scale, else the one the desktop's settings tell; then all of them): the likeliest places
+    at each scale, then IN_EACH_RANGE in turn, until one finds it. Then what was found is
+    looked back at (LOOK_BACK)."""
     at = search.trail.open("scales")
-    known = search.hints.scale if search.hints.scale != 1.0 else None
+    hints = search.hints
+    known = hints.scale if hints.scale != 1.0 else None
     first = [
         (hit.score, add((hit.x, hit.y), search.offset), 1.0) for hit in _likeliest_at_1x(search)
     ]
-    ranges: list[tuple[str, Sequence[float], Sequence[float]]] = (
-        [("hint", (known,), P.hint_steps)] if known is not None else []
-    )
+    ranges: list[tuple[str, Sequence[float], Sequence[float]]] = []
+    if known is not None:
+        ranges.append(("hint", (known,), P.hint_steps))
+    elif hints.told is not None and hints.told != 1.0:
+        ranges.append(("told", (hints.told,), P.hint_steps))
     ranges.append(("all", P.scales, P.fine_steps))
     round_ = Round(search, first, {}, known)
     for name, sizes, steps in ranges:

@@ -59,10 +59,13 @@ class Query:
 class Hints:
     """What earlier targets on the same screen tell: the scale they were found at (one screen
     has one scale) and how far the last one found at 1x had moved (a moved window moves every
-    target alike)."""
+    target alike). And what the desktop tells: `told`, today's scale against the recording's
+    by their settings (Xft.dpi), searched first while no target has told a scale; never
+    held to, since a toolkit may not follow its desktop's settings."""
 
     scale: float = 1.0
     shift: Point = (0, 0)
+    told: float | None = None
 
 
 NO_HINTS = Hints()

@@ -20,6 +20,7 @@ from typing import Any
 from deskreel.matching import (
     NO_HINTS,
     PARAMS,
+    Hints,
     Aimed,
     Box,
     Located,
@@ -48,6 +49,8 @@ class AnchorOptions:
     margin: float = PARAMS.margin
     timeout: float = DEFAULT_TIMEOUT  # s to keep looking for a target that is not there yet
     retry_every: float = 0.1  # s between grabs while waiting
+    told: float | None = None  # today's scale against the recording's by the desktops'
+    # settings (layout.told_scale): searched first until a target tells its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +130,7 @@ class Locator:
         # The scale the last target was found at: the screen most likely has it still (a
         # replay at another DPI), and locate() tries it before the others. Likewise how far
         # the last target found at 1x had moved (a moved window moves them all).
-        self.hints = NO_HINTS
+        self.hints = Hints(told=options.told) if options.told is not None else NO_HINTS
 
     def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
         """The step's target now; None when the step has nothing to look for (no anchor,

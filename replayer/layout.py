@@ -8,12 +8,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from deskreel.matching import PARAMS
 from deskreel.storage import Step
 from deskreel.storage.monitors import MONITORS, Layout
 
 from .errors import ReplayError
 
-__all__ = ["check_layout"]
+__all__ = ["check_layout", "told_scale"]
+
+
+def told_scale(extra: Any, today: Layout) -> float | None:
+    """Today's scale against the recording's, as the two desktops' settings tell it
+    (Layout.scale): the scale re-anchoring searches first (matching's Hints.told). None
+    where the recording stored no layout, the two agree, or the ratio is beyond any
+    scale matching can place parts at."""
+    recorded = Layout.from_json(extra.get(MONITORS)) if isinstance(extra, dict) else None
+    if recorded is None:
+        return None
+    ratio = round(today.scale() / recorded.scale(), 3)
+    low, high = PARAMS.sane_scales
+    return ratio if ratio != 1.0 and low <= ratio <= high else None
 
 
 def check_layout(

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from deskreel.storage import Recording, Step, StepResult, Store
+from deskreel.storage.monitors import Layout
 from deskreel.xsession.display import connect, display_name
 from deskreel.xsession.monitors import read_layout
 from deskreel.xsession.settings import cursor_blink, read_input_settings
@@ -23,7 +24,7 @@ from .defaults import ON_MISSING
 from .errors import Interrupted, ReplayError
 from .execute import missing_env
 from .frames import Frames
-from .layout import check_layout
+from .layout import check_layout, told_scale
 from .options import DEFAULT_OPTIONS, ReplayOptions
 from .progress import Progress
 from .runner import Runner
@@ -79,7 +80,13 @@ def replay(
     masks = store.masks(recording.id)  # read before the run starts: a failure leaves no run
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
-    _check_layout(steps, recording, conn, options)
+    told = told_scale(recording.extra, _check_layout(steps, recording, conn, options))
+    if told is not None and options.anchor:
+        options = replace(options, anchoring=replace(options.anchoring, told=told))
+        progress.note(
+            f"this desktop draws at {told:g}x the recording's scale, as their Xft.dpi tell: "
+            f"targets are looked for at that scale first"
+        )
     spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
     if options.verify is not None and (blink := cursor_blink(conn)) is not None:
         options = replace(options, verify=replace(options.verify, blink=blink))
@@ -156,21 +163,23 @@ def _check_env(steps: list[Step]) -> None:
 
 def _check_layout(
     steps: list[Step], recording: Recording, conn: Any, options: ReplayOptions
-) -> None:
-    """Refuse before any input a step replayed at its recorded place off today's screen
-    (layout.py); the connection is closed then."""
+) -> Layout:
+    """Today's monitors and scale; refused before any input, a step replayed at its
+    recorded place off today's screen (layout.py), the connection closed then."""
     screen = conn.screen()
+    today = read_layout(conn)
     try:
         check_layout(
             steps,
             recording.extra,
-            lambda: read_layout(conn),
+            lambda: today,
             (screen.width_in_pixels, screen.height_in_pixels),
             anchored=options.anchor,
         )
     except ReplayError:
         conn.close()
         raise
+    return today
 
 
 def _warn_frameless(steps: list[Step], progress: Progress) -> None:

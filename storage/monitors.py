@@ -55,6 +55,9 @@ class Monitor:
             return None
 
 
+DEFAULT_DPI = 96.0  # what Xft, GTK and Qt draw at where the desktop tells no Xft.dpi
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
     """The monitors (left to right, then top to bottom) and the desktop's scale: Xft.dpi
@@ -72,6 +75,14 @@ class Layout:
             if mx <= x < mx + mw and my <= y < my + mh:
                 return monitor
         return None
+
+    def scale(self) -> float:
+        """How much bigger than at X's 96 dpi the desktop asks its toolkits to draw: Xft.dpi
+        over 96 (GNOME's includes its window scale), else the window scale; 1 where
+        nothing was told."""
+        if self.xft_dpi is not None:
+            return self.xft_dpi / DEFAULT_DPI
+        return float(self.window_scale or 1)
 
     def describe(self) -> str:
         """One line: `monitors: DUMMY0 1280x800+0+0 primary, DUMMY1 1280x800+1280+0; Xft.dpi

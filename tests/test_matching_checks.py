@@ -235,6 +235,46 @@ def test_the_scale_earlier_steps_found_is_searched_first() -> None:
     assert misled.scale == unhinted.scale and misled.point == unhinted.point
 
 
+@pytest.mark.parametrize(("scale", "found_untold"), [(1.2, True), (1.75, False)])
+def test_the_scale_the_desktop_tells_is_searched_first(scale: float, found_untold: bool) -> None:
+    recorded = paint(NORMAL)
+    target = centre("button:Delete", NORMAL)
+    choice, crop = anchor_for(recorded, target)
+    screen = scaled(recorded, scale)
+
+    def query() -> Query:
+        return Query(crop, choice.offset, recorded=target, context=Recorded(recorded))
+
+    told = locate(screen, query(), Hints(told=scale))
+    untold = locate(screen, query())
+    misled = locate(screen, query(), Hints(told=0.85))
+    found_again = locate(screen, query(), Hints(scale=scale, told=0.85))
+
+    assert told.found, told
+    assert abs(told.scale - scale) <= 0.021
+    assert near(told.point, (target[0] * scale, target[1] * scale), 3)
+    ranges = [
+        [t.name for t in f.trail if t.name in ("hint", "told", "all")]
+        for f in (told, untold, misled, found_again)
+    ]
+    # told: one scan around it settles it; a wrong one costs that scan, then every scale is
+    # searched as without it; a scale an earlier target was found at goes before it
+    assert ranges == [["told"], ["all"], ["told", "all"], ["hint"]], ranges
+    assert (misled.found, misled.point) == (untold.found, untold.point)
+    assert untold.found == found_untold  # 1.75x is beyond the scales searched untold
+
+
+def test_a_scale_told_that_the_toolkit_did_not_follow_changes_nothing_at_1x() -> None:
+    recorded = paint(NORMAL)
+    for name in ("button:Delete", "button:Save"):
+        target = centre(name, NORMAL)
+        choice, crop = anchor_for(recorded, target)
+        query = Query(crop, choice.offset, recorded=target, context=Recorded(recorded))
+        told, untold = locate(recorded, query, Hints(told=1.25)), locate(recorded, query)
+        assert told.found and (told.point, told.scale) == (untold.point, untold.scale)
+        assert [t.name for t in told.trail] == [t.name for t in untold.trail]
+
+
 def test_retries_sharing_a_recorded_screen_fetch_and_prepare_it_once() -> None:
     recorded = paint(NORMAL)
     target = centre("button:Delete", NORMAL)

@@ -153,3 +153,22 @@ def test_a_step_with_nothing_to_find_it_by_is_refused_off_screen_or_between_moni
     asked.clear()
     check_layout([Step(3, Action("key", text="a"))], {}, today, (3200, 1080), anchored=True)
     assert asked == []  # nothing to place: today's monitors are not asked
+
+
+def test_the_scale_told_is_todays_xft_dpi_over_the_recordings():
+    from deskreel.replayer.layout import told_scale
+
+    def extra(dpi: float | None, window_scale: int | None = None) -> dict:
+        return {MONITORS: Layout((), dpi, window_scale).to_json()}
+
+    def today(dpi: float | None, window_scale: int | None = None) -> Layout:
+        return Layout((), dpi, window_scale)
+
+    assert told_scale(extra(None), today(120)) == 1.25  # nothing told then: X's 96
+    assert told_scale(extra(192), today(96)) == 0.5
+    assert told_scale(extra(96), today(None, 2)) == 2.0  # a window scale without Xft.dpi
+    assert told_scale(extra(192, 2), today(96, 1)) == 0.5  # GNOME's Xft/DPI holds its scale
+    for same in ((extra(120), today(120)), (extra(None), today(96)), (extra(None), today(None))):
+        assert told_scale(*same) is None
+    assert told_scale({}, today(120)) is None  # a recording older than its layout
+    assert told_scale(extra(96), today(288)) is None  # 3x: beyond what parts are placed at

@@ -3,6 +3,7 @@ and 0.8x): a recording made at 1x passes where the app does the same, and fails 
 whose effect changed."""
 
 import signal
+import subprocess
 import time
 
 import pytest
@@ -39,6 +40,31 @@ def test_same_effects_at_another_scale_pass(launch_app, run_deskreel, xvfb, tmp_
         assert any(
             c["kind"] == "effect" and abs(c["found_at"][1] - status[1]) < status[3] for c in checks
         ), (checks, status)
+
+
+def test_the_scale_the_desktops_tell_is_searched_first(launch_app, run_deskreel, xvfb, tmp_path):
+    # Recorded where the desktop told no Xft.dpi (96); replayed where it tells 120, and the
+    # application follows it: the first target is looked for at 1.25x before any other.
+    db, _ = recorded(launch_app, run_deskreel, xvfb, tmp_path)
+    subprocess.run(
+        ["xrdb", "-merge"], input="Xft.dpi: 120\n", text=True, env=xvfb.env(), check=True
+    )
+    try:
+        launch_app(scale=1.25)
+        done = deskreel("replay", db, "--verify", env=xvfb.env())
+    finally:
+        subprocess.run(
+            ["xprop", "-root", "-remove", "RESOURCE_MANAGER"], env=xvfb.env(), check=True
+        )
+    assert done.returncode == 0, done.stderr
+    assert "draws at 1.25x the recording's scale" in done.stderr, done.stderr
+    _, results = last_run(db)
+    ranges = [
+        [t["rung"] for t in r.details["trail"] if t["rung"] in ("hint", "told", "all")]
+        for r in results
+    ]
+    # the first settled at the told scale; the others at the one it was found at, or before
+    assert ranges[0] == ["told"] and not any("all" in r for r in ranges), ranges
 
 
 def test_changed_effect_at_another_scale_fails_at_that_step(

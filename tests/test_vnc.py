@@ -93,7 +93,7 @@ def vnc_port(xvfb: VirtualDisplay, tmp_path: Path) -> Iterator[int]:
         server.wait(10)
 
 
-def _recorded(xvfb: VirtualDisplay, db: Path, drive: Callable[[], None]) -> list[dict]:
+def _recorded(xvfb: VirtualDisplay, db: Path, drive: Callable[[], object]) -> list[dict]:
     """The actions `deskreel record` makes of what `drive` does."""
     recorder = subprocess.Popen(
         [sys.executable, "-m", "deskreel", "record", db, "--no-frames"],
