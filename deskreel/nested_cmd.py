@@ -8,6 +8,7 @@ import contextlib
 import os
 import shlex
 import shutil
+import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -54,8 +55,13 @@ class NestedPlan:
                 "(for example: --nested -- gnome-calculator)"
             )
         program = command[0]
-        if shutil.which(program) is None and not (os.sep in program and os.path.isfile(program)):
-            raise UserError(f"--nested: cannot run {program!r}: no such program on $PATH")
+        if shutil.which(program) is None and not (
+            os.sep in program and os.path.isfile(program) and os.access(program, os.X_OK)
+        ):
+            raise UserError(
+                f"--nested: cannot run {program!r}: no such program on $PATH, nor an "
+                f"executable file: install it, or give its path"
+            )
         return cls(command, size)
 
 
@@ -80,13 +86,32 @@ def nested_options(command: Callable[..., int]) -> Callable[..., int]:
 
 
 @contextlib.contextmanager
-def nested_session(plan: NestedPlan, host: str | None, size: tuple[int, int]) -> Iterator[Nested]:
-    """Xephyr of `size` on the display `host` for the plan's command (started by the
-    caller, with `launch`); stopped, with the application, on the way out."""
+def nested_session(
+    plan: NestedPlan, host: str | None, size: tuple[int, int], *, timeout: float, quiet: bool
+) -> Iterator[Nested]:
+    """Xephyr of `size` on the display `host`, the plan's command running in it and showing
+    a window (or `timeout` s gone by); stopped, with all the application started, on the
+    way out, SIGTERM included (as Ctrl-C)."""
     from deskreel.xsession.nested import Nested
 
-    with Nested(plan.command, size=plan.size or size, host=host) as session:
-        yield session
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with Nested(plan.command, size=plan.size or size, host=host, timeout=timeout) as session:
+            if not quiet:
+                click.echo(said_nested(session), err=True)
+                if not session.shown:
+                    click.echo(
+                        f"deskreel: {session.command[0]} showed no window within {timeout:g} "
+                        f"s; going on",
+                        err=True,
+                    )
+            yield session
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(_number: int, _frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM ends a nested session as Ctrl-C does: cleaned up
 
 
 def said_nested(session: Nested) -> str:

@@ -16,7 +16,9 @@ import click
 
 from .cli import cli, no_backup_option, open_db
 from .errors import EXIT_OK, UserError
-from .nested_cmd import DEFAULT_SIZE, NestedPlan, nested_options, nested_session, said_nested
+from .nested_cmd import DEFAULT_SIZE, NestedPlan, nested_options, nested_session
+
+from deskreel.replayer.defaults import DEFAULT_TIMEOUT
 from .table import format_bytes, format_duration, json_shown, printable
 
 from deskreel.storage import Step
@@ -131,7 +133,11 @@ def record(
         on_xwayland = _checked_display(display, force=force)
         _record(db, replace(options, xwayland=on_xwayland), display, no_backup)
     else:
-        with nested_session(plan, display, DEFAULT_SIZE) as session:
+        if force:
+            raise UserError("--force does not apply with --nested: Xephyr is no Xwayland")
+        with nested_session(
+            plan, display, DEFAULT_SIZE, timeout=DEFAULT_TIMEOUT, quiet=False
+        ) as session:
             _checked_display(session.display, force=False)
             options = replace(options, nested=session.note())
             _record(db, options, session.display, no_backup, session=session)
@@ -178,9 +184,6 @@ def _record(
                 f"or Ctrl-C, pause and resume with {options.pause_key}",
                 err=True,
             )
-            if session is not None:
-                session.launch()
-                click.echo(said_nested(session), err=True)
 
         ended = session.ended if session is not None else lambda: None
         summary, heard = _run_until_stopped(recorder, on_start=started, ended=ended)

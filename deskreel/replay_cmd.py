@@ -14,7 +14,7 @@ from deskreel.storage import Store, copy_recording, open_store, store_to_fill
 
 from .cli import DB_HELP, cli, no_backup_option, open_db, tell_upgrade
 from .errors import EXIT_FOR_VERDICT, EXIT_OK, UserError
-from .nested_cmd import DEFAULT_SIZE, NestedPlan, nested_options, nested_session, said_nested
+from .nested_cmd import DEFAULT_SIZE, NestedPlan, nested_options, nested_session
 from .paths import FilePath
 from deskreel.matching import PARAMS
 from deskreel.replayer.defaults import DEFAULT_ABORT_KEY, DEFAULT_TIMEOUT, ON_MISSING
@@ -179,8 +179,10 @@ def replay(
     if runs_db is not None and no_runs:
         raise UserError("give --runs-db FILE or --no-runs, not both")
     boxes = tuple(parse_box(m) for m in masks)
-    plan = NestedPlan.given(nested, size, command) if not dry_run else None
-    if not dry_run:
+    plan = NestedPlan.given(nested, size, command)
+    if dry_run:
+        plan = None  # the schedule alone: nothing is started
+    else:
         _check_outputs(junit, report_dir, force=force)
         if plan is None:
             _check_display(display, force=force)
@@ -239,17 +241,10 @@ def _target(
     if plan is None:
         yield display
         return
-    with nested_session(plan, display, screen or DEFAULT_SIZE) as session:
+    with nested_session(
+        plan, display, screen or DEFAULT_SIZE, timeout=timeout, quiet=quiet
+    ) as session:
         _check_display(session.display, force=False)
-        session.launch()
-        if not quiet:
-            click.echo(said_nested(session), err=True)
-        if not session.wait_for_window(timeout) and not quiet:
-            click.echo(
-                f"deskreel: {session.command[0]} showed no window within {timeout:g} s; "
-                f"replaying anyway",
-                err=True,
-            )
         yield session.display
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from deskreel.storage import Recording, Step, StepResult, Store
 from deskreel.storage.monitors import Layout
-from deskreel.xsession.display import connect, display_name
+from deskreel.xsession.display import connect, display_gone, display_name
 from deskreel.xsession.monitors import read_layout
 from deskreel.xsession.settings import cursor_blink, read_input_settings
 
@@ -104,9 +104,13 @@ def replay(
         run.switch.trip("SIGINT")
         run.status, run.message = "aborted", run.switch.message
         raise
-    except BaseException as err:  # a damaged store, a full disk: the run did not pass
-        run.status, run.message = "failed", str(err) or type(err).__name__
-        raise
+    except Exception as err:
+        if not display_gone(err):  # a damaged store, a full disk: the run did not pass
+            run.status, run.message = "failed", str(err) or type(err).__name__
+            raise
+        # the X server exited, or the person closed the nested one: an end, not a failure
+        run.switch.trip(f"the X display {name} went away")
+        run.status, run.message = "aborted", run.switch.message
     finally:
         try:  # the injector first: it lets go of keys and puts the keymap back
             _close_all(injector, run.locator, run.frames, conn)
@@ -146,7 +150,16 @@ def _close_all(*things: Any) -> None:
     with ExitStack() as stack:
         for thing in reversed(things):  # an ExitStack closes the last pushed first
             if thing is not None:
-                stack.callback(thing.close)
+                stack.callback(_close, thing)
+
+
+def _close(thing: Any) -> None:
+    """Close `thing`; on an X server that went away there is nothing left to close."""
+    try:
+        thing.close()
+    except Exception as err:
+        if not display_gone(err):
+            raise
 
 
 def _check_env(steps: list[Step]) -> None:

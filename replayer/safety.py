@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from deskreel.xsession.display import connect
+from deskreel.xsession.display import connect, display_gone
 from deskreel.storage.keys import parse_chord
 
 from .defaults import DEFAULT_ABORT_KEY
@@ -147,8 +147,12 @@ class AbortWatcher:
         if self._thread.is_alive():
             self._thread.join(timeout=2)
         if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+            conn, self._conn = self._conn, None
+            try:
+                conn.close()
+            except Exception as err:
+                if not display_gone(err):  # gone, there is nothing to close
+                    raise
 
     def __enter__(self) -> AbortWatcher:
         return self.start()
@@ -185,6 +189,14 @@ class AbortWatcher:
         self._keycode, self._mask = keycode, mask
 
     def _run(self) -> None:
+        try:
+            self._watch()
+        except Exception as err:
+            if not display_gone(err):
+                raise
+            self.switch.trip(f"the X display {self._name or '$DISPLAY'} went away")
+
+    def _watch(self) -> None:
         from Xlib import X
 
         conn = self._conn

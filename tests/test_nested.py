@@ -14,13 +14,14 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.commands import deskreel
+from tests.commands import deskreel, imported
 from tests.conftest import SAMPLE_APP
 from tests.wayland import wayland_session
 
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 SIZE = (800, 600)
+CLICK = [{"action": "left_click", "coordinate": [5, 5]}]
 # The application, behind a shell that tells the test what the nested display gives it
 # (its display, its cookie file, the pid), as the application itself would see them.
 TELL = 'printf "%s\\n%s\\n%s\\n" "$$" "$DISPLAY" "$XAUTHORITY" > "$0"; exec "$@"'
@@ -83,7 +85,11 @@ def test_record_and_replay_nested_in_a_wayland_session(wayland, tmp_path: Path):
          *_command(told, log)],
         env=wayland, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    assert recorder.stderr is not None
     try:
+        said = [recorder.stderr.readline() for _ in range(2)]
+        # the application shows its window first, then the recording starts
+        assert "runs in Xephyr" in said[0] and "recording into" in said[1], said
         pid, nested = _told(told)
         widgets = _events(log)[0]["widgets"]
         # a window of the Wayland session's Xwayland, named after the program
@@ -103,7 +109,7 @@ def test_record_and_replay_nested_in_a_wayland_session(wayland, tmp_path: Path):
         _wait_for(log, "text_changed", 5)
         time.sleep(1.5)  # the person looks at what was typed (the step's after-frame)
         subprocess.run(["kill", "-TERM", str(pid)], check=True)  # the person closes it
-        _, err = recorder.communicate(timeout=60)
+        err = "".join(said) + recorder.communicate(timeout=60)[1]
     finally:
         if recorder.poll() is None:
             recorder.kill()
@@ -150,3 +156,79 @@ def test_nested_usage_is_refused_before_anything(tmp_path: Path, args, said):
         assert done.returncode == 2, done.stderr
         assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not db.exists()
+
+
+# What a nested session must leave behind when it ends badly: nothing.
+
+
+def _xephyrs() -> set[int]:
+    found = subprocess.run(["pgrep", "-x", "Xephyr"], capture_output=True, text=True).stdout
+    return {int(pid) for pid in found.split()}
+
+
+def _folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("deskreel-nested-*")) | set(
+        Path(tempfile.gettempdir()).glob("deskreel-xauth-*")
+    )
+
+
+@pytest.fixture
+def leaves_nothing() -> Iterator[None]:
+    servers, folders = _xephyrs(), _folders()
+    yield
+    assert _xephyrs() <= servers and _folders() <= folders
+
+
+def test_an_application_that_ends_before_its_window_is_refused(
+    xvfb, tmp_path: Path, leaves_nothing
+):
+    db = tmp_path / "r.db"
+    for args in (("record", db), ("replay", imported(tmp_path, "s", CLICK))):
+        done = deskreel(*args, "--nested", "--", "false", env=xvfb.env(), timeout=60)
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert lines == [
+            "deskreel: false exited (code 1) before it showed a window in Xephyr: check "
+            "that false runs on its own"
+        ], lines
+    assert not db.exists()
+
+
+def test_closing_xephyr_during_a_replay_ends_it_in_one_line(xvfb, tmp_path: Path, leaves_nothing):
+    script = imported(tmp_path, "s", [*CLICK, {"action": "wait", "duration": 5}, *CLICK])
+    told = tmp_path / "told"
+    replay = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", "replay", script, "--no-runs", "--nested", "--",
+         *_command(told, tmp_path / "app.jsonl")],
+        env=xvfb.env(), stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert replay.stderr is not None
+    said = replay.stderr.readline()
+    shown = re.search(r"runs in Xephyr (:\d+)", said)
+    assert shown, said + replay.stderr.read()
+    time.sleep(1.0)  # the first click done, the wait under way
+    subprocess.run(["pkill", "-f", f"Xephyr {shown.group(1)} "], check=True)
+    err = said + replay.communicate(timeout=60)[1]
+    assert replay.returncode == 130, err
+    assert f"replay aborted: the X display {shown.group(1)} went away" in err
+    assert "Traceback" not in err and "Exception" not in err, err
+
+
+@pytest.mark.parametrize("command", ["record", "replay"])
+def test_sigterm_while_the_nested_session_starts_stops_it(
+    xvfb, tmp_path: Path, leaves_nothing, command
+):
+    target = tmp_path / "r.db" if command == "record" else imported(tmp_path, "s", CLICK)
+    started = subprocess.Popen(
+        [sys.executable, "-m", "deskreel", command, target, "--nested", "--", "sleep", "60"],
+        env=xvfb.env(), stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not subprocess.run(["pgrep", "-f", "^sleep 60$"], capture_output=True).stdout:
+        assert started.poll() is None and time.monotonic() < deadline  # waits for a window
+        time.sleep(0.1)
+    started.terminate()
+    _, err = started.communicate(timeout=60)
+    assert started.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert not subprocess.run(["pgrep", "-f", "^sleep 60$"], capture_output=True).stdout

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["DisplayError", "connect", "display_name", "refuse_xwayland", "xwayland"]
+__all__ = ["DisplayError", "connect", "display_gone", "display_name", "refuse_xwayland", "xwayland"]
 
 _EXTENSION_HINTS = {
     "RECORD": "start Xvfb with +extension RECORD, or enable the RECORD module in xorg.conf",
@@ -58,6 +58,13 @@ def connect(name: str | None = None, *, extensions: tuple[str, ...] = ()) -> Any
                 details={"display": name, "extension": ext},
             )
     return conn
+
+
+def display_gone(err: BaseException) -> bool:
+    """Whether `err` says the X server went away (it exited, or a nested one was closed)."""
+    from Xlib import error as xerror
+
+    return isinstance(err, xerror.ConnectionClosedError)
 
 
 def xwayland(conn: Any) -> bool:

@@ -8,7 +8,7 @@ import signal
 import subprocess
 import time
 
-__all__ = ["STOP_GRACE", "stop_group"]
+__all__ = ["STOP_GRACE", "group_alive", "stop_group"]
 
 STOP_GRACE = 5.0  # s between SIGTERM and SIGKILL for a process group that will not end
 _POLL = 0.05  # s between looks at the group
@@ -26,7 +26,7 @@ def stop_group(proc: subprocess.Popen[bytes]) -> None:
         deadline = time.monotonic() + STOP_GRACE
         while time.monotonic() < deadline:
             proc.poll()  # reap the leader, so that it no longer counts
-            if not _group_alive(proc.pid):
+            if not group_alive(proc.pid):
                 break
             time.sleep(_POLL)
         else:
@@ -35,7 +35,8 @@ def stop_group(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def _group_alive(pgid: int) -> bool:
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group `pgid` is left (a zombie counts until reaped)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:

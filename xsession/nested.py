@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -17,11 +16,11 @@ from types import TracebackType
 from typing import Any, Self
 
 from .display import DisplayError, connect, display_name
-from .xserver import XServer
+from .groups import group_alive, stop_group
+from .xserver import XServer, local_server_listens
 
 __all__ = ["Nested", "Xephyr"]
 
-_APP_STOP_TIMEOUT = 5.0  # s an application gets to end on SIGTERM before SIGKILL
 _WINDOW_POLL = 0.05  # s between two looks for the application's first window
 
 
@@ -43,23 +42,29 @@ class Xephyr(XServer):
 
 
 class Nested:
-    """Xephyr on the display `host` (default $DISPLAY) and `command` running in it; entered,
+    """Xephyr on the display `host` (default $DISPLAY) and `command` running in it. Entered,
+    the application has shown a window (or `timeout` s went by: `shown` says which), and
     `display` is the nested display. Only clients with its cookie may connect: the cookie
     file is private, and os.environ's XAUTHORITY points at it while the session lasts (the
     host display is reached by Xephyr alone, with the caller's own XAUTHORITY)."""
 
     def __init__(
-        self, command: Sequence[str], *, size: tuple[int, int], host: str | None = None
+        self,
+        command: Sequence[str],
+        *,
+        size: tuple[int, int],
+        host: str | None = None,
+        timeout: float = 10.0,
     ) -> None:
         if not command:
             raise ValueError("a nested session needs a command to run")
-        self.command, self.size = list(command), size
-        self.host = host
+        self.command, self.size, self.host, self.timeout = list(command), size, host, timeout
         self.host_display = ""  # the display Xephyr shows on, once entered
+        self.shown = False  # whether the application showed a window within the timeout
         self.app: subprocess.Popen[bytes] | None = None
         self._folder: str | None = None
         self._server: Xephyr | None = None
-        self._xauthority: str | None = None
+        self._xauthority: tuple[str | None] | None = None  # the caller's, while ours is set
 
     @property
     def display(self) -> str:
@@ -68,23 +73,13 @@ class Nested:
         return self._server.display
 
     def __enter__(self) -> Self:
-        self.host_display = host = display_name(self.host)
-        self._folder = tempfile.mkdtemp(prefix="deskreel-nested-")  # 0700
-        cookies = os.path.join(self._folder, "Xauthority")
-        title = f"deskreel: {_program(self.command)}"
-        server = Xephyr(
-            width=self.size[0], height=self.size[1], host=host, title=title, cookies=cookies
-        )
         try:
-            self._server = server.start()
-        except RuntimeError as err:
+            self._start_server()
+            self._launch()
+            self.shown = self._wait_for_window()
+        except BaseException:
             self._cleanup()
-            raise DisplayError(
-                f"cannot start Xephyr on X display {host}: {err}",
-                details={"display": host, "nested": True},
-            ) from None
-        self._xauthority = os.environ.get("XAUTHORITY")
-        os.environ["XAUTHORITY"] = cookies
+            raise
         return self
 
     def note(self) -> dict[str, Any]:
@@ -93,8 +88,53 @@ class Nested:
         size = list(self.size)
         return {"server": Xephyr.program, "size": size, "program": _program(self.command)}
 
-    def launch(self) -> None:
-        """Start the application in the nested display (in a session of its own)."""
+    def ended(self) -> str | None:
+        """How the session ended by itself (Xephyr closed; the application exited, with
+        all it started), or None while it runs."""
+        if self._server is not None and not self._server.running():
+            return "Xephyr closed"
+        app = self.app
+        if app is not None and app.poll() is not None and not group_alive(app.pid):
+            return f"{_program(self.command)} exited (code {app.returncode})"
+        return None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._cleanup()
+
+    def _start_server(self) -> None:
+        self.host_display = host = display_name(self.host)
+        # (asked of its socket: python-xlib's connections share one table of extension
+        # events, and two servers with different extensions in one process break it)
+        if local_server_listens(host) is False:
+            raise DisplayError(
+                f"cannot open X display {host}: no X server listens there; run deskreel "
+                f"in your desktop session, or set DISPLAY",
+                details={"display": host, "nested": True},
+            )
+        self._folder = tempfile.mkdtemp(prefix="deskreel-nested-")  # 0700
+        cookies = os.path.join(self._folder, "Xauthority")
+        title = f"deskreel: {_program(self.command)}"
+        server = Xephyr(
+            width=self.size[0], height=self.size[1], host=host, title=title, cookies=cookies
+        )
+        self._server = server  # stopped by _cleanup, whatever the start came to
+        try:
+            server.start()
+        except RuntimeError as err:
+            raise DisplayError(
+                f"cannot start Xephyr on X display {host}: {err}",
+                details={"display": host, "nested": True},
+            ) from None
+        self._xauthority = (os.environ.get("XAUTHORITY"),)
+        os.environ["XAUTHORITY"] = cookies
+
+    def _launch(self) -> None:
+        """Start the application in the nested display, in a process group of its own."""
         assert self._server is not None
         try:
             self.app = subprocess.Popen(
@@ -105,54 +145,46 @@ class Nested:
             )
         except OSError as err:
             raise DisplayError(
-                f"cannot run {shlex.join(self.command)}: {err.strerror or err}; give a "
-                f"program on $PATH after --",
+                f"cannot run {shlex.join(self.command)}: {err.strerror or err}; give an "
+                f"installed program after --",
                 details={"command": self.command},
             ) from None
 
-    def ended(self) -> str | None:
-        """How the session ended by itself (the application exited, Xephyr closed), or None
-        while both run."""
-        if self._server is not None and not self._server.running():
-            return "Xephyr closed"
-        if self.app is not None and self.app.poll() is not None:
-            return f"{_program(self.command)} exited (code {self.app.returncode})"
-        return None
-
-    def wait_for_window(self, timeout: float) -> bool:
+    def _wait_for_window(self) -> bool:
         """Wait until the application shows a window (a viewable child of the root window),
-        the X server's own word that it is up; whether it did within `timeout` s."""
+        the X server's own word that it is up; whether it did within the timeout. One that
+        ended first is refused."""
         conn = connect(self.display)
         try:
             root = conn.screen().root
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline and self.ended() is None:
+            deadline = time.monotonic() + self.timeout
+            while time.monotonic() < deadline:
                 if any(_viewable(child) for child in root.query_tree().children):
                     return True
+                if (why := self.ended()) is not None:
+                    raise DisplayError(
+                        f"{why} before it showed a window in Xephyr: check that "
+                        f"{shlex.join(self.command)} runs on its own",
+                        details={"command": self.command},
+                    )
                 time.sleep(_WINDOW_POLL)
             return False
         finally:
             conn.close()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._cleanup()
-
     def _cleanup(self) -> None:
         if self.app is not None:
-            _end_group(self.app)
+            stop_group(self.app)
             self.app = None
         if self._server is not None:
             self._server.stop()
             self._server = None
-            if self._xauthority is None:
+        if self._xauthority is not None:  # ours was set: the caller's comes back
+            (before,), self._xauthority = self._xauthority, None
+            if before is None:
                 os.environ.pop("XAUTHORITY", None)
             else:
-                os.environ["XAUTHORITY"] = self._xauthority
+                os.environ["XAUTHORITY"] = before
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
@@ -167,21 +199,6 @@ def _viewable(window: Any) -> bool:
     except xerror.XError:  # gone since the tree was read
         return False
     return attributes.map_state == X.IsViewable and not attributes.override_redirect
-
-
-def _end_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the application's process group, SIGKILL if it outlives the timeout."""
-    for sig, wait in ((signal.SIGTERM, _APP_STOP_TIMEOUT), (signal.SIGKILL, None)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            proc.wait(wait)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    proc.wait()
 
 
 def _program(command: Sequence[str]) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import IO, ClassVar, Self
 
-__all__ = ["XServer", "cookie_entry"]
+__all__ = ["XServer", "cookie_entry", "local_server_listens"]
 
 _SOCKET_DIR = "/tmp/.X11-unix"
 _FIRST_DISPLAY = 50  # well above :0/:1 and the :10+ range ssh X forwarding likes
@@ -98,9 +98,12 @@ class XServer:
             error = self._try_start(binary, number)
             if error is None:
                 return self
+            if failures and failures[-1].endswith(error):  # it fails alike on any number
+                break
             failures.append(f":{number}: {error}")
             # Another process may have raced us to this number; move past it.
             start = number + 1
+        self.stop()  # what the tries left: the server's cookie file
         raise RuntimeError(f"could not start {self.program}: " + " | ".join(failures))
 
     def stop(self) -> None:
@@ -188,6 +191,10 @@ class XServer:
             error = _wait_until_ready(
                 proc, read_fd, number, timeout=self.start_timeout, program=self.program
             )
+        except BaseException:  # Ctrl-C while it starts: no server left behind
+            _reap(proc, timeout=self.stop_timeout)
+            stderr.close()
+            raise
         finally:
             os.close(read_fd)
         if error is not None:
@@ -259,6 +266,17 @@ def _display_in_use(number: int) -> bool:
         return True
     # Servers in other mount namespaces are only visible through the abstract socket.
     return _accepts_connections(f"\0{_SOCKET_DIR}/X{number}")
+
+
+def local_server_listens(name: str) -> bool | None:
+    """Whether an X server listens on the local display `name` (":0", "unix:0"), asked of
+    its socket alone; None for a display on another host, which only connecting tells."""
+    host = name.rpartition(":")[0]
+    number = _display_number(name)
+    if host not in ("", "unix") or number is None:
+        return None
+    path = f"{_SOCKET_DIR}/X{number}"
+    return _accepts_connections(path) or _accepts_connections("\0" + path)
 
 
 def _display_number(name: str) -> int | None:
