@@ -121,7 +121,9 @@ class Params:
     near_part: float = 24.0  # px: parts this close to the target weigh e times the next band
     say_falloff: float = 48.0  # px: how fast a part's say in the score falls with distance
     say_floor: float = 0.25  # the least say of a part
-    sane_scales: tuple[float, float] = (0.5, 2.0)  # outside: stray parts fitted nonsense
+    # outside: stray parts fitted nonsense; 2.5 holds the 200% of a HiDPI desktop and its
+    # fitting error (2.0 refused a 2x screen)
+    sane_scales: tuple[float, float] = (0.5, 2.5)
     # An object found in a box whose width and height grew within this fraction of each
     # other tells the screen's scale by it (objects.py); more apart, its layout stretched it
     box_scale_agree: float = 0.06

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from deskreel.xsession.grab import Grabber
 from deskreel.xsession.images import decode_image, encode_png
 
 from .defaults import DEFAULT_TIMEOUT
+from .layout import DesktopChange
 from .objects import ObjectFinder, WindowFinder
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_TIMEOUT", "aimed_at"]
@@ -49,8 +50,9 @@ class AnchorOptions:
     margin: float = PARAMS.margin
     timeout: float = DEFAULT_TIMEOUT  # s to keep looking for a target that is not there yet
     retry_every: float = 0.1  # s between grabs while waiting
-    told: float | None = None  # today's scale against the recording's by the desktops'
-    # settings (layout.told_scale): searched first until a target tells its own
+    # today's desktop against the recording's (layout.py): the scale their settings tell,
+    # searched first until a target tells its own; where each monitor went
+    desktop: DesktopChange = DesktopChange()
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +132,7 @@ class Locator:
         # The scale the last target was found at: the screen most likely has it still (a
         # replay at another DPI), and locate() tries it before the others. Likewise how far
         # the last target found at 1x had moved (a moved window moves them all).
-        self.hints = Hints(told=options.told) if options.told is not None else NO_HINTS
+        self.hints = Hints(told=options.desktop.scale) if options.desktop.scale else NO_HINTS
 
     def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
         """The step's target now; None when the step has nothing to look for (no anchor,
@@ -150,21 +152,41 @@ class Locator:
         while True:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
+            hints = self._hints_at(target)
             located = locate(
                 screen,
                 query,
-                self.hints,
+                hints,
                 ask=self.objects.find,
                 windows=self.windows.find,
                 read=self.read,
             )
             if not located.decided:
                 return None  # no anchor, and the object left it to the pixels
-            self.hints = hints_after(located, self.hints)
+            self._learn(hints_after(located, hints), hints, target)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)
             self._pause(self.options.retry_every)
+
+    def _hints_at(self, target: tuple[int, int]) -> Hints:
+        """The hints for a target recorded at `target`: on a monitor that moved since, the
+        window's shift is from where the monitor went (the learned shift is kept relative
+        to the target's monitor)."""
+        mx, my = self.options.desktop.shift_at(target)
+        if (mx, my) == (0, 0):
+            return self.hints
+        return replace(self.hints, shift=(self.hints.shift[0] + mx, self.hints.shift[1] + my))
+
+    def _learn(self, learned: Hints, used: Hints, target: tuple[int, int]) -> None:
+        """Keep what a locate() told (hints_after), a shift made relative to the monitor
+        of `target` again; nothing where it told nothing."""
+        if learned is used:
+            return
+        mx, my = self.options.desktop.shift_at(target)
+        if learned.scale == 1.0 and (mx, my) != (0, 0):
+            learned = replace(learned, shift=(learned.shift[0] - mx, learned.shift[1] - my))
+        self.hints = learned
 
     def said(self, step: Step, finding: Finding | None, again: float) -> Said | None:
         """What the step's object says of itself now that the step is done, beside what it

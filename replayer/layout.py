@@ -6,15 +6,64 @@ a step found on today's screen by its anchor or object is not asked."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from deskreel.matching import PARAMS
 from deskreel.storage import Step
-from deskreel.storage.monitors import MONITORS, Layout
+from deskreel.storage.monitors import MONITORS, Box, Layout
 
 from .errors import ReplayError
 
-__all__ = ["check_layout", "told_scale"]
+__all__ = ["DesktopChange", "check_layout", "desktop_change", "told_scale"]
+
+Point = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class DesktopChange:
+    """What re-anchoring takes from today's desktop against the recording's: the scale
+    their settings tell (told_scale), and how far each recorded monitor that is there
+    today under its RandR name moved (its recorded box, the move)."""
+
+    scale: float | None = None
+    moved: tuple[tuple[Box, Point], ...] = ()
+
+    def shift_at(self, point: Point) -> Point:
+        """How far the monitor that showed the recorded `point` moved; (0, 0) if none."""
+        x, y = point
+        for (mx, my, mw, mh), shift in self.moved:
+            if mx <= x < mx + mw and my <= y < my + mh:
+                return shift
+        return (0, 0)
+
+    def said(self) -> list[str]:
+        """What the replay says of it before the first step, one line each."""
+        lines = [
+            f"this desktop draws at {self.scale:g}x the recording's scale, as their Xft.dpi "
+            f"tell: targets are looked for at that scale first"
+        ] if self.scale is not None else []  # fmt: skip
+        lines += [
+            f"a monitor moved by {list(shift)} since the recording (it showed {box[2]}x"
+            f"{box[3]}+{box[0]}+{box[1]}): its targets are looked for there first"
+            for box, shift in self.moved
+        ]
+        return lines
+
+
+def desktop_change(extra: Any, today: Layout) -> DesktopChange:
+    """How today's desktop differs from the recording's, as the stored layout tells (none
+    for a recording without one)."""
+    recorded = Layout.from_json(extra.get(MONITORS)) if isinstance(extra, dict) else None
+    if recorded is None:
+        return DesktopChange()
+    now = {m.name: m.box for m in today.monitors}
+    moved = tuple(
+        (m.box, shift)
+        for m in recorded.monitors
+        if m.name in now and (shift := _between(m.box, now[m.name])) != (0, 0)
+    )
+    return DesktopChange(told_scale(extra, today), moved)
 
 
 def told_scale(extra: Any, today: Layout) -> float | None:
@@ -28,6 +77,10 @@ def told_scale(extra: Any, today: Layout) -> float | None:
     ratio = round(today.scale() / recorded.scale(), 3)
     low, high = PARAMS.sane_scales
     return ratio if ratio != 1.0 and low <= ratio <= high else None
+
+
+def _between(before: Box, after: Box) -> Point:
+    return (after[0] - before[0], after[1] - before[1])
 
 
 def check_layout(

@@ -24,7 +24,7 @@ from .defaults import ON_MISSING
 from .errors import Interrupted, ReplayError
 from .execute import missing_env
 from .frames import Frames
-from .layout import check_layout, told_scale
+from .layout import DesktopChange, check_layout, desktop_change
 from .options import DEFAULT_OPTIONS, ReplayOptions
 from .progress import Progress
 from .runner import Runner
@@ -80,13 +80,11 @@ def replay(
     masks = store.masks(recording.id)  # read before the run starts: a failure leaves no run
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
-    told = told_scale(recording.extra, _check_layout(steps, recording, conn, options))
-    if told is not None and options.anchor:
-        options = replace(options, anchoring=replace(options.anchoring, told=told))
-        progress.note(
-            f"this desktop draws at {told:g}x the recording's scale, as their Xft.dpi tell: "
-            f"targets are looked for at that scale first"
-        )
+    change = desktop_change(recording.extra, _check_layout(steps, recording, conn, options))
+    if options.anchor and change != DesktopChange():
+        options = replace(options, anchoring=replace(options.anchoring, desktop=change))
+        for line in change.said():
+            progress.note(line)
     spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
     if options.verify is not None and (blink := cursor_blink(conn)) is not None:
         options = replace(options, verify=replace(options.verify, blink=blink))

@@ -235,7 +235,7 @@ def test_the_scale_earlier_steps_found_is_searched_first() -> None:
     assert misled.scale == unhinted.scale and misled.point == unhinted.point
 
 
-@pytest.mark.parametrize(("scale", "found_untold"), [(1.2, True), (1.75, False)])
+@pytest.mark.parametrize(("scale", "found_untold"), [(1.2, True), (1.75, False), (2.0, False)])
 def test_the_scale_the_desktop_tells_is_searched_first(scale: float, found_untold: bool) -> None:
     recorded = paint(NORMAL)
     target = centre("button:Delete", NORMAL)
@@ -261,7 +261,8 @@ def test_the_scale_the_desktop_tells_is_searched_first(scale: float, found_untol
     # searched as without it; a scale an earlier target was found at goes before it
     assert ranges == [["told"], ["all"], ["told", "all"], ["hint"]], ranges
     assert (misled.found, misled.point) == (untold.found, untold.point)
-    assert untold.found == found_untold  # 1.75x is beyond the scales searched untold
+    assert untold.found == found_untold  # 1.75x and 2x (200% HiDPI) are beyond what is
+    # searched untold
 
 
 def test_a_scale_told_that_the_toolkit_did_not_follow_changes_nothing_at_1x() -> None:

@@ -5,6 +5,9 @@ with the dummy driver and two heads side by side (tests/xorg_dummy.py): Xvfb has
 from __future__ import annotations
 
 import os
+import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -17,6 +20,7 @@ from deskreel.xsession.grab import Grabber
 from deskreel.xsession.monitors import read_layout
 from deskreel.xsession.xvfb import VirtualDisplay
 from tests.commands import deskreel
+from tests.conftest import SAMPLE_APP, SampleApp
 from tests.test_record import assert_anchor_is_on_its_before_frame, record
 from tests.xorg_dummy import DummyXorg, dummy_xorg_missing
 
@@ -172,3 +176,59 @@ def test_the_scale_told_is_todays_xft_dpi_over_the_recordings():
         assert told_scale(*same) is None
     assert told_scale({}, today(120)) is None  # a recording older than its layout
     assert told_scale(extra(96), today(288)) is None  # 3x: beyond what parts are placed at
+
+
+def test_a_target_is_looked_for_first_where_its_monitor_went(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
+    app = launch_app(geometry="+1400+40")  # on DUMMY1, the right-hand monitor
+    db = tmp_path / "moved.db"
+
+    def drive(person):
+        person.click(*app.center("button:Save"))
+        person.click(*app.center("button:Open"))
+
+    record(run_deskreel, xvfb, db, drive, "--name", "moved")
+    expected = app.comparable_events()
+    app.stop()
+    # its targets by their pixels alone (as where no toolkit tells its widgets): the X
+    # window rung, before the pixels', would find them on any monitor
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE actions SET widget = NULL")
+    conn.close()
+    # today DUMMY1 is the left-hand monitor: the app stands where it stood on it
+    with DummyXorg(2, order=(1, 0)) as swapped:
+        log, stderr = tmp_path / "today.jsonl", tmp_path / "today.stderr"
+        argv = [sys.executable, str(SAMPLE_APP), "--log", str(log), "--geometry", "+120+40"]
+        with stderr.open("wb") as err:
+            proc = subprocess.Popen(argv, env=swapped.env(), stderr=err)
+        today = SampleApp(proc, log, stderr)
+        try:
+            today.ready = today.wait_for({"event": "ready"}, timeout=15)
+            done = deskreel("replay", db, "--verify", env=swapped.env())
+            time.sleep(0.5)
+            assert today.comparable_events() == expected
+        finally:
+            today.stop()
+    assert done.returncode == 0, done.stderr
+    assert "a monitor moved by [-1280, 0] since the recording" in done.stderr, done.stderr
+    with open_store(db, create=False) as store:
+        run = store.runs()[-1]
+        rungs = [r.details.get("rung") for r in store.step_results(run.id) if r.details]
+    assert rungs[0] == "shifted", rungs  # the first target too, before any was found
+
+
+def test_the_change_of_desktop_names_each_monitor_that_moved():
+    from deskreel.replayer.layout import DesktopChange, desktop_change
+
+    def layout(*monitors: tuple[str, int]) -> Layout:
+        return Layout(tuple(Monitor(name, (x, 0, 1280, 800)) for name, x in monitors))
+
+    recorded = {MONITORS: layout(("DUMMY0", 0), ("DUMMY1", 1280)).to_json()}
+    swapped = desktop_change(recorded, layout(("DUMMY1", 0), ("DUMMY0", 1280)))
+    assert swapped.moved == (((0, 0, 1280, 800), (1280, 0)), ((1280, 0, 1280, 800), (-1280, 0)))
+    assert swapped.shift_at((1400, 40)) == (-1280, 0) and swapped.shift_at((5, 5)) == (1280, 0)
+    # a monitor gone, or one that kept its place, moves nothing; nor does an old recording
+    assert desktop_change(recorded, layout(("DUMMY0", 0))) == DesktopChange()
+    assert desktop_change({}, layout(("DUMMY1", 0))) == DesktopChange()
+    assert DesktopChange().shift_at((1400, 40)) == (0, 0) and not DesktopChange().said()

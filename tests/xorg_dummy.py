@@ -35,11 +35,17 @@ def dummy_xorg_missing() -> str | None:
     return None
 
 
-def config(heads: int, size: tuple[int, int] = (1280, 800)) -> str:
-    """An xorg.conf of `heads` monitors of 1280x800, each right of the one before."""
+def config(
+    heads: int, size: tuple[int, int] = (1280, 800), order: tuple[int, ...] | None = None
+) -> str:
+    """An xorg.conf of `heads` monitors of 1280x800 side by side, DUMMY0 leftmost, or in
+    `order` from the left (head numbers)."""
+    order = order or tuple(range(heads))
+    left_of = dict(zip(order[1:], order))  # a head, and the one it is right of
     monitors = []
     for n in range(heads):
-        place = f'    Option "Enable" "true"\n    Option "RightOf" "mon{n - 1}"\n' if n else ""
+        place = '    Option "Enable" "true"\n' if n else ""  # the first is on by itself
+        place += f'    Option "RightOf" "mon{left_of[n]}"\n' if n in left_of else ""
         monitors.append(
             f'Section "Monitor"\n    Identifier "mon{n}"\n    HorizSync 5.0-1000.0\n'
             f"    VertRefresh 5.0-200.0\n    Modeline {MODELINE}\n"
@@ -66,17 +72,19 @@ class DummyXorg(XServer):
     package = "xserver-xorg-core xserver-xorg-video-dummy"
     first_display = 90
 
-    def __init__(self, heads: int = 2, *, start_timeout: float = 15.0):
+    def __init__(
+        self, heads: int = 2, *, order: tuple[int, ...] | None = None, start_timeout: float = 15.0
+    ):
         super().__init__(
             width=1280 * heads, height=800, start_timeout=start_timeout, stop_timeout=10.0
         )
-        self.heads = heads
+        self.heads, self.order = heads, order
         self._folder = Path(tempfile.mkdtemp(prefix="deskreel-xorg-"))
 
     def start(self) -> Self:
         try:
             conf = self._folder / "xorg.conf"
-            conf.write_text(config(self.heads))
+            conf.write_text(config(self.heads, order=self.order))
             (self._folder / "conf.d").mkdir()  # none of the machine's xorg.conf.d snippets
             return super().start()
         except BaseException:
