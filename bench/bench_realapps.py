@@ -55,6 +55,12 @@ def main() -> int:
     parser.add_argument("--app", action="append", help="only this application (repeatable)")
     parser.add_argument("--repeat", type=int, default=1, help="timed calls per case")
     parser.add_argument("--failures", action="store_true", help="a line per wrong or refusal")
+    parser.add_argument(
+        "--told",
+        action="store_true",
+        help="replay each scenario as where the desktop tells its scale (Xft.dpi): "
+        "re-anchoring searches it first (issue 34)",
+    )
     args = parser.parse_args()
     if args.build or args.build_missing:
         from make_realapps_corpus import build_all
@@ -69,7 +75,12 @@ def main() -> int:
     if not manifests:
         print(f"no corpus in {args.corpus}: build it with --build", file=sys.stderr)
         return 2
-    verdicts = [v for m in manifests for v in judge(args.corpus / m["app"], m, args.repeat)]
+    told = _told() if args.told else {}
+    verdicts = [
+        v
+        for m in manifests
+        for v in judge(args.corpus / m["app"], m, args.repeat, told=told.get(m["app"]))
+    ]
     report(verdicts, manifests)
     if args.failures:
         for v in verdicts:
@@ -79,6 +90,16 @@ def main() -> int:
                     f" - {v.detail}"
                 )
     return 0
+
+
+def _told() -> dict[str, dict[str, float]]:
+    """Each application's scenarios that a desktop tells the scale of, by name."""
+    from realapps.catalog import apps
+
+    return {
+        name: {s.name: s.told for s in app.scenarios if s.told is not None}
+        for name, app in apps().items()
+    }
 
 
 def report(verdicts: Sequence[Verdict], manifests: Sequence[dict[str, Any]]) -> None:

@@ -10,7 +10,7 @@ import json
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -78,9 +78,16 @@ def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
 
 
 def judge(
-    folder: Path, manifest: dict[str, Any], repeat: int, *, baseline: bool = True
+    folder: Path,
+    manifest: dict[str, Any],
+    repeat: int,
+    *,
+    baseline: bool = True,
+    told: Mapping[str, float] | None = None,
 ) -> list[Verdict]:
-    """Every case of one application, each scenario's steps in order (hints carried)."""
+    """Every case of one application, each scenario's steps in order (hints carried, from
+    the scale `told` gives the scenario's name where it gives one, as the replay does
+    where the desktop tells it)."""
     steps = {s["step"]: s for s in manifest["steps"]}
     image = _images(folder)
     by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -88,7 +95,8 @@ def judge(
         by_scenario[case["scenario"]].append(case)
     out = []
     for scenario, cases in by_scenario.items():
-        hint = NO_HINTS
+        scale = (told or {}).get(scenario)
+        hint = Hints(told=scale) if scale is not None else NO_HINTS
         for case in sorted(cases, key=lambda c: c["step"]):
             step = steps[case["step"]]
             verdict, hint = _one(

@@ -250,7 +250,9 @@ APP = App(
         # wraps to the next line). AT-SPI gives the frame's box unscaled then, the page's
         # elements in screen pixels.
         Scenario(
-            "font 1.25x", argv=(f"--force-device-scale-factor={FONT_SCALE}", _size(FONT_SCALE))
+            "font 1.25x",
+            argv=(f"--force-device-scale-factor={FONT_SCALE}", _size(FONT_SCALE)),
+            told=FONT_SCALE,
         ),
         Scenario("theme", argv=("--force-dark-mode",)),  # the page follows prefers-color-scheme
         Scenario("renamed", absent=frozenset({8})),

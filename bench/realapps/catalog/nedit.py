@@ -136,7 +136,7 @@ APP = App(
         Scenario("pointer elsewhere", pointer_elsewhere=True),
         Scenario("moved", position=(520, 300)),
         Scenario("resized", size=(1000, 600)),
-        Scenario("font 1.25x", argv=_xrm(*BIGGER)),
+        Scenario("font 1.25x", argv=_xrm(*BIGGER), told=1.25),
         Scenario("theme", argv=("-bg", "gray20", "-fg", "gray85", *_xrm(*DARK))),
         Scenario(
             "removed",

@@ -113,7 +113,7 @@ APP = App(
         Scenario("pointer elsewhere", pointer_elsewhere=True),
         Scenario("moved", position=(520, 300)),
         Scenario("resized", size=(420, 400)),
-        Scenario("font 1.25x", env={"QT_FONT_DPI": "120"}),
+        Scenario("font 1.25x", env={"QT_FONT_DPI": "120"}, told=1.25),
         Scenario("theme", env={"QT_QPA_PLATFORMTHEME": "qt5ct", "XDG_CONFIG_HOME": str(DARK)}),
         Scenario(
             "renamed",

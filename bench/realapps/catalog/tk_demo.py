@@ -199,7 +199,7 @@ APP = App(
         Scenario("pointer elsewhere", pointer_elsewhere=True),
         Scenario("moved", position=(520, 220)),
         Scenario("resized", size=(900, 760)),
-        Scenario("font 1.25x", argv=("scale=1.25",)),
+        Scenario("font 1.25x", argv=("scale=1.25",), told=1.25),
         Scenario("theme", argv=("dark",)),
         # steps 2 (Brakes OK) and 3 (the values it set) show another thing than recorded
         Scenario("wrong effect", argv=("wrong",), wrong=frozenset({2, 3})),

@@ -145,7 +145,7 @@ APP = App(
         Scenario("pointer elsewhere", pointer_elsewhere=True),
         Scenario("moved", position=(520, 300)),
         Scenario("resized", size=(300, 480)),
-        Scenario("font 1.25x", argv=_xrm(*BIGGER)),
+        Scenario("font 1.25x", argv=_xrm(*BIGGER), told=1.25),
         Scenario("theme", argv=_xrm("*customization: -color")),
         Scenario("reverse video", argv=("-rv",)),
         # the 4 key enters 5 (its Xt translation changed): after step 4 the display reads

@@ -82,7 +82,7 @@ APP = App(
         Scenario("pointer elsewhere", pointer_elsewhere=True),
         Scenario("moved", position=(520, 300)),
         Scenario("resized", size=(640, 560)),
-        Scenario("font 1.25x", env={"GDK_DPI_SCALE": "1.25"}),
+        Scenario("font 1.25x", env={"GDK_DPI_SCALE": "1.25"}, told=1.25),
         Scenario("theme", env={"GTK_THEME": "Adwaita:dark"}),
         # the OK button is labelled otherwise: clicking it must be refused
         Scenario("renamed", argv=("--ok-label=Submit",), absent=frozenset({OK})),
