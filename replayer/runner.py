@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from deskreel.storage import Evidence, StorageError, Step, StepResult
+from deskreel.xsession.display import display_gone
 
 from .anchoring import Finding, Locator, aimed_at
 from .ask import ask
@@ -108,6 +109,8 @@ class Runner:
             )
             raise
         except Exception as err:  # an X error: this step failed (stop unless --keep-going)
+            if display_gone(err):
+                raise  # no X server to go on with: the replay ends (replay.py)
             return self._result(
                 step,
                 "failed",

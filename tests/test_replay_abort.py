@@ -231,3 +231,37 @@ def test_ctrl_c_before_the_switch_takes_over_is_stored_as_an_abort(xvfb, tmp_pat
         [run] = store.runs()
         assert run.status == "aborted"
     assert held_state(xvfb.display) == ([], 0)
+
+
+def test_an_x_server_that_goes_away_ends_the_replay_in_one_line(tmp_path):
+    # the X server exits (a crash, a nested Xephyr closed) during a step: an abort,
+    # said once, stored as the run's end; no traceback from any thread
+    db = imported(
+        tmp_path,
+        "gone",
+        [
+            {"action": "left_click", "coordinate": [10, 10]},
+            {"action": "wait", "duration": 5},  # under way when the server goes
+            {"action": "type", "text": "never typed"},
+        ],
+    )
+    with VirtualDisplay() as display:
+        replay = subprocess.Popen(
+            [sys.executable, "-m", "deskreel", "replay", db],
+            env=display.env(),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert replay.stderr is not None
+        said = [replay.stderr.readline()]
+        assert "step 1/3" in said[0], said
+        time.sleep(1.0)
+        name = display.display
+        display.stop()
+        err = "".join(said) + replay.communicate(timeout=60)[1]
+    assert replay.returncode == 130, err
+    assert f"replay aborted: the X display {name} went away" in err, err
+    assert "Traceback" not in err and "Exception in thread" not in err, err
+    with open_store(db, create=False) as store:
+        run = store.runs()[-1]
+    assert run.status == "aborted", run
