@@ -60,8 +60,8 @@ class Hints:
     """What earlier targets on the same screen tell: the scale they were found at (one screen
     has one scale) and how far the last one found at 1x had moved (a moved window moves every
     target alike). And what the desktop tells: `told`, today's scale against the recording's
-    by their settings (Xft.dpi), searched first while no target has told a scale; never
-    held to, since a toolkit may not follow its desktop's settings."""
+    by their settings (Xft.dpi), searched first until a target is found at a scale other
+    than 1x; never held to, since a toolkit may not follow its desktop's settings."""
 
     scale: float = 1.0
     shift: Point = (0, 0)

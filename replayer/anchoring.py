@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from deskreel.xsession.grab import Grabber
 from deskreel.xsession.images import decode_image, encode_png
 
 from .defaults import DEFAULT_TIMEOUT
-from .layout import DesktopChange
+from .desktop import DesktopChange, MonitorHints
 from .objects import ObjectFinder, WindowFinder
 
 __all__ = ["AnchorOptions", "Finding", "Locator", "DEFAULT_TIMEOUT", "aimed_at"]
@@ -132,7 +132,8 @@ class Locator:
         # The scale the last target was found at: the screen most likely has it still (a
         # replay at another DPI), and locate() tries it before the others. Likewise how far
         # the last target found at 1x had moved (a moved window moves them all).
-        self.hints = Hints(told=options.desktop.scale) if options.desktop.scale else NO_HINTS
+        told = options.desktop.scale
+        self.hints = MonitorHints(options.desktop, Hints(told=told) if told else NO_HINTS)
 
     def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
         """The step's target now; None when the step has nothing to look for (no anchor,
@@ -152,7 +153,7 @@ class Locator:
         while True:
             screen = self.last_screen = self.grabber.rgb()
             attempts += 1
-            hints = self._hints_at(target)
+            hints = self.hints.at(target)
             located = locate(
                 screen,
                 query,
@@ -163,30 +164,11 @@ class Locator:
             )
             if not located.decided:
                 return None  # no anchor, and the object left it to the pixels
-            self._learn(hints_after(located, hints), hints, target)
+            self.hints.learn(hints_after(located, hints), hints, target)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)
             self._pause(self.options.retry_every)
-
-    def _hints_at(self, target: tuple[int, int]) -> Hints:
-        """The hints for a target recorded at `target`: on a monitor that moved since, the
-        window's shift is from where the monitor went (the learned shift is kept relative
-        to the target's monitor)."""
-        mx, my = self.options.desktop.shift_at(target)
-        if (mx, my) == (0, 0):
-            return self.hints
-        return replace(self.hints, shift=(self.hints.shift[0] + mx, self.hints.shift[1] + my))
-
-    def _learn(self, learned: Hints, used: Hints, target: tuple[int, int]) -> None:
-        """Keep what a locate() told (hints_after), a shift made relative to the monitor
-        of `target` again; nothing where it told nothing."""
-        if learned is used:
-            return
-        mx, my = self.options.desktop.shift_at(target)
-        if learned.scale == 1.0 and (mx, my) != (0, 0):
-            learned = replace(learned, shift=(learned.shift[0] - mx, learned.shift[1] - my))
-        self.hints = learned
 
     def said(self, step: Step, finding: Finding | None, again: float) -> Said | None:
         """What the step's object says of itself now that the step is done, beside what it

@@ -6,81 +6,15 @@ a step found on today's screen by its anchor or object is not asked."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from deskreel.matching import PARAMS
 from deskreel.storage import Step
-from deskreel.storage.monitors import MONITORS, Box, Layout
+from deskreel.storage.monitors import MONITORS, Layout
 
+from .desktop import desktop_change
 from .errors import ReplayError
 
-__all__ = ["DesktopChange", "check_layout", "desktop_change", "told_scale"]
-
-Point = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class DesktopChange:
-    """What re-anchoring takes from today's desktop against the recording's: the scale
-    their settings tell (told_scale), and how far each recorded monitor that is there
-    today under its RandR name moved (its recorded box, the move)."""
-
-    scale: float | None = None
-    moved: tuple[tuple[Box, Point], ...] = ()
-
-    def shift_at(self, point: Point) -> Point:
-        """How far the monitor that showed the recorded `point` moved; (0, 0) if none."""
-        x, y = point
-        for (mx, my, mw, mh), shift in self.moved:
-            if mx <= x < mx + mw and my <= y < my + mh:
-                return shift
-        return (0, 0)
-
-    def said(self) -> list[str]:
-        """What the replay says of it before the first step, one line each."""
-        lines = [
-            f"this desktop draws at {self.scale:g}x the recording's scale, as their Xft.dpi "
-            f"tell: targets are looked for at that scale first"
-        ] if self.scale is not None else []  # fmt: skip
-        lines += [
-            f"a monitor moved by {list(shift)} since the recording (it showed {box[2]}x"
-            f"{box[3]}+{box[0]}+{box[1]}): its targets are looked for there first"
-            for box, shift in self.moved
-        ]
-        return lines
-
-
-def desktop_change(extra: Any, today: Layout) -> DesktopChange:
-    """How today's desktop differs from the recording's, as the stored layout tells (none
-    for a recording without one)."""
-    recorded = Layout.from_json(extra.get(MONITORS)) if isinstance(extra, dict) else None
-    if recorded is None:
-        return DesktopChange()
-    now = {m.name: m.box for m in today.monitors}
-    moved = tuple(
-        (m.box, shift)
-        for m in recorded.monitors
-        if m.name in now and (shift := _between(m.box, now[m.name])) != (0, 0)
-    )
-    return DesktopChange(told_scale(extra, today), moved)
-
-
-def told_scale(extra: Any, today: Layout) -> float | None:
-    """Today's scale against the recording's, as the two desktops' settings tell it
-    (Layout.scale): the scale re-anchoring searches first (matching's Hints.told). None
-    where the recording stored no layout, the two agree, or the ratio is beyond any
-    scale matching can place parts at."""
-    recorded = Layout.from_json(extra.get(MONITORS)) if isinstance(extra, dict) else None
-    if recorded is None:
-        return None
-    ratio = round(today.scale() / recorded.scale(), 3)
-    low, high = PARAMS.sane_scales
-    return ratio if ratio != 1.0 and low <= ratio <= high else None
-
-
-def _between(before: Box, after: Box) -> Point:
-    return (after[0] - before[0], after[1] - before[1])
+__all__ = ["check_layout"]
 
 
 def check_layout(
@@ -113,6 +47,36 @@ def check_layout(
         point = next((p for p in _points(step) if off(p)), None)
         if point is not None:
             raise ReplayError(_off_screen(step, point, extra, layout(), size, anchored))
+        moved = _on_moved_monitor(step, extra, layout)
+        if moved is not None:
+            raise ReplayError(moved + _todo(step, anchored))
+
+
+def _on_moved_monitor(step: Step, extra: Any, layout: Callable[[], Layout]) -> str | None:
+    """Why a step replayed at its recorded place would act on another monitor's content
+    (its monitor stands elsewhere today), or None."""
+    points = _points(step)
+    if not points or not isinstance(extra, dict) or MONITORS not in extra:
+        return None
+    change = desktop_change(extra, layout())
+    for point in points:
+        moved = next((m for m in change.moved if m.box == change.monitor_of(point)), None)
+        if moved is not None:
+            return (
+                f"step {step.step} ({step.action.action}) acts at {list(point)}, where "
+                f"{moved.describe()}: "
+            )
+    return None
+
+
+def _todo(step: Step, anchored: bool) -> str:
+    """What to do about a step whose recorded place holds something else today."""
+    if anchored:
+        return (
+            "it has nothing deskreel can find it by: put the monitors back as they were "
+            "(xrandr), or record it again"
+        )
+    return "replay without --no-anchor, to find its target on today's screen"
 
 
 def _off_screen(

@@ -15,7 +15,7 @@ from typing import Any
 
 from deskreel.storage import Recording, Step, StepResult, Store
 from deskreel.storage.monitors import Layout
-from deskreel.xsession.display import connect, display_gone, display_name
+from deskreel.xsession.display import DisplayError, connect, display_gone, display_name
 from deskreel.xsession.monitors import read_layout
 from deskreel.xsession.settings import cursor_blink, read_input_settings
 
@@ -24,7 +24,8 @@ from .defaults import ON_MISSING
 from .errors import Interrupted, ReplayError
 from .execute import missing_env
 from .frames import Frames
-from .layout import DesktopChange, check_layout, desktop_change
+from .desktop import desktop_change
+from .layout import check_layout
 from .options import DEFAULT_OPTIONS, ReplayOptions
 from .progress import Progress
 from .runner import Runner
@@ -80,14 +81,7 @@ def replay(
     masks = store.masks(recording.id)  # read before the run starts: a failure leaves no run
     name = display_name(display)
     conn = connect(name, extensions=("XTEST",))
-    change = desktop_change(recording.extra, _check_layout(steps, recording, conn, options))
-    if options.anchor and change != DesktopChange():
-        options = replace(options, anchoring=replace(options.anchoring, desktop=change))
-        for line in change.said():
-            progress.note(line)
-    spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
-    if options.verify is not None and (blink := cursor_blink(conn)) is not None:
-        options = replace(options, verify=replace(options.verify, blink=blink))
+    options, spacing = _prepare(steps, recording, conn, options, progress)
     mode = "verify" if options.verify else "replay"
     run_id = writer.start_run(recording.id, mode=mode, options=_options_json(options))
     run = Runner(steps, options, progress, clock)
@@ -103,7 +97,7 @@ def replay(
         run.status, run.message = "aborted", run.switch.message
         raise
     except Exception as err:
-        if not display_gone(err):  # a damaged store, a full disk: the run did not pass
+        if not display_gone(err, name):  # a damaged store, a full disk: the run did not pass
             run.status, run.message = "failed", str(err) or type(err).__name__
             raise
         # the X server exited, or the person closed the nested one: an end, not a failure
@@ -111,7 +105,7 @@ def replay(
         run.status, run.message = "aborted", run.switch.message
     finally:
         try:  # the injector first: it lets go of keys and puts the keymap back
-            _close_all(injector, run.locator, run.frames, conn)
+            _close_all(name, injector, run.locator, run.frames, conn)
         finally:  # a failing close never keeps the run from being stored
             try:
                 writer.add_step_results(run_id, run.results)
@@ -143,20 +137,50 @@ def _run_safely(
         run.steps_through(injector)
 
 
-def _close_all(*things: Any) -> None:
+def _prepare(
+    steps: list[Step], recording: Recording, conn: Any, options: ReplayOptions, progress: Progress
+) -> tuple[ReplayOptions, Spacing]:
+    """The run's options with what today's X server tells (its monitors and scale against
+    the recording's, the caret's blink), and the spacing of its input; refused in one line
+    (the connection closed) when the steps do not fit today's screen or the server went
+    away meanwhile."""
+    try:
+        change = desktop_change(recording.extra, _check_layout(steps, recording, conn, options))
+        if options.anchor and (change.scale is not None or change.moved):
+            options = replace(options, anchoring=replace(options.anchoring, desktop=change))
+            for line in change.said():
+                progress.note(line)
+        spacing = Spacing.of(recording.input_settings, read_input_settings(conn))
+        if options.verify is not None and (blink := cursor_blink(conn)) is not None:
+            options = replace(options, verify=replace(options.verify, blink=blink))
+    except ReplayError:
+        raise  # _check_layout closed the connection
+    except Exception as err:
+        name = conn.get_display_name()
+        _close(conn, name)
+        if not display_gone(err, name):
+            raise
+        raise DisplayError(
+            f"the X display {name} went away before the replay began: start it again",
+            details={"display": name},
+        ) from None
+    return options, spacing
+
+
+def _close_all(name: str, *things: Any) -> None:
     """Close each of `things` in order (None is skipped), even when an earlier one fails."""
     with ExitStack() as stack:
         for thing in reversed(things):  # an ExitStack closes the last pushed first
             if thing is not None:
-                stack.callback(_close, thing)
+                stack.callback(_close, thing, name)
 
 
-def _close(thing: Any) -> None:
+def _close(thing: Any, name: str) -> None:
     """Close `thing`; on an X server that went away there is nothing left to close."""
     try:
         thing.close()
     except Exception as err:
-        if not display_gone(err):
+        if not display_gone(err, name):
             raise
 
 

@@ -67,6 +67,9 @@ class Layout:
     monitors: tuple[Monitor, ...]
     xft_dpi: float | None = None
     window_scale: int | None = None
+    # GNOME's settings manager's Gdk/UnscaledDPI: where it is told, Xft/DPI holds the window
+    # scale already (gsd); where not (xfsettingsd), the window scale comes on top of it
+    unscaled_dpi: float | None = None
 
     def monitor_at(self, x: int, y: int) -> Monitor | None:
         """The monitor showing the screen's point (x, y); None: none (between monitors)."""
@@ -78,11 +81,12 @@ class Layout:
 
     def scale(self) -> float:
         """How much bigger than at X's 96 dpi the desktop asks its toolkits to draw: Xft.dpi
-        over 96 (GNOME's includes its window scale), else the window scale; 1 where
-        nothing was told."""
-        if self.xft_dpi is not None:
-            return self.xft_dpi / DEFAULT_DPI
-        return float(self.window_scale or 1)
+        over 96 (96 where nothing told it), times the window scale where Xft.dpi does not
+        hold it already (`unscaled_dpi`); 1 where nothing was told."""
+        text = (self.xft_dpi or DEFAULT_DPI) / DEFAULT_DPI
+        if self.window_scale is not None and self.unscaled_dpi is None:
+            return text * self.window_scale
+        return text
 
     def describe(self) -> str:
         """One line: `monitors: DUMMY0 1280x800+0+0 primary, DUMMY1 1280x800+1280+0; Xft.dpi
@@ -99,6 +103,7 @@ class Layout:
             "monitors": [m.to_json() for m in self.monitors],
             "xft_dpi": self.xft_dpi,
             "window_scale": self.window_scale,
+            "unscaled_dpi": self.unscaled_dpi,
         }
 
     @classmethod
@@ -109,10 +114,12 @@ class Layout:
             return None
         monitors = [Monitor.from_json(m) for m in data["monitors"]]
         dpi, scale = _finite(data.get("xft_dpi")), data.get("window_scale")
+        unscaled = _finite(data.get("unscaled_dpi"))
         return cls(
             tuple(m for m in monitors if m is not None),
             dpi if dpi is not None and dpi > 0 else None,
             scale if isinstance(scale, int) and not isinstance(scale, bool) and scale > 0 else None,
+            unscaled if unscaled is not None and unscaled > 0 else None,
         )
 
 

@@ -160,7 +160,7 @@ def test_a_step_with_nothing_to_find_it_by_is_refused_off_screen_or_between_moni
 
 
 def test_the_scale_told_is_todays_xft_dpi_over_the_recordings():
-    from deskreel.replayer.layout import told_scale
+    from deskreel.replayer.desktop import told_scale
 
     def extra(dpi: float | None, window_scale: int | None = None) -> dict:
         return {MONITORS: Layout((), dpi, window_scale).to_json()}
@@ -171,7 +171,10 @@ def test_the_scale_told_is_todays_xft_dpi_over_the_recordings():
     assert told_scale(extra(None), today(120)) == 1.25  # nothing told then: X's 96
     assert told_scale(extra(192), today(96)) == 0.5
     assert told_scale(extra(96), today(None, 2)) == 2.0  # a window scale without Xft.dpi
-    assert told_scale(extra(192, 2), today(96, 1)) == 0.5  # GNOME's Xft/DPI holds its scale
+    # GNOME's Xft/DPI holds its window scale (it tells Gdk/UnscaledDPI); Xfce's does not
+    gnome_2x = {MONITORS: Layout((), 192, 2, 96).to_json()}
+    assert told_scale(gnome_2x, Layout((), 96, 1, 96)) == 0.5
+    assert told_scale(gnome_2x, Layout((), 96, 2)) is None  # Xfce at 2x: the same scale
     for same in ((extra(120), today(120)), (extra(None), today(96)), (extra(None), today(None))):
         assert told_scale(*same) is None
     assert told_scale({}, today(120)) is None  # a recording older than its layout
@@ -211,24 +214,107 @@ def test_a_target_is_looked_for_first_where_its_monitor_went(
         finally:
             today.stop()
     assert done.returncode == 0, done.stderr
-    assert "a monitor moved by [-1280, 0] since the recording" in done.stderr, done.stderr
+    assert "monitor DUMMY1 is at +0+0 today, at +1280+0 when recorded" in done.stderr
     with open_store(db, create=False) as store:
         run = store.runs()[-1]
         rungs = [r.details.get("rung") for r in store.step_results(run.id) if r.details]
     assert rungs[0] == "shifted", rungs  # the first target too, before any was found
 
 
+def _row(*monitors: tuple[str, int]) -> Layout:
+    """Monitors of 1280x800 in a row, each named and at its x."""
+    return Layout(tuple(Monitor(name, (x, 0, 1280, 800)) for name, x in monitors))
+
+
 def test_the_change_of_desktop_names_each_monitor_that_moved():
-    from deskreel.replayer.layout import DesktopChange, desktop_change
+    from deskreel.replayer.desktop import DesktopChange, Moved, desktop_change
 
-    def layout(*monitors: tuple[str, int]) -> Layout:
-        return Layout(tuple(Monitor(name, (x, 0, 1280, 800)) for name, x in monitors))
-
-    recorded = {MONITORS: layout(("DUMMY0", 0), ("DUMMY1", 1280)).to_json()}
-    swapped = desktop_change(recorded, layout(("DUMMY1", 0), ("DUMMY0", 1280)))
-    assert swapped.moved == (((0, 0, 1280, 800), (1280, 0)), ((1280, 0, 1280, 800), (-1280, 0)))
+    recorded = {MONITORS: _row(("DUMMY0", 0), ("DUMMY1", 1280)).to_json()}
+    swapped = desktop_change(recorded, _row(("DUMMY1", 0), ("DUMMY0", 1280)))
+    assert swapped.moved == (
+        Moved("DUMMY0", (0, 0, 1280, 800), (1280, 0)),
+        Moved("DUMMY1", (1280, 0, 1280, 800), (-1280, 0)),
+    )
     assert swapped.shift_at((1400, 40)) == (-1280, 0) and swapped.shift_at((5, 5)) == (1280, 0)
+    assert swapped.said()[1] == (
+        "monitor DUMMY1 is at +0+0 today, at +1280+0 when recorded: its targets are looked "
+        "for there first"
+    )
     # a monitor gone, or one that kept its place, moves nothing; nor does an old recording
-    assert desktop_change(recorded, layout(("DUMMY0", 0))) == DesktopChange()
-    assert desktop_change({}, layout(("DUMMY1", 0))) == DesktopChange()
+    assert desktop_change(recorded, _row(("DUMMY0", 0))).moved == ()
+    assert desktop_change({}, _row(("DUMMY1", 0))) == DesktopChange()
     assert DesktopChange().shift_at((1400, 40)) == (0, 0) and not DesktopChange().said()
+
+
+def test_a_shift_learned_on_one_monitor_is_kept_for_its_targets_alone():
+    from deskreel.matching import Hints
+    from deskreel.replayer.desktop import MonitorHints, desktop_change
+
+    # A and B swapped, C where it was
+    recorded = {MONITORS: _row(("A", 0), ("B", 1280), ("C", 2560)).to_json()}
+    change = desktop_change(recorded, _row(("B", 0), ("A", 1280), ("C", 2560)))
+    hints = MonitorHints(change, Hints())
+    on_a, on_c = (100, 100), (2600, 100)
+    assert hints.at(on_a).shift == (1280, 0) and hints.at(on_c).shift == (0, 0)
+    # a target on A found where it was recorded: its window did not follow A (-1280 on A)
+    used = hints.at(on_a)
+    hints.learn(Hints(1.0, (0, 0)), used, on_a)
+    assert hints.at((200, 300)).shift == (0, 0)  # A's next target: where that one was
+    assert hints.at(on_c).shift == (0, 0)  # C's: nothing learned there
+    # a target on C found 40 px right: C's next target is looked for there, A's not
+    used = hints.at(on_c)
+    hints.learn(Hints(1.0, (40, 0)), used, on_c)
+    assert hints.at((2700, 50)).shift == (40, 0) and hints.at(on_a).shift == (1280, 0)
+    # what told nothing changes nothing; where no monitor moved, the hints go whole
+    hints.learn(used, used, on_c)
+    assert hints.at((2700, 50)).shift == (40, 0)
+    same = MonitorHints(desktop_change(recorded, _row(("A", 0), ("B", 1280))), Hints())
+    same.learn(Hints(1.0, (7, 7)), Hints(), on_a)
+    assert same.at(on_c).shift == (7, 7)
+
+
+def test_a_step_replayed_where_it_was_recorded_is_refused_when_its_monitor_moved():
+    from deskreel.replayer.errors import ReplayError
+    from deskreel.replayer.layout import check_layout
+    from deskreel.storage import Action, Step
+
+    recorded = {MONITORS: _row(("DUMMY0", 0), ("DUMMY1", 1280)).to_json()}
+    swapped = _row(("DUMMY1", 0), ("DUMMY0", 1280))
+    click = Step(4, Action("left_click", coordinate=(1400, 40)))
+    for anchored, todo in ((True, "put the monitors back"), (False, "without --no-anchor")):
+        with pytest.raises(ReplayError) as refused:
+            check_layout([click], recorded, lambda: swapped, (2560, 800), anchored=anchored)
+        said = str(refused.value)
+        assert (
+            said.startswith(
+                "step 4 (left_click) acts at [1400, 40], where monitor DUMMY1 is at +0+0 today, "
+                "at +1280+0 when recorded: "
+            )
+            and todo in said
+        ), said
+    check_layout([click], recorded, lambda: _row(("DUMMY0", 0), ("DUMMY1", 1280)),
+                 (2560, 800), anchored=True)  # fmt: skip
+
+
+def test_the_scale_is_read_as_gnome_and_xfce_tell_it(xvfb):
+    from tests.test_record_exact import settings_manager
+
+    def scale(**told: int) -> tuple[float, Layout]:
+        with settings_manager(xvfb.display, **told):
+            conn = connect(xvfb.display)
+            try:
+                layout = read_layout(conn)
+            finally:
+                conn.close()
+        return layout.scale(), layout
+
+    dpi = 1024  # XSETTINGS' unit: 1024ths of a dot per inch
+    gnome = {"Xft/DPI": 192 * dpi, "Gdk/WindowScalingFactor": 2, "Gdk/UnscaledDPI": 96 * dpi}
+    xfce = {"Xft/DPI": 96 * dpi, "Gdk/WindowScalingFactor": 2}
+    value, layout = scale(**gnome)
+    assert value == 2.0 and (layout.xft_dpi, layout.window_scale, layout.unscaled_dpi) == (
+        192.0, 2, 96.0
+    )  # fmt: skip
+    value, layout = scale(**xfce)
+    assert value == 2.0 and layout.unscaled_dpi is None
+    assert scale(**{"Xft/DPI": 120 * dpi})[0] == 1.25

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from deskreel.xsession.display import connect
 from deskreel.xsession.xvfb import VirtualDisplay
@@ -265,3 +266,36 @@ def test_an_x_server_that_goes_away_ends_the_replay_in_one_line(tmp_path):
     with open_store(db, create=False) as store:
         run = store.runs()[-1]
     assert run.status == "aborted", run
+
+
+def test_an_x_server_that_goes_away_during_a_screen_grab_ends_the_replay(tmp_path, monkeypatch):
+    # the grabs' library raises errors of its own when the server is gone (an assertion,
+    # its XError): the server's socket says it went away
+    import shutil
+
+    from deskreel.replayer import Progress, ReplayOptions
+    from deskreel.xsession.grab import Grabber
+
+    replay_module = importlib.import_module("deskreel.replayer.replay")
+    demo = tmp_path / "demo.db"
+    shutil.copy(Path(__file__).resolve().parent.parent / "samples" / "demo.db", demo)
+    real_rgb = Grabber.rgb
+    with VirtualDisplay() as display:
+
+        def server_gone_first(self):
+            display.stop()
+            return real_rgb(self)
+
+        monkeypatch.setattr(Grabber, "rgb", server_gone_first)
+        name = display.display
+        with open_store(demo, create=False) as store:
+            outcome = replay_module.replay(
+                store,
+                store.recording(None),
+                options=ReplayOptions(),
+                display=name,
+                progress=Progress(total=8, quiet=True),
+            )
+            [run] = store.runs()
+    assert outcome.status == "aborted" and run.status == "aborted", outcome
+    assert outcome.message == f"replay aborted: the X display {name} went away"

@@ -57,7 +57,7 @@ def test_the_scale_the_desktops_tell_is_searched_first(launch_app, run_deskreel,
             ["xprop", "-root", "-remove", "RESOURCE_MANAGER"], env=xvfb.env(), check=True
         )
     assert done.returncode == 0, done.stderr
-    assert "draws at 1.25x the recording's scale" in done.stderr, done.stderr
+    assert "settings ask for 1.25x, the recording's for 1x" in done.stderr, done.stderr
     _, results = last_run(db)
     ranges = [
         [t["rung"] for t in r.details["trail"] if t["rung"] in ("hint", "told", "all")]

@@ -60,11 +60,17 @@ def connect(name: str | None = None, *, extensions: tuple[str, ...] = ()) -> Any
     return conn
 
 
-def display_gone(err: BaseException) -> bool:
-    """Whether `err` says the X server went away (it exited, or a nested one was closed)."""
+def display_gone(err: BaseException, name: str | None = None) -> bool:
+    """Whether `err` came of the X server going away (it exited, or a nested one was
+    closed): python-xlib's closed connection says so; any other error (a screen grab's,
+    whose library raises its own) counts when the local server `name` no longer listens."""
     from Xlib import error as xerror
 
-    return isinstance(err, xerror.ConnectionClosedError)
+    from .xserver import local_server_listens
+
+    if isinstance(err, xerror.ConnectionClosedError):
+        return True
+    return name is not None and local_server_listens(name) is False
 
 
 def xwayland(conn: Any) -> bool:

@@ -33,10 +33,12 @@ def _layout(conn: Any) -> Layout:
     told = desktop.get("Xft/DPI")
     dpi = told / _XSETTINGS_DPI_UNIT if isinstance(told, int) and told > 0 else _resource_dpi(conn)
     scale = desktop.get("Gdk/WindowScalingFactor")
+    unscaled = desktop.get("Gdk/UnscaledDPI")
     return Layout(
         tuple(_randr_monitors(conn) or [_whole_screen(conn)]),
         dpi,
         scale if isinstance(scale, int) and scale > 0 else None,
+        unscaled / _XSETTINGS_DPI_UNIT if isinstance(unscaled, int) and unscaled > 0 else None,
     )
 
 
