@@ -252,6 +252,10 @@ def test_an_object_found_grown_alike_both_ways_tells_the_scale() -> None:
     # stretched one way by its layout (a window made wider): no scale told
     assert box_scale(replace(recorded, box=(0, 0, 300, 32)), recorded) == 1.0
     assert box_scale(replace(recorded, box=(0, 0, 100, 32)), recorded) == 1.0
+    # a 200% HiDPI desktop, its box a pixel over twice: told (drags and --verify scale by
+    # it); three times and more is no scale a desktop asks for
+    assert box_scale(replace(recorded, box=(0, 0, 201, 65)), recorded) == pytest.approx(2.01, 0.01)
+    assert box_scale(replace(recorded, box=(0, 0, 300, 96)), recorded) == 1.0
 
 
 def test_a_window_with_a_twin_is_left_to_the_pixels(
