@@ -98,8 +98,9 @@ def refuse_xwayland(conn: Any, *, force: bool) -> bool:
         within = f" of the Wayland session {session!r}" if session else ""
         raise DisplayError(
             f"X display {conn.get_display_name()} is Xwayland{within}: it shows deskreel only "
-            f"the windows of X clients, never the Wayland ones; log in to an X11 session, or "
-            f"run the application in a nested X server (Xvfb, Xephyr), or add --force",
+            f"the windows of X clients, never the Wayland ones; run the application in a "
+            f"nested X server with --nested -- COMMAND, or log in to an X11 session, or add "
+            f"--force",
             details={"display": conn.get_display_name(), "xwayland": True},
         )
     return True
