@@ -135,6 +135,9 @@ def record(
     else:
         if force:
             raise UserError("--force does not apply with --nested: Xephyr is no Xwayland")
+        if "://" in db or os.path.exists(db):
+            with open_db(db, readonly=True):  # one it cannot record into: refused before
+                pass  # any window opens
         with nested_session(
             plan, display, DEFAULT_SIZE, timeout=DEFAULT_TIMEOUT, quiet=False
         ) as session:

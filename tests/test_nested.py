@@ -194,6 +194,21 @@ def test_an_application_that_ends_before_its_window_is_refused(
     assert not db.exists()
 
 
+def test_a_file_that_is_no_database_is_refused_before_xephyr_starts(
+    xvfb, tmp_path: Path, leaves_nothing
+):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n")
+    told = tmp_path / "told"
+    done = deskreel(
+        "record", text, "--nested", "--", *_command(told, tmp_path / "a.jsonl"), env=xvfb.env()
+    )
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "notes.txt" in done.stderr
+    assert not told.exists()  # the application never ran
+    assert text.read_text() == "not a database\n"
+
+
 def test_closing_xephyr_during_a_replay_ends_it_in_one_line(xvfb, tmp_path: Path, leaves_nothing):
     script = imported(tmp_path, "s", [*CLICK, {"action": "wait", "duration": 5}, *CLICK])
     told = tmp_path / "told"
