@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .ladder import locate as locate
     from .ladder import rung_names as rung_names
     from .located import Located as Located
+    from .located import refused as refused
     from .looks import with_looks as with_looks
     from .objects import ObjectAnswer as ObjectAnswer
     from .objects import acts_on_whole as acts_on_whole
@@ -104,6 +105,7 @@ _WHERE = {
     "locate": "ladder",
     "rung_names": "ladder",
     "Located": "located",
+    "refused": "located",
     "with_looks": "looks",
     "ObjectAnswer": "objects",
     "acts_on_whole": "objects",

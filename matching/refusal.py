@@ -20,6 +20,10 @@ RULES: dict[str, tuple[str, str]] = {
     "object-gone": ("accessibles of its role and name in its application today:", ""),
     "object-insensitive": ("its object takes input (sensitive) today:", ""),
     "object-covered": ("its object is what the screen shows at its point:", ""),
+    # A step with no anchor whose object left it to the pixels is pressed at its recorded
+    # place (replayer/anchoring.py), unless that place holds something else today.
+    "off-screen": ("its recorded place lies off today's screen by, in px,", AT_MOST),
+    "monitor-moved": ("the monitor of its recorded place stands elsewhere today, by px", AT_MOST),
     # The X-window rung (xwindows.py): the window at its path reads another name today.
     "renamed": ("its box reads the name it read when recorded:", ""),
     # The anchor itself (locating.py).

@@ -25,10 +25,12 @@ from deskreel.matching import (
     Box,
     Located,
     Query,
+    Refusal,
     Said,
     TextReader,
     hints_after,
     locate,
+    refused,
     said_of,
     with_looks,
 )
@@ -162,13 +164,28 @@ class Locator:
                 windows=self.windows.find,
                 read=self.read,
             )
-            if not located.decided:
-                return None  # no anchor, and the object left it to the pixels
+            if not located.decided:  # no anchor, and the object left it to the pixels:
+                misplaced = self._misplaced(target, screen.shape)  # at its recorded place
+                return None if misplaced is None else Finding(misplaced, target, attempts, 0.0)
             self.hints.learn(hints_after(located, hints), hints, target)
             waited = self._clock() - started
             if located.found or waited >= self.options.timeout:
                 return Finding(located, target, attempts, waited)
             self._pause(self.options.retry_every)
+
+    def _misplaced(self, target: tuple[int, int], shape: tuple[int, ...]) -> Located | None:
+        """Refused, a step replayed at its recorded place where that place is off today's
+        screen (X would press its edge) or on a monitor that stands elsewhere today
+        (another monitor's content is there); None where the place holds."""
+        x, y = target
+        height, width = shape[:2]
+        outside = max(-x, x - width + 1, -y, y - height + 1, 0)
+        if outside:
+            return refused(Refusal("off-screen", outside, 0, target))
+        mx, my = self.options.desktop.shift_at(target)
+        if (mx, my) != (0, 0):
+            return refused(Refusal("monitor-moved", max(abs(mx), abs(my)), 0, target))
+        return None
 
     def said(self, step: Step, finding: Finding | None, again: float) -> Said | None:
         """What the step's object says of itself now that the step is done, beside what it

@@ -318,3 +318,28 @@ def test_the_scale_is_read_as_gnome_and_xfce_tell_it(xvfb):
     value, layout = scale(**xfce)
     assert value == 2.0 and layout.unscaled_dpi is None
     assert scale(**{"Xft/DPI": 120 * dpi})[0] == 1.25
+
+
+def test_a_recorded_place_on_a_moved_monitor_is_refused_when_pixels_cannot_decide(xvfb):
+    # what Locator.find answers for a step with no anchor whose object left it to the
+    # pixels: pressed at its recorded place, unless another monitor's content is there now
+    from deskreel.replayer.anchoring import AnchorOptions, Locator
+    from deskreel.replayer.desktop import desktop_change
+
+    recorded = {MONITORS: _row(("DUMMY0", 0), ("DUMMY1", 1280)).to_json()}
+    change = desktop_change(recorded, _row(("DUMMY1", 0), ("DUMMY0", 1280)))
+    locator = Locator(xvfb.display, options=AnchorOptions(desktop=change))
+    try:
+        shape = (800, 2560, 3)
+        moved = locator._misplaced((1400, 40), shape)
+        assert moved is not None and moved.refusal is not None
+        assert (moved.refusal.rule, moved.refusal.measured) == ("monitor-moved", 1280)
+        off = locator._misplaced((2600, 40), shape)
+        assert off is not None and off.refusal is not None and off.refusal.rule == "off-screen"
+    finally:
+        locator.close()
+    unmoved = Locator(xvfb.display)
+    try:
+        assert unmoved._misplaced((1400, 40), shape) is None  # no monitor moved
+    finally:
+        unmoved.close()

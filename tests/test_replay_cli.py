@@ -3,8 +3,11 @@ the progress it prints, a line per step or one updating line on a terminal."""
 
 import os
 import pty
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 
 from deskreel.storage import open_store
 from tests.commands import deskreel, imported
@@ -83,3 +86,39 @@ def test_progress_on_a_terminal_is_one_updating_line(xvfb, tmp_path):
         "step 2/2 (#2) mouse_move [200, 150]: running",
         "step 2/2 (#2) mouse_move [200, 150]: ok",
     ]
+
+
+def test_a_step_pressed_at_its_recorded_place_is_refused_off_todays_screen(
+    launch_app, run_deskreel, xvfb, tmp_path
+):
+    # its object an X window and no anchor (as where the frame was lost): on a smaller
+    # screen without the application, the object leaves it to the pixels, and the recorded
+    # place lies off the screen, where X would press the screen's edge
+    from deskreel.xsession.xvfb import VirtualDisplay
+    from samples.person import Person
+
+    app = launch_app(geometry="+440+330")
+    db = tmp_path / "far.db"
+    recorder = run_deskreel("record", db)
+    recorder.wait_for_output("recording into")
+    person = Person(xvfb.display)
+    try:
+        person.move_to(*app.center("button:Save"))
+        time.sleep(0.6)  # at rest on it: the recorder asks what the pointer is on
+        person.click(*app.center("button:Save"))
+    finally:
+        person.close()
+    app.wait_for({"event": "click"})
+    time.sleep(1.0)  # the step's after-frame and object, taken once the screen settled
+    recorder.proc.send_signal(signal.SIGINT)
+    assert recorder.finish() == 0, recorder.stderr
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE actions SET anchor_id = NULL")
+    conn.close()
+    with open_store(db, create=False) as store:
+        [step] = store.steps(store.recording(None).id)
+    assert step.widget is not None and step.anchor is None, step
+    with VirtualDisplay(width=480, height=320) as small:
+        done = deskreel("replay", db, env=small.env())
+    assert done.returncode == 1, done.stderr
+    assert "its recorded place lies off today's screen by, in px," in done.stderr, done.stderr
