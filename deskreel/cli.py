@@ -382,6 +382,7 @@ from . import (  # noqa: E402,F401  (each module registers its commands)
     export_cmd,
     fleet_cmd,
     record_cmd,
+    reduce_cmd,
     replay_cmd,
     report_cmd,
     test_cmd,
