@@ -23,7 +23,7 @@ from deskreel.storage.widgets import ATSPI, XWINDOW, Widget
 
 from .doubts import DOUBTS
 from .located import OBJECT, XWINDOW_RUNG, Located, answered
-from .locating import Search, coarse, fit_anchor, shifted, window
+from .locating import Search, coarse, fit_anchor, shifted, unsettled, window
 from .objects import ObjectAnswer, object_located
 from .other_scales import IN_EACH_RANGE, LOOK_BACK, scales
 from .query import NO_HINTS, Hints, Query
@@ -70,13 +70,15 @@ CHECK: RungKind = "check"  # a rung that checks the place a rung before it found
 @dataclass(frozen=True, slots=True)
 class Rung:
     """A rung: its name, whether it finds or checks, whether it looks at the anchor's pixels
-    (climbed once per look) or not (once), and the steps inside it, by name."""
+    (climbed once per look) or not (once), the steps inside it, by name, and whether it
+    looks at other scales (not climbed for a look that is not `Look.scaled`)."""
 
     name: str
     run: Callable[[Climb], Located | None]
     kind: RungKind = FIND
     pixels: bool = True
     inner: tuple[str, ...] = ()
+    scaled: bool = False  # whether it looks at other scales than the recorded one
 
 
 def _object(climb: Climb) -> Located | None:
@@ -144,6 +146,7 @@ LADDER: tuple[Rung, ...] = (
         "scales",
         lambda c: scales(c.search),
         inner=tuple(n for n, _ in IN_EACH_RANGE) + tuple(n for n, _ in LOOK_BACK),
+        scaled=True,
     ),
     Rung("twins", _twins, kind=CHECK),
 )
@@ -176,10 +179,16 @@ def locate(
     if query.anchor is None:
         return answered(_UNDECIDED, "", trail, started, query.recorded)
     first: tuple[Located, str] | None = None
-    for look, name in [(query, ""), *((query.in_look(k), k.name) for k in query.looks)]:
+    for look, name, view, scaled in [
+        (query, "", None, True),
+        *((query.in_look(k), k.name, k.view, k.scaled) for k in query.looks),
+    ]:
         tried = Trail()
-        answer = _climb(Climb(screen, look, hints, tried, ask), pixels=True)
-        assert answer is not None, "the pixel rungs always answer"
+        climb = Climb(screen if view is None else view(screen), look, hints, tried, ask)
+        answer = _climb(climb, pixels=True, scaled=scaled)
+        if answer is None:  # only the rungs at other scales answer whatever they find
+            assert not scaled, "the pixel rungs always answer"
+            answer = (unsettled(climb.search), "coarse")
         trail.extend(tried)
         if name:
             trail.add(name, FOUND if answer[0].found else REFUSED)
@@ -190,11 +199,12 @@ def locate(
     return answered(first[0], first[1], trail, started, query.recorded)
 
 
-def _climb(climb: Climb, *, pixels: bool) -> tuple[Located, str] | None:
+def _climb(climb: Climb, *, pixels: bool, scaled: bool = True) -> tuple[Located, str] | None:
     """The first answer of the rungs that look (or do not look) at pixels, with the name of
-    the rung that gave it, checked by the checks after it; None when every rung went on."""
+    the rung that gave it, checked by the checks after it; None when every rung went on.
+    Not `scaled`: the rungs at other scales are not climbed."""
     answer: tuple[Located, str] | None = None
-    for rung in (r for r in LADDER if r.pixels == pixels):
+    for rung in (r for r in LADDER if r.pixels == pixels and (scaled or not r.scaled)):
         if rung.kind == CHECK:
             if answer is None or not answer[0].found:
                 continue

@@ -36,7 +36,7 @@ from .search import (
 )
 from .trail import FOUND, NEXT, REFUSED, Trail
 
-__all__ = ["Search", "coarse", "fit_anchor", "shifted", "window"]
+__all__ = ["Search", "coarse", "fit_anchor", "shifted", "unsettled", "window"]
 
 assert RULES["anchor-larger"][1] == AT_MOST
 
@@ -191,6 +191,13 @@ def coarse(search: Search) -> Located | None:
         return located(best, runner, 1.0, search.offset, search.doubted)
     search.trail.close(at, NEXT, search.doubted, score=score)
     return None
+
+
+def unsettled(search: Search) -> Located:
+    """Refused at 1x, where the rungs at 1x went on and no other scale is looked at: the
+    best match there, and why 1x did not settle it (`search.doubted`)."""
+    why = search.doubted or Refusal("score", round(search.best.score, 4), search.query.threshold)
+    return located(search.best, search.runner, 1.0, search.offset, why)
 
 
 def _scaled_at_1x(search: Search, match: Match) -> Refusal | None:

@@ -7,13 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
+
+from .params import PARAMS as P
 from .query import Look, Query
 from .recording import Recorded
-from .search import Box, Image
+from .search import Box, Image, grayscale
 
-__all__ = ["INVERTED", "pasted", "with_looks"]
+__all__ = ["EDGES", "INVERTED", "edges", "pasted", "with_looks"]
 
 INVERTED = "inverted"  # the look of an anchor with its grey levels turned over
+EDGES = "edges"  # the look of an anchor, and of the screens, by where their grey levels step
 
 
 def pasted(frame: Callable[[], Image | None], crop: Image, box: Box) -> Callable[[], Image | None]:
@@ -39,7 +43,8 @@ def with_looks(
 ) -> Query:
     """`query`, its anchor at rest (`unique` as the recorder judged it), with the recorded
     screen as it looked then, the hovered look where it was kept, whose look-alikes nobody
-    judged, and last the anchor turned over (`_with_inverted`). `recorded` returns the
+    judged, then the anchor turned over (`_with_inverted`), and last its edges
+    (`_with_edges`). `recorded` returns the
     step's stored before-frame (it shows the target hovered), or None; `box` is where the
     anchor was cut from it."""
     if hovered is None:
@@ -53,7 +58,8 @@ def with_looks(
             context=Recorded(at_rest),
             looks=(Look(hovered, False, Recorded(recorded), "hovered"),),
         )
-    return _with_inverted(looked, recorded if hovered is None else _at_rest(query, box, recorded))
+    rest = recorded if hovered is None else _at_rest(query, box, recorded)
+    return _with_edges(_with_inverted(looked, rest), rest)
 
 
 def _at_rest(
@@ -68,20 +74,70 @@ def _with_inverted(query: Query, recorded: Callable[[], Image | None] | None) ->
     """`query` with one look more, tried last: its anchor at rest with every grey level
     turned over, against the recorded screen turned over alike. A dark theme or reverse
     video draws light text on a dark ground where the recording had dark on light: the
-    same shapes, the contrast the other way round, which a correlation scores near -1."""
+    same shapes, the contrast the other way round, which a correlation scores near -1.
+    Like the edges look, it is looked for at the recorded scale only (why: `_OTHER_COLOURS`)."""
     if query.anchor is None:
         return query
     context = None if recorded is None else Recorded(_inverted(recorded))
     # never unique: the recorder judged the anchor's look-alikes, not its negatives (a
     # selected row, a sunken bevel, a highlight drawn light on dark), so no fast path
-    look = Look(_turned(query.anchor), False, context, INVERTED)
+    look = Look(_turned(query.anchor), False, context, INVERTED, scaled=_OTHER_COLOURS)
     return replace(query, looks=(*query.looks, look))
 
 
+def _with_edges(query: Query, recorded: Callable[[], Image | None] | None) -> Query:
+    """`query` with one look more, tried last: its anchor at rest, the recorded screen and
+    today's screen each seen as its edges (`edges`). A theme gives a toolkit's faces, text
+    and borders other grey levels, one face another than the next (a button lighter than its
+    window in one theme, darker in another), so no one line of grey levels maps a dark
+    theme's button onto a light one's and neither the anchor nor its negative correlates.
+    But a theme moves no border and no letter: they stand where they stood, each a step in
+    grey level, whichever way it steps. Every check of the pixel rungs holds in this look as
+    in the others, on the edges of the recorded screen, at the recorded scale only (why:
+    `_OTHER_COLOURS`)."""
+    if query.anchor is None:
+        return query
+    context = None if recorded is None else Recorded(_each(recorded, edges))
+    # never unique: the recorder judged the anchor's look-alikes by their pixels, not edges
+    look = Look(edges(query.anchor), False, context, EDGES, view=edges, scaled=_OTHER_COLOURS)
+    return replace(query, looks=(*query.looks, look))
+
+
+def edges(image: Image) -> Image:
+    """`image` (RGB or grayscale) as its edges, RGB of three like channels: at each pixel
+    how much the grey level steps there, either way (Sobel's gradient magnitude), its
+    square root times `edge_gain`. Where nothing steps it is 0: a flat region stays flat,
+    and matchTemplate scores a flat window 0."""
+    import cv2
+
+    gray = grayscale(image).astype(np.float32)
+    across = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    down = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    steps = np.sqrt(cv2.magnitude(across, down)) * P.edge_gain
+    level = np.clip(steps, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(np.repeat(level[:, :, None], 3, axis=2))
+
+
+# The looks made for other colours (turned over, edges) are not looked for at other scales
+# (`Look.scaled`): a theme or reverse video recolours, it does not resize; and at other
+# scales a target is judged part by part, where a few letters of another label, turned
+# over or seen as edges, fit some scale (those of "Large" for "Medium" in a menu whose
+# "Medium" row was removed).
+_OTHER_COLOURS = False
+
+
 def _inverted(frame: Callable[[], Image | None]) -> Callable[[], Image | None]:
+    return _each(frame, _turned)
+
+
+def _each(
+    frame: Callable[[], Image | None], seen: Callable[[Image], Image]
+) -> Callable[[], Image | None]:
+    """A function returning `frame()` as `seen` sees it (None where it returns None)."""
+
     def fetch() -> Image | None:
         shown = frame()
-        return None if shown is None else _turned(shown)
+        return None if shown is None else seen(shown)
 
     return fetch
 

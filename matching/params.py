@@ -65,6 +65,10 @@ class Params:
     busy_edge: int = 2  # grey step a busy part of a screen has somewhere in every 3x3 square
     flat_norm: float = 1e-3  # a template's norm (mean taken off) below which it is flat
     same_place: int = 8  # px: a second match further than this from the best is a look-alike
+    # The edges look (looks.py): each pixel's grey-level gradient (Sobel, 3x3), its square
+    # root times edge_gain as a grey level, so faint edges (a border one shade off its
+    # face) count beside strong ones (black text on white) and 0-255 holds them all.
+    edge_gain: float = 8.0
 
     # --- the 1x stage (locating.py, doubts.py, checks.py) ---
     window: int = 64  # px around the recorded place searched first

@@ -3,6 +3,7 @@ it tell about today's screen (`Hints`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from deskreel.storage.widgets import Widget
@@ -17,14 +18,17 @@ __all__ = ["NO_HINTS", "Hints", "Look", "Query"]
 @dataclass(frozen=True, slots=True)
 class Look:
     """Another look of an anchor (hovered, as it looked just before the press; turned over,
-    for a dark theme): its image,
+    for a dark theme; its edges, for any theme): its image,
     whether it had no look-alike on the screen it was chosen on, the recorded screen as it
-    looked then (for the checks), and its name."""
+    looked then (for the checks), its name, how today's screen is seen for it (`view`:
+    None, as grabbed), and whether it is looked for at other scales (`scaled`)."""
 
     image: Image
     unique: bool
     context: Recorded | None
     name: str
+    view: Callable[[Image], Image] | None = None
+    scaled: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,7 +103,7 @@ def test_a_row_drawn_in_reverse_video_is_found_by_its_look_turned_over() -> None
     does not take another row for it. (The anchor at rest only: GTK lights a row under the
     pointer in light text on dark, which its hovered look would find too.)"""
     from deskreel.matching import Query, locate, with_looks
-    from deskreel.matching.looks import INVERTED
+    from deskreel.matching.looks import EDGES, INVERTED
     from deskreel.recorder.rest import anchor_in_two_looks
 
     target = (151, 76)  # Medium's row
@@ -113,10 +113,14 @@ def test_a_row_drawn_in_reverse_video_is_found_by_its_look_turned_over() -> None
         Query(decode_image(anchor.png), anchor.offset, target, True), None, anchor.box,
         lambda: rest,
     )  # fmt: skip
-    assert [look.name for look in query.looks] == [INVERTED]
+    assert [look.name for look in query.looks] == [INVERTED, EDGES]
     assert not query.looks[0].unique  # its negatives were never judged: no fast path
     turned = locate(255 - rest, query)
     assert turned.found and turned.point == target, turned.trail
     assert [t.outcome for t in turned.trail if t.name == INVERTED] == ["found"]
     assert not locate(255 - zenity("removed"), query).found
+    # nor is it taken for another row at another scale, turned over or as edges, where
+    # the row was removed and the colours are the recorded ones: a few letters of "Small"
+    # turned over, or of "Large" as edges, fit some scale part by part
+    assert not locate(zenity("removed"), query).found
     assert not locate(255 - rest, replace(query, looks=())).found  # without it: not found
