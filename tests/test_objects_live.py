@@ -445,14 +445,11 @@ def _showing(tree, role, name, pid, timeout=30.0):
     pytest.fail(f"no {role} {name!r} showed")
 
 
-@pytest.mark.parametrize("scale", [1.0, 1.25])
-def test_an_option_of_chromiums_select_is_what_its_popup_shows(desktop, tmp_path, scale):
-    # Chromium shows an open select's options in a popup window whose own accessible (a
-    # frame of that box) holds nothing: the options are kept under the select. At another
-    # device scale, in a window moved since it started, it reports that frame in unscaled
-    # pixels: no accessible has the popup's box, and its options are found all the same.
+@contextmanager
+def chromium_form(desktop, tmp_path: Path, scale: float) -> Iterator[tuple[Any, Any, int]]:
+    """bench/realapps' Chromium form at device scale `scale`, in a window of 900x820 px at
+    (80, 60) once its select shows: the tree, an X connection, and the browser's pid."""
     from deskreel.xsession.display import connect
-    from deskreel.xsession.toplevel import toplevel_at
 
     if shutil.which("chromium") is None:
         if os.environ.get("DESKREEL_REQUIRE_X"):
@@ -461,7 +458,7 @@ def test_an_option_of_chromiums_select_is_what_its_popup_shows(desktop, tmp_path
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
     from realapps.catalog.chromium_form import page as form_page
 
-    page = tmp_path / "select.html"
+    page = tmp_path / "form.html"
     page.write_text(form_page(""))  # the form of bench/realapps: its select is far down
     size = (round(900 / scale), round(820 / scale))
     browser = subprocess.Popen(
@@ -481,23 +478,59 @@ def test_an_option_of_chromiums_select_is_what_its_popup_shows(desktop, tmp_path
         conn = connect(desktop.display)
         tree = Accessibility.open(conn)
         assert tree is not None
-        with closing(conn), tree, closing(Person(desktop.display, aim_delay=0.2)) as person:
+        with closing(conn), tree:
             _showing(tree, "combo box", "T-shirt size", browser.pid)
             _move_windows(desktop, browser.pid, (80, 60))  # as a window manager would
             time.sleep(0.5)
-            x, y, w, h = _showing(tree, "combo box", "T-shirt size", browser.pid).box
-            person.click(x + w // 2, y + h // 2)
-            option = _showing(tree, "menu item", "L", browser.pid)
-            x, y, w, h = option.box
-            point = (x + w // 2, y + h // 2)
-            top = toplevel_at(conn, *point)
-            assert top is not None and top.pid == browser.pid
-            assert top.window_class is None, top  # the popup, which says nothing of itself
-            here = tree.at_point(*point, pid=top.pid, window=top.box)
-            assert here is not None and here.label == "menu item 'L'", here
-            assert tree.shows(option, *point, pid=top.pid, window=top.box)
+            yield tree, conn, browser.pid
     finally:
         stop_group(browser)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.25])
+def test_an_option_of_chromiums_select_is_what_its_popup_shows(desktop, tmp_path, scale):
+    # Chromium shows an open select's options in a popup window whose own accessible (a
+    # frame of that box) holds nothing: the options are kept under the select. At another
+    # device scale, in a window moved since it started, it reports that frame in unscaled
+    # pixels: no accessible has the popup's box, and its options are found all the same.
+    from deskreel.xsession.toplevel import toplevel_at
+
+    with (
+        chromium_form(desktop, tmp_path, scale) as (tree, conn, pid),
+        closing(Person(desktop.display, aim_delay=0.2)) as person,
+    ):
+        x, y, w, h = _showing(tree, "combo box", "T-shirt size", pid).box
+        person.click(x + w // 2, y + h // 2)
+        option = _showing(tree, "menu item", "L", pid)
+        x, y, w, h = option.box
+        point = (x + w // 2, y + h // 2)
+        top = toplevel_at(conn, *point)
+        assert top is not None and top.pid == pid
+        assert top.window_class is None, top  # the popup, which says nothing of itself
+        here = tree.at_point(*point, pid=top.pid, window=top.box)
+        assert here is not None and here.label == "menu item 'L'", here
+        assert tree.shows(option, *point, pid=top.pid, window=top.box)
+
+
+def test_a_button_beyond_chromiums_unscaled_frame_is_what_its_window_shows(desktop, tmp_path):
+    # At device scale 1.25 Chromium reports its frame in unscaled pixels (720x656 for its
+    # 900x820 px window), its page's objects in screen pixels. A button far right in the
+    # window lies outside that frame's box: the X server's window on top there, not the
+    # frame's box, tells that the application shows it.
+    from deskreel.xsession.toplevel import toplevel_at
+
+    with chromium_form(desktop, tmp_path, 1.25) as (tree, conn, pid):
+        button = _showing(tree, "push button", "Register", pid)
+        x, y, w, h = button.box
+        point = (x + w // 2, y + h // 2)
+        (frame,) = [f for f in tree.named("frame", "Workshop registration", pid=pid) or ()]
+        fx, fy, fw, fh = frame.box
+        assert not (fx <= point[0] < fx + fw and fy <= point[1] < fy + fh), (frame, point)
+        top = toplevel_at(conn, *point)
+        assert top is not None and top.pid == pid
+        here = tree.at_point(*point, pid=top.pid, window=top.box)
+        assert here is not None and "Register" in here.label, here
+        assert tree.shows(button, *point, pid=top.pid, window=top.box)
 
 
 def test_a_press_on_an_item_of_an_open_menu_keeps_the_item(desktop, tmp_path):

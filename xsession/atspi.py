@@ -282,22 +282,23 @@ class Accessibility:
         top-level window, or an object inside one. None when no accessible has that box:
         the window on top is one the tree does not show as such (GTK's menu popups are
         items under the menu bar, out of any hit test), and what the tree has at the point
-        is behind it. Without `window`, the smallest top-level holding the point (a popup
-        before the window it opened from)."""
+        is behind it. The top-levels' own boxes do not decide where `window` is given: a
+        toolkit may tell its top-level in other units than its X window (Chromium at another
+        device scale tells its frame unscaled, its page's objects in screen pixels), so a
+        point in the window may lie outside its frame's box. Without `window`, the smallest
+        top-level holding the point (a popup before the window it opened from)."""
         tops, complete = self._tops(self.apps_of(pid, app))
         boxes = self.boxes([n.ref for n in tops])
         if not complete or None in boxes:
             raise Gone("a top-level window did not answer")
+        if window is not None:
+            exact = [n.ref for n, box in zip(tops, boxes) if box == window]
+            return (exact[0], exact[0]) if exact else self._boxed(tops, window)
         held = [
             (box[2] * box[3], n.ref)
             for n, box in zip(tops, boxes)
             if box is not None and holds(box, (x, y))
         ]
-        exact = [n.ref for n, box in zip(tops, boxes) if window is not None and box == window]
-        if exact:
-            return exact[0], exact[0]
-        if window is not None:
-            return self._boxed(tops, window) if held else None
         return (min(held)[1], min(held)[1]) if held else None
 
     def _boxed(self, tops: list[Node], window: Box) -> tuple[Ref, Ref] | None:
