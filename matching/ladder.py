@@ -100,7 +100,9 @@ def _xwindow(climb: Climb) -> Located | None:
         return None
     recorded = climb.query.context.screen if climb.query.context is not None else None
     context = recorded.rgb if recorded is not None else None
-    answer = by_window(widget, climb.windows(widget), climb.screen, context, climb.read)
+    answer = by_window(
+        widget, climb.windows(widget), climb.screen, context, climb.read, climb.query.moving
+    )
     return _answered(climb, XWINDOW_RUNG, answer, widget, widget.label)
 
 

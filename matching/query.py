@@ -41,7 +41,9 @@ class Query:
     (choose_anchor's `distinctive`). `context`: that screen, for the checks of a match that is
     not exact. `twins`: in how many places the recorder saw the object drawn (None: not
     known). `widget`: the recorded object, as its toolkit told it. `looks`: the anchor's other
-    looks, tried in turn when this one is not found."""
+    looks, tried in turn when this one is not found. `moving`: the boxes of the recorded
+    screen that the recorder saw change while nothing was done (a caret blinking, an
+    animation) or that the user masked: what they show there tells nothing of the target."""
 
     anchor: Image | None
     offset: Point = (0, 0)
@@ -51,6 +53,7 @@ class Query:
     twins: int | None = None
     widget: Widget | None = None
     looks: tuple[Look, ...] = ()
+    moving: tuple[tuple[int, int, int, int], ...] = ()
     threshold: float = P.threshold
     margin: float = P.margin
 

@@ -43,6 +43,7 @@ WHY: dict[str, str] = {
     "xwindow-shows": "its window shows something else today: the pixels decide",
     "xwindow-same": "the window at its path, showing what it showed (in its colours or others)",
     "xwindow-name": "the window at its path, its box reading the name it read",
+    "xwindow-blank": "the window at its path, blank then and now: no place in it to tell",
     "xwindow-renamed": "the window at its path reads another name today",
     "xwindow-told": "the window at its path, reading the name it read, which none of the windows "
     "that look like it read, then or now",

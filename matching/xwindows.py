@@ -12,8 +12,12 @@ A path tells which window, not what it shows today: a list that scrolled shows o
 the same box, and a button renamed keeps its place. So the window found is only taken where
 what it shows today is what it showed: the same pixels in other colours (the comparison of
 compare/recolour.py, over the box less the ring where toolkits draw hover and focus), when
-it kept its size. Anything else (the path leads nowhere, the siblings moved, several
-top-levels agree, the box shows something else or grew) is left to the pixels.
+it kept its size; or where it showed nothing but its face then and shows nothing but its
+face now, whatever its size, but where the recorder saw the screen keep changing (an empty
+text area at a bigger font, its caret blinking: no place in it is told from another, and
+pixels find nothing in it). Anything else (the path leads nowhere, the
+siblings moved, several top-levels agree, the box shows something else or grew) is left to
+the pixels.
 
 Twins are told apart by what they say, or left to the pixels: windows that look alike (the
 Apply button of each row) are told apart by their path only in the order the application made
@@ -33,7 +37,7 @@ import numpy as np
 
 from deskreel.storage.widgets import Box, Widget, reading_order
 
-from .compare.checks import VerifyOptions, measured, passes
+from .compare.checks import Mask, VerifyOptions, measured, passes
 from .compare.recolour import grey_line
 from .objects import ObjectAnswer
 from .params import PARAMS as P
@@ -51,10 +55,12 @@ def by_window(
     screen: Image,
     context: Image | None,
     read: Reader | None = None,
+    moving: Sequence[Box] = (),
 ) -> ObjectAnswer:
     """The recorded window among `today`'s windows at its path (one per top-level of its
     application), judged on `screen` (today's, RGB) against `context` (the recorded screen,
-    RGB; None: not kept); `read` tells what a box says (None: no names)."""
+    RGB; None: not kept); `read` tells what a box says (None: no names); `moving`: where
+    the recorded screen kept changing (Query.moving)."""
     if not today:
         return ObjectAnswer(None, None, "xwindow-path")
     placed = [w for w in today if layout_agrees(w, recorded)]
@@ -73,7 +79,7 @@ def by_window(
         return _among_twins(found, recorded, screen, context, read, twins)
     if not resized and shows_the_same(context, recorded.box, screen, found.box):
         return ObjectAnswer(found, None, "xwindow-same")
-    return _by_name(found, recorded, screen, context, read, resized=resized)
+    return _by_name(found, recorded, screen, context, read, resized=resized, moving=moving)
 
 
 def _by_name(
@@ -84,14 +90,22 @@ def _by_name(
     read: Reader | None,
     *,
     resized: bool,
+    moving: Sequence[Box] = (),
 ) -> ObjectAnswer:
     """The window at the recorded path that grew, or shows other pixels: found where its box
-    reads today the name it read then, refused where two confident readings differ, else
-    left to the pixels."""
+    is blank then and now (an empty editor, a bare canvas: nothing in it tells one place
+    from another, so the press keeps its fraction of the box) or reads today the name it
+    read then, refused where two confident readings differ, else left to the pixels."""
     unsure = "xwindow-resized" if resized else "xwindow-shows"
     then = _inside(context, recorded.box)
     now = _inside(screen, found.box)
-    if read is None or then is None or now is None:
+    if then is None or now is None:
+        return ObjectAnswer(None, None, unsure)
+    shift = (found.box[0] - recorded.box[0], found.box[1] - recorded.box[1])
+    moved = [(x + shift[0], y + shift[1], w, h) for x, y, w, h in moving]
+    if blank(then, _skipped(recorded.box, moving)) and blank(now, _skipped(found.box, moved)):
+        return ObjectAnswer(found, None, "xwindow-blank")
+    if read is None:
         return ObjectAnswer(None, None, unsure)
     before, after = read(then), read(now)
     if read_alike(before, after):
@@ -99,6 +113,32 @@ def _by_name(
     if renamed(before, after):
         return ObjectAnswer(None, Refusal("renamed", 0, 1, found.box[:2]), "xwindow-renamed")
     return ObjectAnswer(None, None, unsure)
+
+
+def blank(inside: Image, skip: Mask | None = None) -> bool:
+    """Whether a window's box (less its rim, RGB) shows nothing but its face: no pixel off
+    its commonest grey level by more than --verify's pixel threshold, but where `skip`
+    (a mask of the box's shape) says what is shown there tells nothing (a blinking caret).
+    Not a pixel more: a small label ("1", ".") is a few pixels too."""
+    gray = grayscale(inside)
+    face = int(np.bincount(gray.ravel(), minlength=256).argmax())
+    off = np.abs(gray.astype(np.int16) - face) > VerifyOptions().pixel_threshold
+    if skip is not None:
+        off &= ~skip
+    return not off.any()
+
+
+def _skipped(box: Box, moving: Sequence[Box]) -> Mask | None:
+    """Which pixels of `box` less its rim lie in one of the boxes `moving` (None: none)."""
+    x, y, w, h = box
+    r = P.window_rim
+    mask = np.zeros((max(0, h - 2 * r), max(0, w - 2 * r)), bool)
+    for mx, my, mw, mh in moving:
+        left, top = max(mx, x + r), max(my, y + r)
+        right, bottom = min(mx + mw, x + w - r), min(my + mh, y + h - r)
+        if left < right and top < bottom:
+            mask[top - y - r : bottom - y - r, left - x - r : right - x - r] = True
+    return mask if mask.any() else None
 
 
 def layout_agrees(today: Widget, recorded: Widget) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,19 +137,21 @@ class Locator:
         told = options.desktop.scale
         self.hints = MonitorHints(options.desktop, Hints(told=told) if told else NO_HINTS)
 
-    def find(self, step: Step, recorded: Callable[[], Any] | None = None) -> Finding | None:
+    def find(
+        self, step: Step, recorded: Callable[[], Any] | None = None, moving: tuple[Box, ...] = ()
+    ) -> Finding | None:
         """The step's target now; None when the step has nothing to look for (no anchor,
         and no object its toolkit would find), so it is replayed at its coordinates.
 
         The ladder (matching/ladder.py) asks the step's recorded object first, where it
         has one (replayer/objects.py); then its pixels. `recorded` returns the screen the
         anchor was cut from (the step's before-frame), or None; its wider context checks a
-        match that is not exact.
+        match that is not exact. `moving`: the step's masks (Query.moving).
         """
         target = step.action.target
         if target is None or (step.anchor is None and step.widget is None):
             return None
-        query = self._query(step, target, recorded)
+        query = replace(self._query(step, target, recorded), moving=moving)
         started = self._clock()
         attempts = 0
         while True:

@@ -268,7 +268,8 @@ class Runner:
     def _find(self, step: Step) -> Finding | None:
         if self.locator is None:
             return None
-        finding = self.locator.find(step, lambda: self._recorded_screen(step))
+        moving = (*self.masks.get(None, []), *self.masks.get(step.step, []))
+        finding = self.locator.find(step, lambda: self._recorded_screen(step), moving)
         if finding is not None and finding.attempts > 1:
             self.delay += finding.waited  # the rest of the schedule waits with this step
         return finding

@@ -23,7 +23,7 @@ from deskreel.xsession.xwindows import window_object, windows_at
 # A row of three buttons and an entry under it, in the colours and font given
 FORM = """
 import sys, tkinter as tk
-bg, fg, size, first, label, x, y = sys.argv[1:8]
+bg, fg, size, first, label, x, y, content = sys.argv[1:9]
 root = tk.Tk(className="Xwform")
 root.geometry(f"+{x}+{y}")
 root.configure(bg=bg)
@@ -32,7 +32,9 @@ row.pack(padx=10, pady=10)
 for text in (first, label, "Close"):
     tk.Button(row, text=text, bg=bg, fg=fg, activebackground=bg, font=("DejaVu Sans", int(size)),
               highlightthickness=0).pack(side="left", padx=4)
-tk.Entry(root, bg=bg, fg=fg, font=("DejaVu Sans", int(size))).pack(padx=10, pady=(0, 10))
+entry = tk.Entry(root, bg=bg, fg=fg, font=("DejaVu Sans", int(size)), highlightthickness=0)
+entry.insert(0, content)
+entry.pack(padx=10, pady=(0, 10))
 root.update()
 print("ready", flush=True)
 root.mainloop()
@@ -46,10 +48,10 @@ def form(xvfb: VirtualDisplay) -> Iterator[Any]:
 
     def start(
         bg: str = "#dddddd", fg: str = "#000000", size: int = 11, label: str = "Apply",
-        at: tuple[int, int] = (100, 100), first: str = "Open",
+        at: tuple[int, int] = (100, 100), first: str = "Open", text: str = "",
     ) -> None:  # fmt: skip
         proc = subprocess.Popen(
-            [sys.executable, "-c", FORM, bg, fg, str(size), first, label, *map(str, at)],
+            [sys.executable, "-c", FORM, bg, fg, str(size), first, label, *map(str, at), text],
             env=xvfb.env(),
             stdout=subprocess.PIPE,
             text=True,
@@ -179,6 +181,59 @@ def test_a_grown_window_is_found_by_its_name_and_a_lost_path_is_not(
     gone = locate(_grab(xvfb), replace(query, widget=lost), windows=lambda w: [])
     lost_path = gone.tried("xwindow")
     assert lost_path is not None and lost_path.why == "xwindow-path"
+
+
+def _entry(xdisplay: Any) -> tuple[int, int]:
+    """The middle of the form's entry (its root's second child), found walking down."""
+    for y in range(110, 400, 4):
+        w = window_object(xdisplay, 200, y)
+        if w is not None and len(w.layout) == 2 and w.rank == 1:
+            return w.box[0] + w.box[2] // 3, w.box[1] + w.box[3] // 2
+    raise AssertionError("no entry")
+
+
+def test_a_blank_window_grown_is_found_and_one_that_shows_text_is_not(
+    xdisplay: Any, xvfb: VirtualDisplay, form: Any
+) -> None:
+    # An empty entry (an empty editor, a bare canvas) shows nothing but its face: no place
+    # in it is told from another, so at a bigger font it is found at its path, pressed at
+    # the fraction of its box it was pressed at; one that shows text today is not blank.
+    form()
+    widget = window_object(xdisplay, *_entry(xdisplay))
+    assert widget is not None
+    query = _query(widget, _grab(xvfb))
+    form.stop()
+    for today, why in (({"size": 16}, "xwindow-blank"), ({"text": "a word"}, "xwindow-shows")):
+        form(**today)
+        (window,) = windows_at(xdisplay, widget)
+        found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
+        tried = found.tried("xwindow")
+        assert tried is not None and tried.why == why, found.trail
+        if why == "xwindow-blank":
+            x, y, w, h = window.box
+            assert (w, h) != widget.box[2:], "the font grew the entry"
+            fraction = (
+                x + round(widget.point[0] * w / widget.box[2]),
+                y + round(widget.point[1] * h / widget.box[3]),
+            )
+            assert found.found and found.rung == "xwindow" and found.point == fraction, found
+        form.stop()
+
+
+def test_a_box_is_blank_but_for_where_the_recording_kept_changing() -> None:
+    # A caret blinking in an empty editor is no content, where the recorder saw it blink
+    # (its animation mask); a label of a few pixels ("1" on a key) is content.
+    from deskreel.matching.xwindows import _skipped, blank
+
+    box = (100, 50, 200, 80)  # on the screen; its rim of 3 px is not looked at
+    screen = np.full((300, 400, 3), 230, np.uint8)
+    assert blank(screen[53:127, 103:297])
+    screen[60:72, 106:107] = 0  # a caret, 1 px wide and one line tall
+    inside = screen[53:127, 103:297]
+    assert not blank(inside)
+    assert blank(inside, _skipped(box, [(104, 58, 6, 16)]))  # where it blinked
+    assert not blank(inside, _skipped(box, [(200, 58, 6, 16)]))  # it blinked elsewhere
+    assert _skipped(box, [(0, 0, 50, 50)]) is None  # nowhere in the box
 
 
 def test_siblings_laid_out_otherwise_are_another_place() -> None:

@@ -142,6 +142,7 @@ def _one(
             margin is not None and margin >= PARAMS.distinct_margin,
             twins=step.get("anchor_twins"),
             widget=widget,
+            moving=tuple(tuple(m) for m in step.get("masks") or ()),
         ),
         image(step.get("anchor_hovered")),
         tuple(step["anchor_box"]),
