@@ -426,12 +426,18 @@ def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
 
 
 def _move_windows(desktop: AccessibilityBus, pid: int, place: tuple[int, int]) -> None:
-    def xdotool(*args: str) -> str:
-        done = subprocess.run(["xdotool", *args], env=desktop.env, capture_output=True, text=True)
-        return done.stdout
+    for window in _xdotool(desktop, "search", "--onlyvisible", "--pid", str(pid)).split():
+        _xdotool(desktop, "windowmove", window, *map(str, place))
 
-    for window in xdotool("search", "--onlyvisible", "--pid", str(pid)).split():
-        xdotool("windowmove", window, *map(str, place))
+
+def _resize_windows(desktop: AccessibilityBus, pid: int, size: tuple[int, int]) -> None:
+    for window in _xdotool(desktop, "search", "--onlyvisible", "--pid", str(pid)).split():
+        _xdotool(desktop, "windowsize", window, *map(str, size))
+
+
+def _xdotool(desktop: AccessibilityBus, *args: str) -> str:
+    done = subprocess.run(["xdotool", *args], env=desktop.env, capture_output=True, text=True)
+    return done.stdout
 
 
 def _showing(tree, role, name, pid, timeout=30.0):
@@ -528,9 +534,27 @@ def test_a_button_beyond_chromiums_unscaled_frame_is_what_its_window_shows(deskt
         assert not (fx <= point[0] < fx + fw and fy <= point[1] < fy + fh), (frame, point)
         top = toplevel_at(conn, *point)
         assert top is not None and top.pid == pid
+        walks: list[int] = []
+        whole = tree.walk_from
+        tree.walk_from = lambda tops: walks.append(1) or whole(tops)
         here = tree.at_point(*point, pid=top.pid, window=top.box)
         assert here is not None and "Register" in here.label, here
         assert tree.shows(button, *point, pid=top.pid, window=top.box)
+        # no object's box is the window but the page's: found by reading the whole tree
+        # once, then asked again by its box for the next questions about that window
+        assert walks == [1]
+        again = tree.at_point(*point, pid=top.pid, window=top.box)
+        assert again is not None and "Register" in again.label and walks == [1], again
+        # a window of another size is read again
+        _resize_windows(desktop, pid, (860, 820))
+        time.sleep(1.0)
+        top = toplevel_at(conn, *point)
+        assert top is not None and top.box[2] == 860
+        button = _showing(tree, "push button", "Register", pid)
+        x, y, w, h = button.box
+        point = (x + w // 2, y + h // 2)
+        later = tree.at_point(*point, pid=top.pid, window=top.box)
+        assert later is not None and "Register" in later.label and walks == [1, 1], later
 
 
 def test_a_press_on_an_item_of_an_open_menu_keeps_the_item(desktop, tmp_path):

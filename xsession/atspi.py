@@ -64,6 +64,9 @@ class Accessibility:
 
     def __init__(self, address: str):
         self.bus = Bus(address)
+        # top-levels -> (the window box, top-level, object) that _boxed last found, kept
+        # between questions and asked again before each use (_still_boxed)
+        self._boxed_at: dict[tuple[Ref, ...], tuple[Box, Ref, Ref]] = {}
 
     @classmethod
     def open(cls, display: Any | None = None) -> Accessibility | None:
@@ -303,13 +306,27 @@ class Accessibility:
 
     def _boxed(self, tops: list[Node], window: Box) -> tuple[Ref, Ref] | None:
         """The first showing object (by levels) whose box is `window`, with its top-level;
-        else the menu whose items that window shows (_popup_of)."""
+        else the menu whose items that window shows (_popup_of). Finding it reads the whole
+        tree (Chromium at another device scale, 60-80 ms), so the object found is kept for
+        the next question about the same window and used while it still shows with that
+        box (two round trips)."""
+        key = tuple(n.ref for n in tops)
+        kept = self._boxed_at.pop(key, None)
+        if kept is not None and kept[0] == window and self._still_boxed(kept[2], window):
+            self._boxed_at[key] = kept
+            return kept[1], kept[2]
         nodes, _ = self.walk_from(tops)
         boxes = self.boxes([n.ref for n in nodes])
         for node, box in zip(nodes, boxes):
             if box == window and node.top is not None:
+                self._boxed_at[key] = (window, node.top, node.ref)
                 return node.top, node.ref
         return popup_of(self, nodes, window)
+
+    def _still_boxed(self, ref: Ref, window: Box) -> bool:
+        """Whether `ref` is still there, showing, with `window` for its box."""
+        node, box = self.nodes([ref])[0], self.boxes([ref])[0]
+        return node is not None and node.showing and box == window
 
     def describe(
         self,
