@@ -4,9 +4,11 @@ order, as data (`LADDER`). docs/anchoring.md draws it; a test holds the two toge
 Each rung takes the climb so far (the query, the hints, today's screen, what the earlier
 rungs found) and answers found or refused (a `Located`), or None: next. The first answer
 stands, unless a check after it (twins) refuses the place found. The object rungs are
-climbed once; the pixel rungs once per look of the anchor (at rest, hovered, then turned
-over: looks.py), and the first look
-found answers; when none is, the first look's answer does.
+climbed once; the pixel rungs once per look of the anchor (at rest, hovered, turned over,
+then its edges: looks.py), and the first look found answers; when none is, the first
+look's answer does. Where the anchor as recorded refused the recorded pixels themselves
+(a score of `PARAMS.sure`: look-alikes, twins), the climb ends: no other look may take
+them.
 
 Every rung notes what it tried in the trail, a value (trail.py); text is made of it only
 where a person reads it.
@@ -26,7 +28,8 @@ from .located import OBJECT, XWINDOW_RUNG, Located, answered
 from .locating import Search, coarse, fit_anchor, shifted, unsettled, window
 from .objects import ObjectAnswer, object_located
 from .other_scales import IN_EACH_RANGE, LOOK_BACK, scales
-from .query import NO_HINTS, Hints, Query
+from .params import PARAMS as P
+from .query import NO_HINTS, Hints, Look, Query
 from .reading import Reader
 from .search import Image
 from .xwindows import by_window
@@ -181,24 +184,40 @@ def locate(
     if query.anchor is None:
         return answered(_UNDECIDED, "", trail, started, query.recorded)
     first: tuple[Located, str] | None = None
-    for look, name, view, scaled in [
-        (query, "", None, True),
-        *((query.in_look(k), k.name, k.view, k.scaled) for k in query.looks),
-    ]:
+    for look, kept in [(query, None), *((query.in_look(k), k) for k in query.looks)]:
         tried = Trail()
-        climb = Climb(screen if view is None else view(screen), look, hints, tried, ask)
-        answer = _climb(climb, pixels=True, scaled=scaled)
-        if answer is None:  # only the rungs at other scales answer whatever they find
-            assert not scaled, "the pixel rungs always answer"
-            answer = (unsettled(climb.search), "coarse")
+        answer = _climb_look(Climb(screen, look, hints, tried, ask), kept)
         trail.extend(tried)
-        if name:
-            trail.add(name, FOUND if answer[0].found else REFUSED)
+        if kept is not None:
+            trail.add(kept.name, FOUND if answer[0].found else REFUSED)
         if answer[0].found:
             return answered(answer[0], answer[1], trail, started, query.recorded)
+        if kept is None and answer[0].score >= P.sure:  # the recorded pixels, refused:
+            return answered(answer[0], answer[1], trail, started, query.recorded)  # any look
         first = first or answer
     assert first is not None
     return answered(first[0], first[1], trail, started, query.recorded)
+
+
+def _climb_look(climb: Climb, look: Look | None) -> tuple[Located, str]:
+    """The pixel rungs' answer for one look of the anchor (None: the anchor as recorded):
+    on today's screen as the look sees it, at other scales where it is looked for there,
+    and a place found checked by the look's own check."""
+    grabbed = climb.screen
+    if look is not None and look.view is not None:
+        climb.screen = look.view(grabbed)
+    scaled = look is None or look.scaled
+    answer = _climb(climb, pixels=True, scaled=scaled)
+    if answer is None:  # only the rungs at other scales answer whatever they find
+        assert not scaled, "the pixel rungs always answer"
+        return unsettled(climb.search), "coarse"
+    found = answer[0]
+    if look is None or look.check is None or not found.found or found.top_left is None:
+        return answer
+    refusal = climb.trail.check(look.name + "-check", look.check(grabbed, found.top_left))
+    if refusal is None:
+        return answer
+    return replace(found, found=False, point=None, refusal=refusal), answer[1]
 
 
 def _climb(climb: Climb, *, pixels: bool, scaled: bool = True) -> tuple[Located, str] | None:

@@ -17,7 +17,7 @@ from .located import Located, located, refused
 from .params import PARAMS as P
 from .parts import Parts
 from .query import Hints, Query
-from .ranking import accepted, rank, settle
+from .ranking import accepted, rank, refusal_of, settle
 from .recording import Recording
 from .refusal import AT_MOST, RULES, Refusal
 from .scaling import best_scale_near
@@ -196,7 +196,10 @@ def coarse(search: Search) -> Located | None:
 def unsettled(search: Search) -> Located:
     """Refused at 1x, where the rungs at 1x went on and no other scale is looked at: the
     best match there, and why 1x did not settle it (`search.doubted`)."""
-    why = search.doubted or Refusal("score", round(search.best.score, 4), search.query.threshold)
+    q = search.query
+    why = search.doubted or refusal_of(
+        search.best, search.runner, q.threshold, q.margin, search.offset
+    )
     return located(search.best, search.runner, 1.0, search.offset, why)
 
 

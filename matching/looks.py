@@ -10,9 +10,11 @@ from dataclasses import replace
 import numpy as np
 
 from .params import PARAMS as P
+from .compare.checks import VerifyOptions
 from .query import Look, Query
 from .recording import Recorded
-from .search import Box, Image, grayscale
+from .refusal import Refusal
+from .search import Box, Image, Point, grayscale, sub
 
 __all__ = ["EDGES", "INVERTED", "edges", "pasted", "with_looks"]
 
@@ -75,13 +77,17 @@ def _with_inverted(query: Query, recorded: Callable[[], Image | None] | None) ->
     turned over, against the recorded screen turned over alike. A dark theme or reverse
     video draws light text on a dark ground where the recording had dark on light: the
     same shapes, the contrast the other way round, which a correlation scores near -1.
-    Like the edges look, it is looked for at the recorded scale only (why: `_OTHER_COLOURS`)."""
+    Like the edges look, it is looked for at the recorded scale only (`Look.scaled`): a
+    theme or reverse video recolours, it does not resize; and at other scales a target is
+    judged part by part, where a few letters of another label, turned over or seen as
+    edges, fit some scale (those of "Large" for "Medium" in a menu whose "Medium" row was
+    removed)."""
     if query.anchor is None:
         return query
     context = None if recorded is None else Recorded(_inverted(recorded))
     # never unique: the recorder judged the anchor's look-alikes, not its negatives (a
     # selected row, a sunken bevel, a highlight drawn light on dark), so no fast path
-    look = Look(_turned(query.anchor), False, context, INVERTED, scaled=_OTHER_COLOURS)
+    look = Look(_turned(query.anchor), False, context, INVERTED, scaled=False)
     return replace(query, looks=(*query.looks, look))
 
 
@@ -93,14 +99,53 @@ def _with_edges(query: Query, recorded: Callable[[], Image | None] | None) -> Qu
     theme's button onto a light one's and neither the anchor nor its negative correlates.
     But a theme moves no border and no letter: they stand where they stood, each a step in
     grey level, whichever way it steps. Every check of the pixel rungs holds in this look as
-    in the others, on the edges of the recorded screen, at the recorded scale only (why:
-    `_OTHER_COLOURS`)."""
-    if query.anchor is None:
-        return query
-    context = None if recorded is None else Recorded(_each(recorded, edges))
+    in the others, on the edges of the recorded screen, at the recorded scale only; and a
+    place found is checked to be recoloured around as a theme recolours
+    (`recoloured_around`)."""
+    if query.anchor is None or recorded is None or query.recorded is None:
+        return query  # (nothing to check a place against: no theme is told from a change)
+    context = Recorded(_each(recorded, edges))
+    plain = Recorded(recorded)
+    h, w = query.anchor.shape[:2]
+    box = (*sub(query.recorded, query.offset), w, h)
+
+    def check(screen: Image, top_left: Point) -> Refusal | None:
+        shown = plain.screen
+        if shown is None:
+            return Refusal("recoloured-alone", 0.0, P.theme_changed_least, top_left)
+        return recoloured_around(shown.rgb, box, screen, top_left, shown.busy)
+
     # never unique: the recorder judged the anchor's look-alikes by their pixels, not edges
-    look = Look(edges(query.anchor), False, context, EDGES, view=edges, scaled=_OTHER_COLOURS)
+    look = Look(edges(query.anchor), False, context, EDGES, edges, False, check)
     return replace(query, looks=(*query.looks, look))
+
+
+def recoloured_around(
+    recorded: Image, box: Box, screen: Image, top_left: Point, busy: Box
+) -> Refusal | None:
+    """Refused (`recoloured-alone`) where the anchor's surroundings (its box grown by its
+    own size each way, `P.theme_ring` px at most, less the box, on both screens, inside
+    `busy`: the recorded screen's part that is not one flat colour) mostly show what they
+    showed: a theme recolours a window, not one control, so where only the target changed
+    colour (a swatch, a status light) it is no theme and its edges do not tell it."""
+    x, y, w, h = box
+    dx, dy = top_left[0] - x, top_left[1] - y
+    gw, gh = min(w, P.theme_ring), min(h, P.theme_ring)
+    bx, by, bw, bh = busy
+    x0, y0 = max(0, x - gw, -dx, bx), max(0, y - gh, -dy, by)  # on both screens
+    x1 = min(recorded.shape[1], x + w + gw, screen.shape[1] - dx, bx + bw)
+    y1 = min(recorded.shape[0], y + h + gh, screen.shape[0] - dy, by + bh)
+    if x1 <= x0 or y1 <= y0:
+        return Refusal("recoloured-alone", 0.0, P.theme_changed_least, top_left)
+    then = grayscale(recorded[y0:y1, x0:x1]).astype(np.int16)
+    now = grayscale(screen[y0 + dy : y1 + dy, x0 + dx : x1 + dx]).astype(np.int16)
+    around = np.ones(then.shape, bool)
+    around[max(0, y - y0) : max(0, y - y0 + h), max(0, x - x0) : max(0, x - x0 + w)] = False
+    changed = (np.abs(now - then) > VerifyOptions().pixel_threshold)[around]
+    share = float(changed.mean()) if changed.size else 0.0
+    if share >= P.theme_changed_least:
+        return None
+    return Refusal("recoloured-alone", round(share, 3), P.theme_changed_least, top_left)
 
 
 def edges(image: Image) -> Image:
@@ -116,14 +161,6 @@ def edges(image: Image) -> Image:
     steps = np.sqrt(cv2.magnitude(across, down)) * P.edge_gain
     level = np.clip(steps, 0, 255).astype(np.uint8)
     return np.ascontiguousarray(np.repeat(level[:, :, None], 3, axis=2))
-
-
-# The looks made for other colours (turned over, edges) are not looked for at other scales
-# (`Look.scaled`): a theme or reverse video recolours, it does not resize; and at other
-# scales a target is judged part by part, where a few letters of another label, turned
-# over or seen as edges, fit some scale (those of "Large" for "Medium" in a menu whose
-# "Medium" row was removed).
-_OTHER_COLOURS = False
 
 
 def _inverted(frame: Callable[[], Image | None]) -> Callable[[], Image | None]:

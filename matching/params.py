@@ -69,6 +69,15 @@ class Params:
     # root times edge_gain as a grey level, so faint edges (a border one shade off its
     # face) count beside strong ones (black text on white) and 0-255 holds them all.
     edge_gain: float = 8.0
+    # A theme recolours a window, not one control: the edges look's place is taken only
+    # where at least this share of the target's surroundings (the anchor's box grown by its
+    # own size each way, theme_ring px at most, less the box, inside the recorded screen's
+    # busy part: not the plain desktop around a window) changed from the recording.
+    theme_changed_least: float = 0.5
+    theme_ring: int = 48
+    # A window's box is blank (xwindows.py) only where the recorder's masks hide at most
+    # this share of it: a caret's (NEdit's is 0.1% of its text area), not a control's.
+    blank_masked_most: float = 0.02
 
     # --- the 1x stage (locating.py, doubts.py, checks.py) ---
     window: int = 64  # px around the recorded place searched first

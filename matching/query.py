@@ -10,6 +10,7 @@ from deskreel.storage.widgets import Widget
 
 from .params import PARAMS as P
 from .recording import Recorded
+from .refusal import Refusal
 from .search import Image, Point
 
 __all__ = ["NO_HINTS", "Hints", "Look", "Query"]
@@ -21,7 +22,8 @@ class Look:
     for a dark theme; its edges, for any theme): its image,
     whether it had no look-alike on the screen it was chosen on, the recorded screen as it
     looked then (for the checks), its name, how today's screen is seen for it (`view`:
-    None, as grabbed), and whether it is looked for at other scales (`scaled`)."""
+    None, as grabbed), whether it is looked for at other scales (`scaled`), and a last
+    check of a place it found (`check`: on today's screen as grabbed, a refusal or None)."""
 
     image: Image
     unique: bool
@@ -29,6 +31,7 @@ class Look:
     name: str
     view: Callable[[Image], Image] | None = None
     scaled: bool = True
+    check: Callable[[Image, Point], Refusal | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,8 @@ RULES: dict[str, tuple[str, str]] = {
     "parts-pinned": ("its parts pin the target down along both axes:", ""),
     "back-parts": ("its parts fit the recorded target ahead of the look-alike by", ""),
     "unscaled": ("it was found at a scale off 1x by", ""),
+    # The edges look (looks.py): a theme recolours the target's surroundings too.
+    "recoloured-alone": ("of the target's surroundings, changed from the recording:", ""),
     # Twins (twins.py): the object is drawn elsewhere too; its row, twins painted out, decides.
     "twin-row": ("its row holds nothing but twins: grey-level spread", ""),
     "twin-match": ("its row, twins painted out, matches the recorded row only", ""),

@@ -12,12 +12,11 @@ A path tells which window, not what it shows today: a list that scrolled shows o
 the same box, and a button renamed keeps its place. So the window found is only taken where
 what it shows today is what it showed: the same pixels in other colours (the comparison of
 compare/recolour.py, over the box less the ring where toolkits draw hover and focus), when
-it kept its size; or where it showed nothing but its face then and shows nothing but its
-face now, whatever its size, but where the recorder saw the screen keep changing (an empty
-text area at a bigger font, its caret blinking: no place in it is told from another, and
-pixels find nothing in it). Anything else (the path leads nowhere, the
-siblings moved, several top-levels agree, the box shows something else or grew) is left to
-the pixels.
+it kept its size; or where it shows nothing but the same face then and now, whatever its
+size (`blank_both`: an empty text area at a bigger font, its caret blinking; no place in
+it is told from another, and the pixels find nothing in it). Anything else (the path
+leads nowhere, the siblings moved, several top-levels agree, the box shows something else
+or grew) is left to the pixels.
 
 Twins are told apart by what they say, or left to the pixels: windows that look alike (the
 Apply button of each row) are told apart by their path only in the order the application made
@@ -32,6 +31,7 @@ than can be read, are left to the pixels, which read the row around the window.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -79,7 +79,9 @@ def by_window(
         return _among_twins(found, recorded, screen, context, read, twins)
     if not resized and shows_the_same(context, recorded.box, screen, found.box):
         return ObjectAnswer(found, None, "xwindow-same")
-    return _by_name(found, recorded, screen, context, read, resized=resized, moving=moving)
+    if blank_both(found, recorded, screen, context, moving):
+        return ObjectAnswer(found, None, "xwindow-blank")
+    return _by_name(found, recorded, screen, context, read, resized=resized)
 
 
 def _by_name(
@@ -90,22 +92,14 @@ def _by_name(
     read: Reader | None,
     *,
     resized: bool,
-    moving: Sequence[Box] = (),
 ) -> ObjectAnswer:
     """The window at the recorded path that grew, or shows other pixels: found where its box
-    is blank then and now (an empty editor, a bare canvas: nothing in it tells one place
-    from another, so the press keeps its fraction of the box) or reads today the name it
-    read then, refused where two confident readings differ, else left to the pixels."""
+    reads today the name it read then, refused where two confident readings differ, else
+    left to the pixels."""
     unsure = "xwindow-resized" if resized else "xwindow-shows"
     then = _inside(context, recorded.box)
     now = _inside(screen, found.box)
-    if then is None or now is None:
-        return ObjectAnswer(None, None, unsure)
-    shift = (found.box[0] - recorded.box[0], found.box[1] - recorded.box[1])
-    moved = [(x + shift[0], y + shift[1], w, h) for x, y, w, h in moving]
-    if blank(then, _skipped(recorded.box, moving)) and blank(now, _skipped(found.box, moved)):
-        return ObjectAnswer(found, None, "xwindow-blank")
-    if read is None:
+    if read is None or then is None or now is None:
         return ObjectAnswer(None, None, unsure)
     before, after = read(then), read(now)
     if read_alike(before, after):
@@ -113,6 +107,40 @@ def _by_name(
     if renamed(before, after):
         return ObjectAnswer(None, Refusal("renamed", 0, 1, found.box[:2]), "xwindow-renamed")
     return ObjectAnswer(None, None, unsure)
+
+
+def blank_both(
+    found: Widget, recorded: Widget, screen: Image, context: Image, moving: Sequence[Box]
+) -> bool:
+    """Whether the window at the recorded path is blank then and now, whatever its size:
+    nothing in it but its face, the same face, in a top-level of the recorded title (an
+    empty editor at a bigger font, a bare canvas). No place in it tells one point from
+    another, so the press keeps its fraction of the box. Where the recorder saw the screen
+    keep changing (`moving`: a caret blinking) is not looked at, unless that hides more
+    than a caret would (`P.blank_masked_most`)."""
+    if found.window != recorded.window:  # another dialog of the application, say
+        return False
+    then, now = _inside(context, recorded.box), _inside(screen, found.box)
+    if then is None or now is None:
+        return False
+    shift = (found.box[0] - recorded.box[0], found.box[1] - recorded.box[1])
+    moved = [(x + shift[0], y + shift[1], w, h) for x, y, w, h in moving]
+    skips = _skipped(recorded.box, moving), _skipped(found.box, moved)
+    if any(k is not None and k.mean() > P.blank_masked_most for k in skips):
+        return False
+    faces = _face(then, skips[0]), _face(now, skips[1])
+    if faces[0] is None or faces[1] is None:
+        return False
+    return bool(np.abs(faces[0] - faces[1]).max() <= VerifyOptions().pixel_threshold)
+
+
+def _face(inside: Image, skip: Mask | None) -> Image | None:
+    """The colour (RGB) of a blank box's face; None where the box is not blank."""
+    if not blank(inside, skip):
+        return None
+    gray = grayscale(inside)
+    face = int(np.bincount(gray.ravel(), minlength=256).argmax())
+    return cast(Image, np.median(inside[gray == face], axis=0).astype(np.int16))
 
 
 def blank(inside: Image, skip: Mask | None = None) -> bool:

@@ -236,7 +236,7 @@ class Runner:
         located = None
         if finding is not None and finding.located.point is not None:
             located, scale = finding.located.point, finding.located.scale
-        masks = [*verify.masks, *self.masks.get(None, []), *self.masks.get(step.step, [])]
+        masks = [*verify.masks, *self._stored_masks(step)]
         return checks_for(
             action=action.action,
             before=self.frames.recorded(step.before_frame),
@@ -256,6 +256,11 @@ class Runner:
             later=self._recorded_frame(self.later.get(step.step)),
         )
 
+    def _stored_masks(self, step: Step) -> list[tuple[int, int, int, int]]:
+        """The recording's masks (`deskreel test --update-masks`) and the step's own (where
+        the recorder saw the screen keep changing)."""
+        return [*self.masks.get(None, []), *self.masks.get(step.step, [])]
+
     def _recorded_screen(self, step: Step) -> Any:
         return self._recorded_frame(step.before_frame)
 
@@ -268,7 +273,7 @@ class Runner:
     def _find(self, step: Step) -> Finding | None:
         if self.locator is None:
             return None
-        moving = (*self.masks.get(None, []), *self.masks.get(step.step, []))
+        moving = tuple(self._stored_masks(step))
         finding = self.locator.find(step, lambda: self._recorded_screen(step), moving)
         if finding is not None and finding.attempts > 1:
             self.delay += finding.waited  # the rest of the schedule waits with this step

@@ -4,6 +4,9 @@ target drawn with another label there is not taken for it."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -70,6 +73,57 @@ def test_every_key_recorded_light_is_found_in_the_dark_theme(keypads) -> None:
             others = replace(query, looks=tuple(k for k in query.looks if k.name != EDGES))
             assert not locate(dark, others).found, key  # no other look finds it
     assert by_edges, "every key was found without its edges: the test shows nothing"
+
+
+SWATCHES = """
+import sys, tkinter as tk
+root = tk.Tk(className="Swatches")
+root.geometry("+100+100")
+root.configure(bg="#dddddd")
+row = tk.Frame(root, bg="#dddddd")
+row.pack(padx=10, pady=10)
+for colour in sys.argv[1].split(","):
+    tk.Button(row, width=4, height=2, bg=colour, activebackground=colour, relief="flat", bd=0,
+              highlightthickness=0).pack(side="left", padx=4)
+root.update()
+print("ready", flush=True)
+root.mainloop()
+"""
+
+
+def _swatches(xvfb: VirtualDisplay, colours: str) -> Any:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SWATCHES, colours], env=xvfb.env(), stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        grabber = Grabber(xvfb.display)
+        try:
+            return grabber.rgb()
+        finally:
+            grabber.close()
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def test_a_swatch_that_alone_changed_colour_is_no_theme(xvfb: VirtualDisplay) -> None:
+    # Told apart from its neighbours by its colour only: where it alone changed colour, its
+    # edges stand where they stood, but nothing around it changed as a theme changes it.
+    recorded = _swatches(xvfb, "#ff0000,#00aa00,#0000ff")
+    green = np.argwhere((recorded == (0, 170, 0)).all(axis=2))
+    (y0, x0), (y1, x1) = green.min(axis=0), green.max(axis=0)
+    target = ((x0 + x1) // 2, (y0 + y1) // 2)
+    query = _query(recorded, target)
+    again = locate(recorded, query).point  # (a flat face: a pixel off is the same place)
+    assert again is not None and abs(again[0] - target[0]) + abs(again[1] - target[1]) <= 2
+    today = _swatches(xvfb, "#ff0000,#ffff00,#0000ff")
+    found = locate(today, query)
+    assert not found.found, found.trail
+    (check,) = [t for t in found.trail if t.name == f"{EDGES}-check"]
+    assert check.refusal is not None and check.refusal.rule == "recoloured-alone", check
 
 
 def test_a_key_drawn_with_another_label_is_not_taken_for_it(keypads) -> None:

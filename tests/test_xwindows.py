@@ -236,6 +236,31 @@ def test_a_box_is_blank_but_for_where_the_recording_kept_changing() -> None:
     assert _skipped(box, [(0, 0, 50, 50)]) is None  # nowhere in the box
 
 
+def test_a_blank_window_is_the_same_only_with_its_face_its_title_and_a_caret_masked() -> None:
+    # Found blank then and now only where it is the same face in a top-level of the same
+    # title, and the masks hide no more than a caret: a control whose whole box kept
+    # changing (a hover transition, a live list) is not blank, whatever its label.
+    from deskreel.matching.xwindows import blank_both
+
+    then = np.full((300, 400, 3), 230, np.uint8)
+    then[60:72, 106:107] = 0  # a caret
+    recorded = Widget(XWINDOW, "App", "window", "", (100, 50, 200, 80), (20, 10),
+                      (("window", 0),), "", (), 0, window="window 'Untitled'")  # fmt: skip
+    grown = replace(recorded, box=(100, 50, 240, 90))
+    today = np.full((300, 400, 3), 230, np.uint8)
+    caret = [(104, 58, 6, 16)]
+    assert blank_both(grown, recorded, today, then, caret)
+    assert not blank_both(grown, recorded, today, then, [])  # the caret is content then
+    assert not blank_both(replace(grown, window="window 'Find'"), recorded, today, then, caret)
+    swatch = today.copy()
+    swatch[..., 2] = 40  # another colour, as flat
+    assert not blank_both(grown, recorded, swatch, then, caret)
+    label = today.copy()
+    label[80:95, 180:190] = 0  # a word today, under a mask that hides the whole box
+    assert not blank_both(grown, recorded, label, then, [(90, 40, 260, 110)])
+    assert not blank_both(grown, recorded, label, then, caret)
+
+
 def test_siblings_laid_out_otherwise_are_another_place() -> None:
     from deskreel.matching.xwindows import layout_agrees  # the rung's own rule
 
