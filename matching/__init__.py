@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .objects import place_of as place_of
     from .objects import placed_alone as placed_alone
     from .objects import point_in as point_in
+    from .objects import same_place as same_place
     from .params import PARAMS as PARAMS
     from .params import Params as Params
     from .query import Hints as Hints
@@ -114,6 +115,7 @@ _WHERE = {
     "place_of": "objects",
     "placed_alone": "objects",
     "point_in": "objects",
+    "same_place": "objects",
     "PARAMS": "params",
     "Params": "params",
     "Hints": "query",

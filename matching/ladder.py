@@ -32,13 +32,17 @@ from .params import PARAMS as P
 from .query import NO_HINTS, Hints, Look, Query
 from .reading import Reader
 from .search import Image
+from .blank import blank_both, blank_face
 from .xwindows import by_window
 from .trail import FOUND, NEXT, REFUSED, Trail
 from .twins import doubt_twins
 
-__all__ = ["LADDER", "Ask", "Climb", "Rung", "hints_after", "locate", "rung_names"]
+__all__ = ["LADDER", "Ask", "Climb", "Rung", "Shown", "hints_after", "locate", "rung_names"]
 
 Ask = Callable[[Widget], ObjectAnswer]  # asks today's toolkit for the recorded object
+# what today's screen shows at the recorded object's point, where it stands where the
+# recorded one stood (asked of an object whose content decides, blank when recorded)
+Shown = Callable[[Widget], Widget | None]
 # today's X windows at the recorded window's path, one per top-level of its application
 Windows = Callable[[Widget], Sequence[Widget]]
 
@@ -54,6 +58,7 @@ class Climb:
     ask: Ask | None = None
     windows: Windows | None = None
     read: Reader | None = None
+    shown: Shown | None = None
     found: Located | None = None  # for a check: the place found
     _search: Search | None = None
 
@@ -91,8 +96,26 @@ def _object(climb: Climb) -> Located | None:
     if widget is None or widget.source != ATSPI or climb.ask is None:
         return None
     answer = climb.ask(widget)
+    if answer.why == "content":
+        answer = _blank_content(climb, widget) or answer
     about = f"{widget.label} of {widget.app!r}" + (f" ({answer.detail})" if answer.detail else "")
     return _answered(climb, OBJECT, answer, widget, about)
+
+
+def _blank_content(climb: Climb, widget: Widget) -> ObjectAnswer | None:
+    """An object whose content decides (a text area, a canvas) that showed nothing but its
+    face when recorded and shows nothing but it today where it stands (blank.py): found,
+    at the recorded fraction of its box; None (its content decides) otherwise."""
+    context = climb.query.context.screen if climb.query.context is not None else None
+    if context is None or climb.shown is None:
+        return None
+    moving = climb.query.moving
+    if blank_face(context.rgb, widget.box, moving) is None:
+        return None  # (not blank then: asked no further)
+    today = climb.shown(widget)
+    if today is None or not blank_both(today, widget, climb.screen, context.rgb, moving):
+        return None
+    return ObjectAnswer(today, None, "blank")
 
 
 def _xwindow(climb: Climb) -> Located | None:
@@ -170,15 +193,18 @@ def locate(
     ask: Ask | None = None,
     windows: Windows | None = None,
     read: Reader | None = None,
+    shown: Shown | None = None,
 ) -> Located:
     """Find `query`'s target on `screen` (RGB, H x W x 3) by climbing LADDER; `ask` asks
     today's toolkit for the recorded object, `windows` today's X server for the recorded
     window (None: that rung is skipped), `read` what a window's box says (None: the window
-    rung compares pixels only). Where no rung could answer (no anchor, and the object left
-    it to the pixels), the answer is not `decided`."""
+    rung compares pixels only), `shown` what the screen shows at a recorded object's point
+    (None: an object whose content decides is left to the pixels, blank or not). Where no
+    rung could answer (no anchor, and the object left it to the pixels), the answer is not
+    `decided`."""
     started = time.perf_counter()
     trail = Trail()
-    once = _climb(Climb(screen, query, hints, trail, ask, windows, read), pixels=False)
+    once = _climb(Climb(screen, query, hints, trail, ask, windows, read, shown), pixels=False)
     if once is not None:
         return answered(once[0], once[1], trail, started, query.recorded)
     if query.anchor is None:

@@ -33,6 +33,7 @@ WHY: dict[str, str] = {
     "at-place": "at its recorded place, and it had no twin",
     "insensitive": "it takes no input today",
     "covered": "covered or hidden where it would be pressed",
+    "blank": "where its content decides, but it showed nothing but its face then and now",
     # the X-window rung (xwindows.py)
     "xwindow-path": "no window of its application at its path today: the pixels decide",
     "xwindow-layout": "its siblings lie otherwise today: the pixels decide",

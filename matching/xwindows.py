@@ -31,13 +31,13 @@ than can be read, are left to the pixels, which read the row around the window.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 import numpy as np
 
 from deskreel.storage.widgets import Box, Widget, reading_order
 
-from .compare.checks import Mask, VerifyOptions, measured, passes
+from .blank import blank_both, inside_rim
+from .compare.checks import VerifyOptions, measured, passes
 from .compare.recolour import grey_line
 from .objects import ObjectAnswer
 from .params import PARAMS as P
@@ -97,8 +97,8 @@ def _by_name(
     reads today the name it read then, refused where two confident readings differ, else
     left to the pixels."""
     unsure = "xwindow-resized" if resized else "xwindow-shows"
-    then = _inside(context, recorded.box)
-    now = _inside(screen, found.box)
+    then = inside_rim(context, recorded.box)
+    now = inside_rim(screen, found.box)
     if read is None or then is None or now is None:
         return ObjectAnswer(None, None, unsure)
     before, after = read(then), read(now)
@@ -107,66 +107,6 @@ def _by_name(
     if renamed(before, after):
         return ObjectAnswer(None, Refusal("renamed", 0, 1, found.box[:2]), "xwindow-renamed")
     return ObjectAnswer(None, None, unsure)
-
-
-def blank_both(
-    found: Widget, recorded: Widget, screen: Image, context: Image, moving: Sequence[Box]
-) -> bool:
-    """Whether the window at the recorded path is blank then and now, whatever its size:
-    nothing in it but its face, the same face, in a top-level of the recorded title (an
-    empty editor at a bigger font, a bare canvas). No place in it tells one point from
-    another, so the press keeps its fraction of the box. Where the recorder saw the screen
-    keep changing (`moving`: a caret blinking) is not looked at, unless that hides more
-    than a caret would (`P.blank_masked_most`)."""
-    if found.window != recorded.window:  # another dialog of the application, say
-        return False
-    then, now = _inside(context, recorded.box), _inside(screen, found.box)
-    if then is None or now is None:
-        return False
-    shift = (found.box[0] - recorded.box[0], found.box[1] - recorded.box[1])
-    moved = [(x + shift[0], y + shift[1], w, h) for x, y, w, h in moving]
-    skips = _skipped(recorded.box, moving), _skipped(found.box, moved)
-    if any(k is not None and k.mean() > P.blank_masked_most for k in skips):
-        return False
-    faces = _face(then, skips[0]), _face(now, skips[1])
-    if faces[0] is None or faces[1] is None:
-        return False
-    return bool(np.abs(faces[0] - faces[1]).max() <= VerifyOptions().pixel_threshold)
-
-
-def _face(inside: Image, skip: Mask | None) -> Image | None:
-    """The colour (RGB) of a blank box's face; None where the box is not blank."""
-    if not blank(inside, skip):
-        return None
-    gray = grayscale(inside)
-    face = int(np.bincount(gray.ravel(), minlength=256).argmax())
-    return cast(Image, np.median(inside[gray == face], axis=0).astype(np.int16))
-
-
-def blank(inside: Image, skip: Mask | None = None) -> bool:
-    """Whether a window's box (less its rim, RGB) shows nothing but its face: no pixel off
-    its commonest grey level by more than --verify's pixel threshold, but where `skip`
-    (a mask of the box's shape) says what is shown there tells nothing (a blinking caret).
-    Not a pixel more: a small label ("1", ".") is a few pixels too."""
-    gray = grayscale(inside)
-    face = int(np.bincount(gray.ravel(), minlength=256).argmax())
-    off = np.abs(gray.astype(np.int16) - face) > VerifyOptions().pixel_threshold
-    if skip is not None:
-        off &= ~skip
-    return not off.any()
-
-
-def _skipped(box: Box, moving: Sequence[Box]) -> Mask | None:
-    """Which pixels of `box` less its rim lie in one of the boxes `moving` (None: none)."""
-    x, y, w, h = box
-    r = P.window_rim
-    mask = np.zeros((max(0, h - 2 * r), max(0, w - 2 * r)), bool)
-    for mx, my, mw, mh in moving:
-        left, top = max(mx, x + r), max(my, y + r)
-        right, bottom = min(mx + mw, x + w - r), min(my + mh, y + h - r)
-        if left < right and top < bottom:
-            mask[top - y - r : bottom - y - r, left - x - r : right - x - r] = True
-    return mask if mask.any() else None
 
 
 def layout_agrees(today: Widget, recorded: Widget) -> bool:
@@ -187,7 +127,7 @@ def shows_the_same(
     """Whether the window's box shows today what it showed, in the same or other colours:
     today's grey levels one straight line of the recorded ones (reverse video, a theme) but
     for as few pixels as --verify allows, over the box less its rim (hover and focus rings)."""
-    then_rgb, now_rgb = _inside(recorded, box), _inside(today, now)
+    then_rgb, now_rgb = inside_rim(recorded, box), inside_rim(today, now)
     if then_rgb is None or now_rgb is None or then_rgb.shape != now_rgb.shape:
         return False
     before, after = grayscale(then_rgb), grayscale(now_rgb)
@@ -243,7 +183,7 @@ def _twins(rgb: Image, box: tuple[int, ...], top: Box | None) -> tuple[Box, ...]
     elsewhere), inside its top-level window's box `top` (None: anywhere). A look-alike in
     another top-level is no twin: its path starts elsewhere (by_window tells top-levels
     apart by their class and title)."""
-    inside = _inside(rgb, box)
+    inside = inside_rim(rgb, box)
     if inside is None:
         return ()
     (ox, oy), part = _within(rgb, box, top)
@@ -282,14 +222,5 @@ def _other_names(readings: Sequence[Reading], name: Reading) -> bool:
 
 def _read(read: Reader, rgb: Image, box: tuple[int, ...]) -> Reading:
     """What the box less its rim says; UNREAD off the screen."""
-    inside = _inside(rgb, box)
+    inside = inside_rim(rgb, box)
     return UNREAD if inside is None else read(inside)
-
-
-def _inside(image: Image, box: tuple[int, ...]) -> Image | None:
-    """The box less its rim of P.window_rim px, cut from `image`; None off the screen."""
-    x, y, w, h = box
-    r = P.window_rim
-    if x < 0 or y < 0 or x + w > image.shape[1] or y + h > image.shape[0] or min(w, h) <= 2 * r:
-        return None
-    return image[y + r : y + h - r, x + r : x + w - r]

@@ -165,6 +165,7 @@ class Locator:
                 ask=self.objects.find,
                 windows=self.windows.find,
                 read=self.read,
+                shown=self.objects.shown,
             )
             if not located.decided:  # no anchor, and the object left it to the pixels:
                 misplaced = self._misplaced(target, screen.shape)  # at its recorded place

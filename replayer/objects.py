@@ -21,13 +21,16 @@ from deskreel.matching import (
     by_object,
     placed_alone,
     point_in,
+    same_place,
 )
 from deskreel.matching import Refusal
 from deskreel.storage import Widget
 
 T = TypeVar("T")
 
-__all__ = ["QUESTION_BUDGET", "ObjectFinder", "WindowFinder", "ask_tree", "shown_at"]
+__all__ = [
+    "QUESTION_BUDGET", "ObjectFinder", "WindowFinder", "ask_tree", "shown_at", "shown_in_place",
+]  # fmt: skip
 
 QUESTION_BUDGET = 2.0  # s for one look at the tree, however many calls it takes
 
@@ -73,6 +76,17 @@ def shown_at(tree: Any, conn: Any, recorded: Widget, point: tuple[int, int]) -> 
     return None if which is None else tree.at_point(*point, whole_path=False, **which)
 
 
+def shown_in_place(tree: Any, conn: Any, recorded: Widget) -> Widget | None:
+    """What the screen shows at the recorded object's point today, where it is that object
+    by its role, name and place among its siblings; None otherwise. Asked of an object whose
+    content decides, which was blank when recorded (matching/blank.py)."""
+    x, y, _, _ = recorded.box
+    here = shown_at(tree, conn, recorded, (x + recorded.point[0], y + recorded.point[1]))
+    if here is None or (here.role, here.name) != (recorded.role, recorded.name):
+        return None
+    return here if same_place(here, recorded) else None
+
+
 def _shows(tree: Any, conn: Any, recorded: Widget, found: Widget, point: tuple[int, int]) -> bool:
     """Whether the screen shows `found` (or something inside it) at `point`."""
     which = _on_top(conn, recorded, point)
@@ -100,6 +114,16 @@ class ObjectFinder:
             return self._timed(lambda: ask_tree(self._tree, self._conn, recorded))
         except Exception as err:  # a bus or application gone wrong: the pixels decide
             return ObjectAnswer(None, None, "tree-failed", str(err))
+
+    def shown(self, recorded: Widget) -> Widget | None:
+        """The recorded object where it stood, today (shown_in_place); None where the tree
+        does not answer."""
+        if self._open() is None:
+            return None
+        try:
+            return self._timed(lambda: shown_in_place(self._tree, self._conn, recorded))
+        except Exception:  # a bus or application gone wrong: the pixels decide
+            return None
 
     def at(self, recorded: Widget, point: tuple[int, int]) -> tuple[bool, Widget | None]:
         """Whether the tree answered, and what the screen shows at `point` today (in the

@@ -74,6 +74,12 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
             check.connect("toggled", lambda box: box.get_active() and box.set_active(False))
         outer.pack_start(check, False, False, 0)
         buttons["Keep a copy"] = check
+    if args.text is not None:  # a multi-line text area, its centre printed as "Notes"
+        notes = Gtk.TextView()
+        notes.set_size_request(300, 120)
+        notes.get_buffer().set_text(args.text)
+        outer.pack_start(notes, False, False, 0)
+        buttons["Notes"] = notes
     outer.pack_start(status, False, False, 0)
     return window, buttons
 
@@ -128,6 +134,7 @@ def main() -> None:
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--notebook", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--text", default=None, help="a text area below, holding this")
     args = parser.parse_args()
     if args.font != 1.0:
         Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))

@@ -130,3 +130,41 @@ def test_the_report_shows_the_trail_as_a_table_of_rungs_with_their_measures() ->
     assert refused and refused[-1][3].startswith("margin: ") and refused[-1][5] == "≥ 0.05"
     assert '<table class="trail">' in trail_table(trail_of(stored))
     assert trail_table([]) == "" and trail_of(StepResult(1, "passed")) == []
+
+
+def test_an_empty_text_area_is_found_by_its_object_where_it_is_blank_then_and_now() -> None:
+    # A press into an empty editor: its content decides, but it has none. Blank when
+    # recorded (its caret masked where the recorder saw it blink) and blank today where
+    # the screen shows the same object, it is found at the fraction of its box.
+    from deskreel.matching import Recorded
+    from deskreel.storage.widgets import ATSPI, Widget
+
+    text = Widget(ATSPI, "editor", "text", "", (80, 100, 400, 300), (100, 30),
+                  (("frame", 0), ("text", 0)), "", (("text", ""),), 0,
+                  states=("editable", "multi-line"), window="frame 'Untitled'")  # fmt: skip
+    then = np.full((600, 800, 3), 40, np.uint8)
+    then[100:400, 80:480] = 255
+    then[106:120, 86:87] = 0  # its caret
+    caret = ((84, 104, 6, 18),)
+    grown = replace(text, box=(80, 110, 440, 320))
+    today = np.full((600, 800, 3), 40, np.uint8)
+    today[110:430, 80:520] = 255
+    query = Query(None, recorded=(180, 130), widget=text, context=Recorded(then), moving=caret)
+    content = ObjectAnswer(None, None, "content")
+    asked: list[Widget] = []
+
+    def shown(widget: Widget) -> Widget:
+        asked.append(widget)
+        return grown
+
+    found = locate(today, query, ask=lambda _: content, shown=shown)
+    assert found.found and found.rung == "object" and found.point == (80 + 110, 110 + 32)
+    assert found.tried("object").why == "blank"  # type: ignore[union-attr]
+    written = today.copy()
+    written[200:214, 150:230] = 0  # a line of text today
+    assert not locate(written, query, ask=lambda _: content, shown=shown).decided
+    unmasked = replace(query, moving=())
+    asked.clear()
+    assert not locate(today, unmasked, ask=lambda _: content, shown=shown).decided
+    assert asked == []  # not blank when recorded: nothing more is asked
+    assert not locate(today, query, ask=lambda _: content, shown=lambda _: None).decided

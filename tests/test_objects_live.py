@@ -7,6 +7,7 @@ rows, and refuses a renamed one."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import queue
 import shutil
@@ -83,7 +84,8 @@ class Form:
 
         self._reader = threading.Thread(target=read, daemon=True)
         self._reader.start()
-        self.places = self.wait_for("ready", 2 + ("--menu" in args) + ("--check" in args))
+        extra = sum(option in args for option in ("--menu", "--check", "--text"))
+        self.places = self.wait_for("ready", 2 + extra)
         time.sleep(0.3)
 
     def wait_for(self, kind: str, count: int) -> dict[str, tuple[int, int]]:
@@ -603,3 +605,52 @@ def test_record_says_when_a_display_has_no_accessibility(run_deskreel, tmp_path)
 def test_redacted_typing_keeps_no_object(desktop, tmp_path):
     step = record_press(desktop, tmp_path / "secret.db", record_args=("--redact-typing",))
     assert step.widget is None
+
+
+def test_an_empty_text_area_is_found_blank_at_a_bigger_font_and_not_with_text(desktop):
+    # A press into an empty GTK text view: its content decides, but it has none. Where the
+    # screen shows it, in its place, blank again at a bigger font, the object finds it;
+    # where it holds text today, its content decides and the pixels have it.
+    from deskreel.matching import ObjectAnswer, Query, Recorded, acts_on_whole, locate
+    from deskreel.replayer.objects import shown_in_place
+    from deskreel.xsession.display import connect
+    from deskreel.xsession.grab import Grabber
+
+    def screen() -> Any:
+        grabber = Grabber(desktop.display)
+        try:
+            return grabber.rgb()
+        finally:
+            grabber.close()
+
+    form = Form(desktop, "--text", "")
+    try:
+        point = form.places["Notes"]
+        with tree_of(desktop) as tree:
+            recorded = tree.at_point(*point, pid=form.proc.pid)
+        assert recorded is not None and recorded.role == "text", recorded
+        assert "multi-line" in recorded.states and not acts_on_whole(recorded)
+        query = Query(None, recorded=point, widget=recorded, context=Recorded(screen()))
+    finally:
+        form.pressed()
+    content = ObjectAnswer(None, None, "content")
+    for args, blank in ((("--text", "", "--font", "1.25"), True), (("--text", "a word"), False)):
+        form = Form(desktop, *args)
+        try:
+            conn = connect(desktop.display)
+            with closing(conn), tree_of(desktop) as tree:
+                today = tree.at_point(*form.places["Notes"], pid=form.proc.pid)
+                assert today is not None and today.box != recorded.box or not blank
+                shown = functools.partial(shown_in_place, tree, conn)
+                found = locate(screen(), query, ask=lambda _: content, shown=shown)
+        finally:
+            form.pressed()
+        tried = found.tried("object")
+        assert tried is not None and tried.why == ("blank" if blank else "content"), found
+        if blank:
+            x, y, w, h = today.box
+            assert found.found and found.rung == "object", found
+            assert found.point is not None and x <= found.point[0] < x + w
+            assert y <= found.point[1] < y + h
+        else:
+            assert not found.decided

@@ -223,7 +223,7 @@ def test_a_blank_window_grown_is_found_and_one_that_shows_text_is_not(
 def test_a_box_is_blank_but_for_where_the_recording_kept_changing() -> None:
     # A caret blinking in an empty editor is no content, where the recorder saw it blink
     # (its animation mask); a label of a few pixels ("1" on a key) is content.
-    from deskreel.matching.xwindows import _skipped, blank
+    from deskreel.matching.blank import _skipped, blank
 
     box = (100, 50, 200, 80)  # on the screen; its rim of 3 px is not looked at
     screen = np.full((300, 400, 3), 230, np.uint8)
@@ -240,7 +240,7 @@ def test_a_blank_window_is_the_same_only_with_its_face_its_title_and_a_caret_mas
     # Found blank then and now only where it is the same face in a top-level of the same
     # title, and the masks hide no more than a caret: a control whose whole box kept
     # changing (a hover transition, a live list) is not blank, whatever its label.
-    from deskreel.matching.xwindows import blank_both
+    from deskreel.matching.blank import blank_both
 
     then = np.full((300, 400, 3), 230, np.uint8)
     then[60:72, 106:107] = 0  # a caret

@@ -33,7 +33,20 @@ def objects_answer(tree: Any, display: Any, recorded: str | None) -> dict[str, A
         "refusal": None if refusal is None else [refusal.rule, refusal.measured, refusal.needed],
         "why": answer.why,
         "ms": round((time.perf_counter() - started) * 1000, 2),
+        **({"shown": _shown(tree, display, widget)} if answer.why == "content" else {}),
     }
+
+
+def _shown(tree: Any, display: Any, widget: Any) -> str | None:
+    """What a replay asks of an object whose content decides, where it was blank when
+    recorded (replayer/objects.py's shown_in_place, live); the judge decides blankness."""
+    from deskreel.replayer.objects import QUESTION_BUDGET, shown_in_place
+
+    try:
+        with tree.bus.budget(QUESTION_BUDGET):
+            return widget_to_json(shown_in_place(tree, display, widget))
+    except Exception:  # as ObjectFinder.shown: nothing known
+        return None
 
 
 def windows_answer(display: Any, recorded: str | None) -> dict[str, Any] | None:

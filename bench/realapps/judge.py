@@ -152,9 +152,12 @@ def _one(
     windows, window_ms = _window_stage(case.get("windows"))
     reader = _Timed(READER)
 
+    shown_today = widget_from_json((case.get("objects") or {}).get("shown"))
+
     def call() -> Located:
         ask = None if answer is None else lambda _: answer
-        return locate(screen, query, hint, ask=ask, windows=windows, read=reader)
+        shown = None if answer is None else lambda _: shown_today
+        return locate(screen, query, hint, ask=ask, windows=windows, read=reader, shown=shown)
 
     times = []
     for _ in range(max(1, repeat)):
