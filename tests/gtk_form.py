@@ -13,7 +13,7 @@ applied" in the status line below the rows; with --wrong-effect, "nothing applie
 --notebook puts the rows on the page of a notebook tab ("Servers"), whose accessible is
 boxed as its tab's label while it holds the page. --check adds a check box "Keep a copy"
 below the rows (printed as "ready Keep_a_copy X Y"); with --wrong-effect it does not stay
-checked.
+checked. --text CONTENT adds a multi-line text area holding CONTENT ("ready Notes X Y").
 """
 
 from __future__ import annotations
