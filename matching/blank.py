@@ -1,6 +1,6 @@
 """Blank boxes: an object that shows nothing but its face (an empty text area, a bare
 canvas) has no place in it that tells one point from another, so a press in it keeps its
-fraction of the box whatever its size. Used by the X-window rung (xwindows.py) and, for
+distance from the box's corner whatever its size. Used by the X-window rung (xwindows.py) and, for
 an accessible whose content decides, the object rung (ladder.py)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import numpy as np
 from deskreel.storage.widgets import Box, Widget
 
 from .compare.checks import Mask, VerifyOptions
+from .objects import offset_in
 from .params import PARAMS as P
 from .search import Image, grayscale
 
@@ -25,9 +26,11 @@ def blank_both(
     """Whether the object found today (the window at the recorded path, the accessible at
     the recorded place) is blank then and now, whatever its size: nothing in it but its
     face, the same face, in a top-level of the recorded title (an empty editor at a bigger
-    font, a bare canvas). No place in it tells one point from another, so the press keeps
-    its fraction of the box."""
+    font, a bare canvas). No place in it tells one point from another but its corner, so
+    the press keeps its distance from it (objects.offset_in), which must lie inside it."""
     if found.window != recorded.window:  # another dialog of the application, say
+        return False
+    if offset_in(found, recorded) is None:  # (a canvas that shrank: its point is gone)
         return False
     shift = (found.box[0] - recorded.box[0], found.box[1] - recorded.box[1])
     moved = [(x + shift[0], y + shift[1], w, h) for x, y, w, h in moving]
@@ -43,7 +46,7 @@ def blank_face(image: Image, box: Box, moving: Sequence[Box]) -> Image | None:
     saw the screen keep changing (`moving`: a caret blinking) is not looked at, unless that
     hides more than a caret would (`P.blank_masked_most`)."""
     inside = inside_rim(image, box)
-    if inside is None:
+    if inside is None or min(box[2], box[3]) < P.blank_least:
         return None
     skip = _skipped(box, moving)
     if skip is not None and skip.mean() > P.blank_masked_most:

@@ -156,6 +156,20 @@ def point_in(today: Widget, recorded: Widget) -> Point:
     )
 
 
+def offset_in(today: Widget, recorded: Widget) -> Point | None:
+    """The recorded press at its distance from the box's top-left, times the scale the box
+    tells (`box_scale`: 1 where it grew one way only); None where that falls outside
+    today's box. For a blank box (blank.py), where nothing in it tells a place but its
+    corner: a canvas's point, the first line of an empty editor."""
+    x, y, w, h = today.box
+    scale = box_scale(today, recorded)
+    dx, dy = round(recorded.point[0] * scale), round(recorded.point[1] * scale)
+    return (x + dx, y + dy) if 0 <= dx < w and 0 <= dy < h else None
+
+
+BLANK = ("blank", "xwindow-blank")  # the answers of a blank box: pressed by offset_in
+
+
 def box_scale(today: Widget, recorded: Widget) -> float:
     """The scale the screen has today around an object found again, as its box tells it:
     the ratio of its sides where width and height grew alike (a bigger font, a scaled
@@ -174,11 +188,14 @@ def box_scale(today: Widget, recorded: Widget) -> float:
 
 def object_located(answer: ObjectAnswer, recorded: Widget) -> Located:
     """What locate() answers for a step the object rung decided: found at the recorded press
-    moved into today's box, at the scale its box grew by, or refused by its rule."""
+    moved into today's box (a blank one's by `offset_in`), at the scale its box grew by, or
+    refused by its rule."""
     found = answer.widget
+    place = point_in if answer.why not in BLANK else offset_in
+    point = place(found, recorded) if found is not None else None
     return Located(
-        found=found is not None,
-        point=point_in(found, recorded) if found is not None else None,
+        found=point is not None,
+        point=point,
         score=1.0 if found is not None else 0.0,
         margin=1.0 if found is not None else 0.0,
         scale=box_scale(found, recorded) if found is not None else 1.0,

@@ -78,6 +78,7 @@ class Params:
     # A window's box is blank (xwindows.py) only where the recorder's masks hide at most
     # this share of it: a caret's (NEdit's is 0.1% of its text area), not a control's.
     blank_masked_most: float = 0.02
+    blank_least: int = 16  # px: a smaller box (a check box, a thin bar) tells nothing by its blank
 
     # --- the 1x stage (locating.py, doubts.py, checks.py) ---
     window: int = 64  # px around the recorded place searched first

@@ -84,6 +84,8 @@ def shown_in_place(tree: Any, conn: Any, recorded: Widget) -> Widget | None:
     here = shown_at(tree, conn, recorded, (x + recorded.point[0], y + recorded.point[1]))
     if here is None or (here.role, here.name) != (recorded.role, recorded.name):
         return None
+    if "sensitive" in recorded.states and "sensitive" not in here.states:
+        return None  # (it takes no input today: the pixels decide, as usable() would wait)
     return here if same_place(here, recorded) else None
 
 

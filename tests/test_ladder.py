@@ -158,7 +158,9 @@ def test_an_empty_text_area_is_found_by_its_object_where_it_is_blank_then_and_no
         return grown
 
     found = locate(today, query, ask=lambda _: content, shown=shown)
-    assert found.found and found.rung == "object" and found.point == (80 + 110, 110 + 32)
+    grew = (440 / 400 * 320 / 300) ** 0.5  # alike both ways: the scale its box tells
+    at = (80 + round(100 * grew), 110 + round(30 * grew))  # its distance from the corner
+    assert found.found and found.rung == "object" and found.point == at, found
     assert found.tried("object").why == "blank"  # type: ignore[union-attr]
     written = today.copy()
     written[200:214, 150:230] = 0  # a line of text today
@@ -168,3 +170,6 @@ def test_an_empty_text_area_is_found_by_its_object_where_it_is_blank_then_and_no
     assert not locate(today, unmasked, ask=lambda _: content, shown=shown).decided
     assert asked == []  # not blank when recorded: nothing more is asked
     assert not locate(today, query, ask=lambda _: content, shown=lambda _: None).decided
+    # a box that shrank past the recorded point: its corner no longer tells the place
+    small = replace(text, box=(80, 110, 90, 320))
+    assert not locate(today, query, ask=lambda _: content, shown=lambda _: small).decided

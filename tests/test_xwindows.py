@@ -196,8 +196,10 @@ def test_a_blank_window_grown_is_found_and_one_that_shows_text_is_not(
     xdisplay: Any, xvfb: VirtualDisplay, form: Any
 ) -> None:
     # An empty entry (an empty editor, a bare canvas) shows nothing but its face: no place
-    # in it is told from another, so at a bigger font it is found at its path, pressed at
-    # the fraction of its box it was pressed at; one that shows text today is not blank.
+    # in it is told from another but its corner, so at a bigger font it is found at its
+    # path, pressed at its distance from that corner; one that shows text is not blank.
+    from deskreel.matching.objects import box_scale
+
     form()
     widget = window_object(xdisplay, *_entry(xdisplay))
     assert widget is not None
@@ -212,11 +214,9 @@ def test_a_blank_window_grown_is_found_and_one_that_shows_text_is_not(
         if why == "xwindow-blank":
             x, y, w, h = window.box
             assert (w, h) != widget.box[2:], "the font grew the entry"
-            fraction = (
-                x + round(widget.point[0] * w / widget.box[2]),
-                y + round(widget.point[1] * h / widget.box[3]),
-            )
-            assert found.found and found.rung == "xwindow" and found.point == fraction, found
+            grew = box_scale(window, widget)  # its distance from the corner, scaled alike
+            at = (x + round(widget.point[0] * grew), y + round(widget.point[1] * grew))
+            assert found.found and found.rung == "xwindow" and found.point == at, found
         form.stop()
 
 

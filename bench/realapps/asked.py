@@ -28,13 +28,17 @@ def objects_answer(tree: Any, display: Any, recorded: str | None) -> dict[str, A
     except Exception as err:  # as ObjectFinder.find: the pixels decide
         answer = ObjectAnswer(None, None, "tree-failed", str(err))
     refusal = answer.refusal
-    return {
+    said = {
         "widget": widget_to_json(answer.widget),
         "refusal": None if refusal is None else [refusal.rule, refusal.measured, refusal.needed],
         "why": answer.why,
         "ms": round((time.perf_counter() - started) * 1000, 2),
-        **({"shown": _shown(tree, display, widget)} if answer.why == "content" else {}),
     }
+    if answer.why == "content":  # what a replay asks more where it was blank when recorded
+        started = time.perf_counter()
+        said["shown"] = _shown(tree, display, widget)
+        said["shown_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    return said
 
 
 def _shown(tree: Any, display: Any, widget: Any) -> str | None:
