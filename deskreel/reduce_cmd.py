@@ -139,24 +139,12 @@ _SETTINGS = {name: getattr(DEFAULT_SETTINGS, name) for name in SETTING_LIMITS}
 
 
 def _add_threshold_options() -> None:
-    for name, default in _THRESHOLDS.items():
-        reduce.params.append(
-            click.Option(
-                [f"--{name.replace('_', '-')}"],
-                type=float,
-                default=None,
-                help=f"threshold {name} (default {default})",
-            )
-        )
-    for name, default in _SETTINGS.items():
-        reduce.params.append(
-            click.Option(
-                [f"--{name.replace('_', '-')}"],
-                type=float,
-                default=None,
-                help=f"{name} instead of the recording's own (without one: {default})",
-            )
-        )
+    helps = [(n, f"threshold {n} (default {d})") for n, d in _THRESHOLDS.items()] + [
+        (n, f"{n} instead of the recording's own (without one: {d})") for n, d in _SETTINGS.items()
+    ]
+    for name, text in helps:
+        option = click.Option([f"--{name.replace('_', '-')}"], type=float, default=None, help=text)
+        reduce.params.append(option)
 
 
 _add_threshold_options()
