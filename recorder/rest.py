@@ -7,6 +7,10 @@ ring of frames. Going back from the press through the frames shown while only th
 moved, the latest one that differs from the press's frame, in one region around the target
 and with the pointer outside that region then, shows the target at rest. Both looks go into
 the anchor: at rest first (`png`), hovered beside it (`hover_png`), on the same box.
+
+A hover may also tell of its target elsewhere: a status bar shows the control's tip (Qt's
+status tips, a browser's link address, Tk's widget demo). Such a change, apart from the
+target's region and no larger than a control, does not make the frame another screen.
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from deskreel.storage import Anchor, RawEvent
 
 from .screen import Frame
 
-__all__ = ["anchor_in_two_looks", "at_rest", "calm_since", "changed_region", "pointer_path"]
+__all__ = ["anchor_in_two_looks", "at_rest", "calm_since", "changed_regions", "pointer_path"]
 
 Box = tuple[int, int, int, int]
 _LARGEST = (480, 120)  # a region changed by a hover larger than this is not one control's
+# Changed pixels closer than this (px) are one region: a label's letters and the gaps between
+# its words; a status bar's tip below the control is another
+_APART = 16
 
 
 def calm_since(events: Sequence[RawEvent], first: int, last: int) -> tuple[float, float] | None:
@@ -51,15 +58,41 @@ def pointer_path(events: Sequence[RawEvent], start: float, end: float) -> list[t
     return path
 
 
-def changed_region(a: Any, b: Any) -> Box | None:
-    """The box around every pixel that differs between two same-sized RGB images, or None."""
+def changed_regions(a: Any, b: Any) -> list[Box]:
+    """The boxes around the separate regions where two same-sized RGB images differ (changed
+    pixels less than `_APART` px apart are one region), largest first; [] where none do."""
+    import cv2
     import numpy as np
 
-    changed = np.argwhere(np.any(a != b, axis=2))
-    if changed.size == 0:
+    changed = np.any(a != b, axis=2).astype(np.uint8)
+    if not changed.any():
+        return []
+    near = cv2.dilate(changed, np.ones((_APART, _APART), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(near, connectivity=8)
+    boxes = []
+    for label in range(1, count):
+        x, y, w, h = (int(v) for v in stats[label, :4])
+        inside = (labels[y : y + h, x : x + w] == label) & (changed[y : y + h, x : x + w] > 0)
+        ys, xs = np.nonzero(inside)
+        boxes.append(
+            (x + int(xs.min()), y + int(ys.min()), int(np.ptp(xs)) + 1, int(np.ptp(ys)) + 1)
+        )
+    return sorted(boxes, key=lambda b: b[2] * b[3], reverse=True)
+
+
+def _holding(regions: Sequence[Box], target: tuple[int, int]) -> Box | None:
+    """The target's region among `regions`, all of them no larger than a control; None where
+    none holds it or one is larger (the screen changed otherwise)."""
+    if any(w > _LARGEST[0] or h > _LARGEST[1] for _, _, w, h in regions):
         return None
-    (y0, x0), (y1, x1) = changed.min(axis=0), changed.max(axis=0)
-    return int(x0), int(y0), int(x1 - x0 + 1), int(y1 - y0 + 1)
+    return next(
+        (
+            (x, y, w, h)
+            for x, y, w, h in regions
+            if x <= target[0] < x + w and y <= target[1] < y + h
+        ),
+        None,
+    )
 
 
 def at_rest(
@@ -72,9 +105,10 @@ def at_rest(
     obj: Box | None = None,
 ) -> tuple[Any, Box] | None:
     """The latest of `frames` (shown while only the pointer moved) that shows the target at
-    rest: it differs from `hovered` in one region holding the target, no larger than a
-    control, and the pointer was off the target's object `obj` (or, not known, off that
-    region) at some moment while it was shown (from `since` on, when the calm began, for a
+    rest: it differs from `hovered` in a region holding the target, and elsewhere only in
+    regions apart from it (a status bar's tip), each no larger than a control; and the
+    pointer was off the target's object `obj` (or, not known, off that region) at some
+    moment while it was shown (from `since` on, when the calm began, for a
     frame shown from before; `path` gives where the pointer was between two times). The
     region may hold more than the target: a menu moves its highlight from the row under the
     pointer to the target's row. Its pixels (`hide` paints out redacted typing) and that
@@ -83,13 +117,11 @@ def at_rest(
         if (frame.height, frame.width) != hovered.shape[:2]:
             return None
         pixels = hide(frame.pixels())
-        region = changed_region(pixels, hovered)
-        if region is None:
+        regions = changed_regions(pixels, hovered)
+        if not regions:
             continue  # the hovered look itself, shown earlier too
-        x, y, w, h = region
-        if not (x <= target[0] < x + w and y <= target[1] < y + h):
-            return None
-        if w > _LARGEST[0] or h > _LARGEST[1]:
+        region = _holding(regions, target)
+        if region is None:
             return None
         # Shown at some moment with the pointer off the target, it shows the look at rest (a
         # frame shown on after the pointer came in, until the toolkit drew the hover, too)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,21 @@ def test_only_the_pointer_moved_from_the_last_other_event_to_the_press() -> None
 
 
 def test_a_hovered_button_is_anchored_at_rest_and_found_so(run_deskreel, xvfb, tmp_path):
-    app, places = shown(xvfb, BUTTONS, 3)
+    hovered_and_found(run_deskreel, xvfb, tmp_path)
+
+
+def test_a_hover_that_tells_of_the_button_elsewhere_keeps_its_look_at_rest(
+    run_deskreel, xvfb, tmp_path
+):
+    """The hover also writes the button's tip in a status bar 200 px below: the frame from
+    before the hover differs there too, and still shows the button at rest."""
+    hovered_and_found(run_deskreel, xvfb, tmp_path, "--status")
+
+
+def hovered_and_found(run_deskreel: Any, xvfb: Any, tmp_path: Path, *args: str) -> None:
+    """Open, pressed in tests/hover_buttons.py (started with `args`) as a person aims, is
+    anchored in two looks, and a replay from a fresh start finds it at rest."""
+    app, places = shown(xvfb, BUTTONS, 3, *args)
     db = tmp_path / "hover.db"
 
     def drive(person: Person) -> None:
@@ -57,7 +72,7 @@ def test_a_hovered_button_is_anchored_at_rest_and_found_so(run_deskreel, xvfb, t
     at_rest, hovered = decode_image(anchor.png), decode_image(anchor.hover_png)
     assert at_rest.shape == hovered.shape and (at_rest != hovered).any()
 
-    app, _ = shown(xvfb, BUTTONS, 3)  # a fresh start, the pointer in the corner: nothing hovered
+    app, _ = shown(xvfb, BUTTONS, 3, *args)  # a fresh start, the pointer in the corner
     done = deskreel("replay", db, "--timeout", "2", env=xvfb.env())
     assert stopped(app, "pressed") == ["pressed Open"], done.stderr
     assert done.returncode == 0, done.stderr
