@@ -172,23 +172,27 @@ class ObjectFinder:
 
 class WindowFinder:
     """Asks one display's X server for a recorded window at its path today (the X-window
-    rung); use it from the replay thread only. `asked` and `seconds` are what it cost."""
+    rung), keeping what it was told between steps as long as the server's notices say it
+    holds (xsession/xtree.py); use it from the replay thread only. `asked` and `seconds`
+    are what it cost."""
 
     def __init__(self, display_name: str, *, clock: Callable[[], float] = time.perf_counter):
         self._name, self._clock = display_name, clock
         self._conn: Any = None
+        self._tree: Any = None
         self.asked = 0
         self.seconds = 0.0
 
     def find(self, recorded: Widget) -> list[Widget]:
         from deskreel.xsession.display import connect
-        from deskreel.xsession.xwindows import windows_at
+        from deskreel.xsession.xwindows import WindowTree, windows_at
 
         started = self._clock()
         try:
             if self._conn is None:
                 self._conn = connect(self._name)
-            return windows_at(self._conn, recorded)
+                self._tree = WindowTree.of(self._conn, kept=True)
+            return windows_at(self._tree, recorded)
         finally:
             self.asked += 1
             self.seconds += self._clock() - started
@@ -196,4 +200,4 @@ class WindowFinder:
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
-            self._conn = None
+            self._conn, self._tree = None, None

@@ -18,7 +18,7 @@ from deskreel.matching import Query, Recorded, TextReader, choose_anchor, locate
 from deskreel.storage.widgets import XWINDOW, Widget, widget_from_json, widget_to_json
 from deskreel.xsession.grab import Grabber
 from deskreel.xsession.xvfb import VirtualDisplay
-from deskreel.xsession.xwindows import window_object, windows_at
+from deskreel.xsession.xwindows import WindowTree, window_object, windows_at
 
 # A row of three buttons and an entry under it, in the colours and font given
 FORM = """
@@ -72,6 +72,17 @@ def form(xvfb: VirtualDisplay) -> Iterator[Any]:
     stop()
 
 
+_KEPT: list[tuple[Any, WindowTree]] = []
+
+
+def kept(xdisplay: Any) -> WindowTree:
+    """The tree a replay keeps, one per connection: kept between the questions of a test,
+    as applications start, stop and change, it must answer as a fresh one would."""
+    if not _KEPT or _KEPT[0][0] is not xdisplay:
+        _KEPT[:] = [(xdisplay, WindowTree.of(xdisplay, kept=True))]  # the last test's: closed
+    return _KEPT[0][1]
+
+
 def _grab(xvfb: VirtualDisplay) -> Any:
     grabber = Grabber(xvfb.display)
     try:
@@ -91,7 +102,7 @@ def _recorded_then(
     query = _query(widget, _grab(xvfb))
     form.stop()
     form(**today)
-    (window,) = windows_at(xdisplay, widget)
+    (window,) = windows_at(kept(xdisplay), widget)
     return widget, query, window
 
 
@@ -124,7 +135,7 @@ def test_the_window_under_a_point_is_an_object(xdisplay: Any, xvfb: VirtualDispl
     assert (x + widget.point[0], y + widget.point[1]) == point and w > 20 and h > 10
     assert widget_from_json(widget_to_json(widget)) == widget
     assert window_object(xdisplay, 5, 5) is None  # the bare root
-    (today,) = windows_at(xdisplay, widget)
+    (today,) = windows_at(kept(xdisplay), widget)
     assert today.box == widget.box and today.layout == widget.layout
     # its top-level's box: where a look-alike would be a twin (90 px below: the entry)
     assert widget.top is not None and today.top == widget.top
@@ -137,7 +148,7 @@ def test_a_button_in_other_colours_is_found_by_its_window(
 ) -> None:
     dark = {"bg": "#202020", "fg": "#f0f0f0", "at": (400, 300)}  # dark, and elsewhere
     widget, query, window = _recorded_then(xdisplay, xvfb, form, {}, dark)
-    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
+    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(kept(xdisplay), w))
     assert found.found and found.point is not None, found.trail
     assert found.rung == "xwindow" and found.by_object
     x, y, w, h = window.box
@@ -152,7 +163,7 @@ def test_a_window_that_reads_another_label_is_refused(
     widget, query, window = _recorded_then(xdisplay, xvfb, form, {}, {"label": "Erase"})
     assert window.box[2:] == widget.box[2:], "the test wants a label of the same width"
     today = _grab(xvfb)
-    windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
+    windows = lambda w: windows_at(kept(xdisplay), w)  # noqa: E731
     renamed = locate(today, query, windows=windows, read=TextReader())
     assert not renamed.found and renamed.rule == "renamed" and renamed.rung == "xwindow"
     # without names, the window rung cannot tell: it leaves the step to the pixels
@@ -168,7 +179,7 @@ def test_a_grown_window_is_found_by_its_name_and_a_lost_path_is_not(
     widget, query, window = _recorded_then(xdisplay, xvfb, form, {}, {"size": 15})
     x, y, w, h = window.box
     assert w > widget.box[2] and h > widget.box[3], "the font grew the button"
-    windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
+    windows = lambda w: windows_at(kept(xdisplay), w)  # noqa: E731
     found = locate(_grab(xvfb), query, windows=windows, read=TextReader())
     assert found.found and found.rung == "xwindow", found.trail
     assert found.tried("xwindow").why == "xwindow-name"  # type: ignore[union-attr]
@@ -177,7 +188,7 @@ def test_a_grown_window_is_found_by_its_name_and_a_lost_path_is_not(
     tried = unread.tried("xwindow")
     assert tried is not None and tried.why == "xwindow-resized" and unread.rung != "xwindow"
     lost = replace(widget, path=(*widget.path[:-1], ("window", 40)))
-    assert windows_at(xdisplay, lost) == []
+    assert windows_at(kept(xdisplay), lost) == []
     gone = locate(_grab(xvfb), replace(query, widget=lost), windows=lambda w: [])
     lost_path = gone.tried("xwindow")
     assert lost_path is not None and lost_path.why == "xwindow-path"
@@ -207,8 +218,8 @@ def test_a_blank_window_grown_is_found_and_one_that_shows_text_is_not(
     form.stop()
     for today, why in (({"size": 16}, "xwindow-blank"), ({"text": "a word"}, "xwindow-shows")):
         form(**today)
-        (window,) = windows_at(xdisplay, widget)
-        found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w))
+        (window,) = windows_at(kept(xdisplay), widget)
+        found = locate(_grab(xvfb), query, windows=lambda w: windows_at(kept(xdisplay), w))
         tried = found.tried("xwindow")
         assert tried is not None and tried.why == why, found.trail
         if why == "xwindow-blank":
@@ -344,7 +355,7 @@ def test_a_window_with_a_twin_is_left_to_the_pixels(
     # the middle button reads "Open" like the first: only the order Tk made them tells them
     # apart by their paths, so the window rung leaves them to the pixels
     widget, query, _ = _recorded_then(xdisplay, xvfb, form, {"label": "Open"}, {"label": "Open"})
-    windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
+    windows = lambda w: windows_at(kept(xdisplay), w)  # noqa: E731
     for read in (None, TextReader()):  # reading them does not tell them apart either
         found = locate(_grab(xvfb), query, windows=windows, read=read)
         tried = found.tried("xwindow")
@@ -364,7 +375,7 @@ def test_look_alike_windows_are_told_apart_by_what_they_read(
     xdisplay: Any, xvfb: VirtualDisplay, form: Any, today: dict[str, Any]
 ) -> None:
     widget, query, window = _recorded_then(xdisplay, xvfb, form, SIZES, today)
-    windows = lambda w: windows_at(xdisplay, w)  # noqa: E731
+    windows = lambda w: windows_at(kept(xdisplay), w)  # noqa: E731
     unread = locate(_grab(xvfb), query, windows=windows)
     assert unread.tried("xwindow").why == "xwindow-twins"  # type: ignore[union-attr]
     found = locate(_grab(xvfb), query, windows=windows, read=TextReader())
@@ -382,7 +393,7 @@ def test_look_alikes_that_swapped_names_are_refused(
     # anchor differs), so the window rung refuses.
     swapped = {"first": SIZES["label"], "label": SIZES["first"]}
     widget, query, window = _recorded_then(xdisplay, xvfb, form, SIZES, swapped)
-    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(xdisplay, w),
+    found = locate(_grab(xvfb), query, windows=lambda w: windows_at(kept(xdisplay), w),
                    read=TextReader())  # fmt: skip
     assert not found.found and found.rule == "renamed" and found.rung == "xwindow", found.trail
     assert found.tried("xwindow").why == "xwindow-renamed"  # type: ignore[union-attr]

@@ -21,10 +21,10 @@ from typing import Any
 
 from deskreel.storage.widgets import XWINDOW, Box, Widget
 
-__all__ = ["Placed", "client_of", "clients_of_class", "placed_at", "window_object", "windows_at"]
+from .xtree import DEEPEST, WindowTree
 
-DEEPEST = 32  # levels descended at most (toolkits nest a dozen; a loop never ends otherwise)
-WM_CLASS_LONGS = 256  # 32-bit units of WM_CLASS read at most: 1 KB for its two names together
+__all__ = ["Placed", "WindowTree", "client_of", "clients_of_class", "placed_at", "window_object",
+           "windows_at"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +45,19 @@ def window_object(conn: Any, x: int, y: int) -> Widget | None:
     the deepest window is the client's whole area (its toolkit draws its widgets itself)."""
     from Xlib import error
 
-    root = conn.screen().root
+    tree = WindowTree.of(conn)
+    root = tree.root
     try:
         top = root.translate_coords(root, x, y).child
-        client = client_of(top) if top else None
-        if client is None:
+        found = _clients(tree, [top]) if top else []
+        if not found:
             return None
-        wm_class = client.get_wm_class()
+        client, wm_class = found[0]
         path: list[tuple[str, int]] = []
         children: list[Any] = []
         window = client
         for _ in range(DEEPEST):
-            step = _child_at(conn, window, x, y)
+            step = _child_at(tree, window, x, y)
             if step is None:
                 break
             index, children = step
@@ -64,28 +65,36 @@ def window_object(conn: Any, x: int, y: int) -> Widget | None:
             window = children[index]
         if not path:
             return None
-        here = _placed(conn, children, path[-1][1], window)
-        whole = _screen_box(conn, client)
-        if here is None or _covers(here.box, whole):
+        here = _placed(tree, children, path[-1][1], window)
+        whole = _screen_box(tree, client)
+        if here is None or whole is None or _covers(here.box, whole):
             return None
-        app = wm_class[1] if wm_class else ""
-        return _widget(here, path, (x, y), app=app, top=client, top_box=whole)
+        return _widget(tree, here, path, (x, y), app=wm_class[1], top=client, top_box=whole)
     except error.XError:
         return None  # a window went away while we looked
 
 
-def windows_at(conn: Any, recorded: Widget) -> list[Widget]:
+def windows_at(tree: WindowTree, recorded: Widget) -> list[Widget]:
     """Today's windows at `recorded`'s path, one per viewable top-level of its application
-    (its WM_CLASS) where the path leads to a viewable window, topmost first."""
+    (its WM_CLASS) where the path leads to a viewable window, topmost first. `tree` is
+    brought up to date first."""
+    from Xlib import error
+
+    tree.refresh()
     found = []
-    for client in clients_of_class(conn, recorded.app):
-        here = placed_at(conn, client, recorded.path)
-        if here is not None:
-            whole = _screen_box(conn, client)
-            found.append(
-                _widget(here, list(recorded.path), here.box[:2], app=recorded.app, top=client,
-                        top_box=whole)
-            )  # fmt: skip
+    for client in clients_of_class(tree, recorded.app):
+        here = placed_at(tree, client, recorded.path)
+        if here is None:
+            continue
+        try:
+            whole = _screen_box(tree, client)
+            if whole is not None:
+                found.append(
+                    _widget(tree, here, list(recorded.path), here.box[:2], app=recorded.app,
+                            top=client, top_box=whole)
+                )  # fmt: skip
+        except error.XError:
+            continue  # it went away while we looked
     return found
 
 
@@ -93,89 +102,42 @@ def client_of(window: Any) -> Any | None:
     """The client window inside `window`, a child of the root: itself, or the first one
     down that has WM_CLASS (inside a window manager's frame); None when none says, or
     `window` went away."""
-    found = _clients([window])
+    found = _clients(WindowTree(window.display, None), [window])
     return found[0][0] if found else None
 
 
-def clients_of_class(conn: Any, app: str) -> list[Any]:
+def clients_of_class(tree: WindowTree, app: str) -> list[Any]:
     """The viewable client windows whose WM_CLASS class is `app`, topmost first. The
     questions go to the server a level at a time, each level's in one round trip: a desktop
     of fifty windows costs what one window does."""
-    tops = list(reversed(conn.screen().root.query_tree().children))
-    shapes = _shapes(tops)
+    (tops,) = tree.children([tree.root])
+    tops = list(reversed(tops))
+    shapes = tree.shapes(tops)
     viewable = [top for top, shape in zip(tops, shapes, strict=True) if shape and shape.viewable]
-    return [client for client, wm_class in _clients(viewable) if wm_class[1] == app]
+    return [client for client, wm_class in _clients(tree, viewable) if wm_class[1] == app]
 
 
-def _clients(tops: Sequence[Any]) -> list[tuple[Any, tuple[str, str]]]:
+def _clients(tree: WindowTree, tops: Sequence[Any]) -> list[tuple[Any, tuple[str, str]]]:
     """Each top-level's client window and its WM_CLASS, in the top-levels' order: the
     top-level itself, or the first window down that has WM_CLASS (inside a window manager's
     frame); top-levels where none says are left out."""
     found: dict[int, tuple[Any, tuple[str, str]]] = {}
     level = [(i, top) for i, top in enumerate(tops)]
     for depth in range(3):  # frame -> (decoration ->) client
-        classes = _wm_classes([window for _, window in level])
+        classes = tree.wm_classes([window for _, window in level])
         for (i, window), wm_class in zip(level, classes, strict=True):
             if wm_class is not None and i not in found:
                 found[i] = (window, wm_class)
         below = [(i, w) for (i, w), c in zip(level, classes, strict=True) if i not in found]
         if depth == 2 or not below:
             break
-        level = [(i, child) for (i, _), children in zip(below, _children(below), strict=True)
+        level = [(i, child) for (i, _), children in
+                 zip(below, tree.children([w for _, w in below]), strict=True)
                  for child in children]  # fmt: skip
     return [found[i] for i in sorted(found)]
 
 
-def _wm_classes(windows: Sequence[Any]) -> list[tuple[str, str] | None]:
-    """Each window's WM_CLASS (instance, class), None where it has none or went away, asked
-    in one round trip."""
-    from Xlib import Xatom, error
-    from Xlib.protocol import request
-
-    if not windows:
-        return []
-    display = windows[0].display
-    asked = [
-        request.GetProperty(display=display, defer=True, delete=False, window=w,
-                            property=Xatom.WM_CLASS, type=Xatom.STRING, long_offset=0,
-                            long_length=WM_CLASS_LONGS)
-        for w in windows
-    ]  # fmt: skip
-    display.flush()
-    classes: list[tuple[str, str] | None] = []
-    for reply in asked:
-        try:
-            reply.reply()
-        except error.XError:
-            classes.append(None)
-            continue
-        fmt, data = reply.value if reply.property_type else (0, b"")
-        parts = bytes(data).decode("latin-1").split("\0") if fmt == 8 else []
-        classes.append((parts[0], parts[1]) if len(parts) >= 2 else None)
-    return classes
-
-
-def _children(level: Sequence[tuple[int, Any]]) -> list[list[Any]]:
-    """Each window's children, asked in one round trip ([] for one gone)."""
-    from Xlib import error
-    from Xlib.protocol import request
-
-    if not level:
-        return []
-    display = level[0][1].display
-    asked = [request.QueryTree(display=display, defer=True, window=w) for _, w in level]
-    display.flush()
-    out: list[list[Any]] = []
-    for reply in asked:
-        try:
-            reply.reply()
-            out.append(list(reply.children))
-        except error.XError:
-            out.append([])
-    return out
-
-
-def placed_at(conn: Any, client: Any, path: Sequence[tuple[str, int]]) -> Placed | None:
+def placed_at(tree: WindowTree, client: Any, path: Sequence[tuple[str, int]]) -> Placed | None:
     """The viewable window at the end of `path` (child indices) below `client`; None where
     the path leads nowhere today. (A window is viewable only where its ancestors are mapped
     too: the last one's attributes tell for the whole path.)"""
@@ -184,64 +146,21 @@ def placed_at(conn: Any, client: Any, path: Sequence[tuple[str, int]]) -> Placed
     parent, children = client, []
     try:
         for _, index in path:
-            children = parent.query_tree().children
+            (children,) = tree.children([parent])
             if not 0 <= index < len(children):
                 return None
             parent = children[index]
-        return _placed(conn, children, path[-1][1], parent) if path else None
+        return _placed(tree, children, path[-1][1], parent) if path else None
     except error.XError:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """A window's attributes and geometry, as one pipelined question asked them."""
-
-    shows: bool  # viewable, and drawn (InputOutput)
-    viewable: bool
-    box: Box  # relative to its parent, inside its border
-    border: int
-
-
-def _shapes(windows: Sequence[Any]) -> list[_Shape | None]:
-    """Each window's shape (None: it went away), asked of the server in one round trip:
-    a keypad of 50 keys costs what one key does."""
-    from Xlib import X, error
-    from Xlib.protocol import request
-
-    if not windows:
-        return []
-    display = windows[0].display
-    asked = [
-        (
-            request.GetWindowAttributes(display=display, defer=True, window=w),
-            request.GetGeometry(display=display, defer=True, drawable=w),
-        )
-        for w in windows
-    ]
-    display.flush()
-    shapes: list[_Shape | None] = []
-    for attributes, geometry in asked:
-        try:
-            attributes.reply()
-            geometry.reply()
-        except error.XError:
-            shapes.append(None)
-            continue
-        viewable = attributes.map_state == X.IsViewable
-        shows = viewable and attributes.win_class == X.InputOutput
-        b = geometry.border_width
-        box = (geometry.x + b, geometry.y + b, geometry.width, geometry.height)
-        shapes.append(_Shape(shows, viewable, box, b))
-    return shapes
-
-
-def _child_at(conn: Any, parent: Any, x: int, y: int) -> tuple[int, list[Any]] | None:
+def _child_at(tree: WindowTree, parent: Any, x: int, y: int) -> tuple[int, list[Any]] | None:
     """The topmost viewable InputOutput child of `parent` holding (x, y): its index among
     the parent's children, and those children; None when no child holds it."""
-    children = parent.query_tree().children
-    ox, oy = _origin(conn, parent)
-    shapes = _shapes(children)
+    (children,) = tree.children([parent])
+    ox, oy = tree.origin(parent)
+    shapes = tree.shapes(children)
     for index in reversed(range(len(children))):  # the server lists them bottom to top
         shape = shapes[index]
         if shape is None or not shape.shows:
@@ -253,11 +172,11 @@ def _child_at(conn: Any, parent: Any, x: int, y: int) -> tuple[int, list[Any]] |
     return None
 
 
-def _placed(conn: Any, children: Sequence[Any], index: int, window: Any) -> Placed | None:
+def _placed(tree: WindowTree, children: Sequence[Any], index: int, window: Any) -> Placed | None:
     """Child `index` of a parent whose children are `children`: its box on the screen, and
     its viewable siblings' layout (relative to the parent), itself among them; None where
     it is not shown (unmapped, under an unmapped window, or InputOnly)."""
-    shapes = _shapes(children)
+    shapes = tree.shapes(children)
     shape = shapes[index]
     if shape is None or not shape.shows:
         return None
@@ -269,21 +188,18 @@ def _placed(conn: Any, children: Sequence[Any], index: int, window: Any) -> Plac
         if i == index:
             rank = len(layout)
         layout.append(shape.box)
-    ox, oy = _origin(conn, window)
+    ox, oy = tree.origin(window)
     _, _, w, h = layout[rank]
     return Placed(window, (ox, oy, w, h), tuple(layout), rank)
 
 
-def _origin(conn: Any, window: Any) -> tuple[int, int]:
-    """Where `window`'s inside begins on the screen."""
-    origin = window.translate_coords(conn.screen().root, 0, 0)
-    return -origin.x, -origin.y
-
-
-def _screen_box(conn: Any, window: Any) -> Box:
-    x, y = _origin(conn, window)
-    g = window.get_geometry()
-    return x, y, g.width, g.height
+def _screen_box(tree: WindowTree, window: Any) -> Box | None:
+    """`window`'s box on the screen, inside its border; None where it went away."""
+    (shape,) = tree.shapes([window])
+    if shape is None:
+        return None
+    x, y = tree.origin(window)
+    return x, y, shape.box[2], shape.box[3]
 
 
 def _covers(box: Box, whole: Box) -> bool:
@@ -294,6 +210,7 @@ def _covers(box: Box, whole: Box) -> bool:
 
 
 def _widget(
+    tree: WindowTree,
     here: Placed,
     path: list[tuple[str, int]],
     point: tuple[int, int],
@@ -303,9 +220,7 @@ def _widget(
     top_box: Box,
 ) -> Widget:
     x, y, _, _ = here.box
-    title = top.get_wm_name()
-    if isinstance(title, bytes):
-        title = title.decode("utf-8", "replace")
+    title = tree.title(top)
     return Widget(
         source=XWINDOW,
         app=app,

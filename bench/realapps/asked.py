@@ -53,10 +53,10 @@ def _shown(tree: Any, display: Any, widget: Any) -> str | None:
         return None
 
 
-def windows_answer(display: Any, recorded: str | None) -> dict[str, Any] | None:
+def windows_answer(tree: Any, recorded: str | None) -> dict[str, Any] | None:
     """What a replay's X-window rung is given on this screen (xsession/xwindows.py's
-    windows_at, live: today's windows at the recorded path), and what asking cost. None
-    where the step kept no X window."""
+    windows_at, live: today's windows at the recorded path, on `tree`, kept between steps
+    as a replay keeps it), and what asking cost. None where the step kept no X window."""
     from deskreel.storage.widgets import XWINDOW
     from deskreel.xsession.xwindows import windows_at
 
@@ -64,7 +64,7 @@ def windows_answer(display: Any, recorded: str | None) -> dict[str, Any] | None:
     if widget is None or widget.source != XWINDOW:
         return None
     started = time.perf_counter()
-    found = windows_at(display, widget)
+    found = windows_at(tree, widget)
     return {
         "found": [widget_to_json(w) for w in found],
         "ms": round((time.perf_counter() - started) * 1000, 2),

@@ -34,6 +34,7 @@ from samples.person import Person
 from deskreel.storage import open_store
 from deskreel.storage.widgets import widget_to_json
 from deskreel.xsession.display import connect
+from deskreel.xsession.xtree import WindowTree
 from deskreel.xsession.images import decode_image, encode_webp
 
 __all__ = ["build_app", "elements_of"]
@@ -260,6 +261,8 @@ def shoot(
         grabber = desktop.grabber()
         tree = desktop.accessibility()
         display = connect(desktop.display.display)
+        x_conn = connect(desktop.display.display)  # the X-window rung's own, as in a replay
+        x_tree = WindowTree.of(x_conn, kept=True)
         person = Person(desktop.display.display, aim_delay=0.2, step_delay=0.4)
         by_index = {r.index: (n, r) for n, r in enumerate(recorded)}
         try:
@@ -281,7 +284,7 @@ def shoot(
                     "truth": today.to_json() if today is not None else None,
                     "after": None,
                     "objects": objects_answer(tree, display, steps[number].get("widget")),
-                    "windows": windows_answer(display, steps[number].get("widget")),
+                    "windows": windows_answer(x_tree, steps[number].get("widget")),
                     **({"wrong_effect": True} if number in scenario.wrong else {}),
                 }
                 cases.append(case)
@@ -298,6 +301,7 @@ def shoot(
             if tree is not None:
                 tree.close()
             display.close()
+            x_conn.close()
     for case in cases:
         case["scenario"] = scenario.name
     return cases
