@@ -7,9 +7,9 @@ centre on the screen) once shown, then "applied NAME" for each press of one.
 --grid lays both rows out in one grid (the buttons then share a parent); --at X Y places
 the window; --font SCALE scales the text, as a desktop's font setting does; --menu adds a
 menu bar whose "Tools" menu (its title's centre printed as "ready Tools X Y") opens a
-popup of two items, printed as "item NAME X Y" each time it opens. A press shows "NAME
-applied" in the status line below the rows; with --wrong-effect, "nothing applied"; with
---quiet, nothing.
+popup of two items inside an 8 px border, printed as "item NAME X Y" each time it opens.
+A press shows "NAME applied" in the status line below the rows; with --wrong-effect,
+"nothing applied"; with --quiet, nothing.
 --notebook puts the rows on the page of a notebook tab ("Servers"), whose accessible is
 boxed as its tab's label while it holds the page. --check adds a check box "Keep a copy"
 below the rows (printed as "ready Keep_a_copy X Y"); with --wrong-effect it does not stay
@@ -88,6 +88,9 @@ def menu_bar() -> Gtk.MenuBar:
     bar = Gtk.MenuBar()
     title = Gtk.MenuItem(label="Tools")
     menu = Gtk.Menu()
+    css = Gtk.CssProvider()
+    css.load_from_data(b"menu { padding: 8px; }")  # a border no item holds, as themes draw
+    menu.get_style_context().add_provider(css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
     for name in ("Clear", "Select All"):
         menu.append(Gtk.MenuItem(label=name))
     menu.connect("map", lambda shown: GLib.timeout_add(300, report_items, shown))

@@ -423,6 +423,11 @@ def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
             title = toplevel_at(conn, tx, ty)
             assert title is not None
             assert tree.at_point(tx, ty, pid=top.pid, window=title.box).label == "menu 'Tools'"
+            # the popup's own border, above its first item: no item is there, and the menu
+            # (its box the title in the menu bar) is not what is there either
+            px, py, _, _ = top.box
+            assert all(iy > py + 2 for _, iy in items.values())
+            assert tree.at_point(px + 2, py + 1, pid=top.pid, window=top.box) is None
     finally:
         form.pressed()
 

@@ -273,6 +273,8 @@ class Accessibility:
             return None
         top, below = start
         leaf = leaf_at(self, below, x, y)
+        if leaf == below != top and not holds(self.boxes([below])[0] or (0, 0, 0, 0), (x, y)):
+            return None  # an open menu, boxed as its title: none of its items is here
         if leaf != top or window is None:
             return top, leaf
         return popup_item(self, top, x, y, pid, app, window) or (top, leaf)
