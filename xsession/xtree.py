@@ -17,7 +17,7 @@ kept forgets everything there, and asks each question at most once between two c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,9 @@ from deskreel.storage.widgets import Box
 __all__ = ["DEEPEST", "Shape", "WindowTree"]
 
 DEEPEST = 32  # levels a window sits below the root at most (toolkits nest a dozen)
+# Notices waiting at a refresh beyond which everything is forgotten at once rather than
+# notice by notice (an hour of a busy desktop between two questions)
+BACKLOG = 512
 WM_CLASS_LONGS = 256  # 32-bit units of WM_CLASS read at most: 1 KB for its two names together
 
 
@@ -53,6 +56,7 @@ class WindowTree:
         self._titles: dict[int, str] = {}
         self._origins: dict[int, tuple[int, int]] = {}
         self._parent: dict[int, int] = {}  # learned from the children asked for
+        self._kids: dict[int, set[int]] = {}  # the same, the other way
         self._watched: dict[int, int] = {}  # the event mask selected on each window
 
     @classmethod
@@ -64,15 +68,25 @@ class WindowTree:
         """Forget what changed since the last call (kept: what the server's notices, all
         received after one round trip, make stale; else everything)."""
         if not self.kept:
-            for cache in (self._children, self._shapes, self._classes, self._titles):
-                cache.clear()
-            self._origins.clear()
+            self._forget_all()
             return
         from Xlib.protocol import request
 
         request.GetInputFocus(display=self.display)  # every notice sent before arrives first
-        while self.display.pending_events():
-            self._told(self.display.next_event())
+        waiting = self.display.pending_events()
+        for _ in range(waiting):  # those only: a window that keeps changing cannot hold us
+            event = self.display.next_event()
+            if waiting <= BACKLOG:
+                self._told(event)
+        if waiting > BACKLOG:
+            self._forget_all()
+
+    def _forget_all(self) -> None:
+        """Forget everything, the notices selected too (a window gone meanwhile may have
+        given its id to another, on which nothing is selected)."""
+        for cache in (self._children, self._shapes, self._classes, self._titles, self._origins,
+                      self._parent, self._kids, self._watched):  # fmt: skip
+            cache.clear()
 
     def children(self, windows: Sequence[Any]) -> list[list[Any]]:
         """Each window's children, bottom to top ([] for one gone), the ones not known asked
@@ -92,6 +106,7 @@ class WindowTree:
             except error.XError:
                 kids = []
             self._children[window.id] = kids
+            self._kids[window.id] = {kid.id for kid in kids}
             for kid in kids:
                 self._parent[kid.id] = window.id
         return [self._children[w.id] for w in windows]
@@ -206,12 +221,14 @@ class WindowTree:
 
     def _told(self, event: Any) -> None:
         """Forget what one notice from the server makes stale."""
-        from Xlib import X
+        from Xlib import X, Xatom
 
         kind = event.type
         if kind == X.PropertyNotify:
-            self._titles.pop(event.window.id, None)
-            self._classes.pop(event.window.id, None)
+            if event.atom == Xatom.WM_NAME:
+                self._titles.pop(event.window.id, None)
+            elif event.atom == Xatom.WM_CLASS:
+                self._classes.pop(event.window.id, None)
         elif kind == X.CreateNotify:
             self._children.pop(event.parent.id, None)
         elif kind in (X.DestroyNotify, X.MapNotify, X.UnmapNotify, X.ConfigureNotify,
@@ -226,24 +243,23 @@ class WindowTree:
     def _forget_below(self, wid: int, *, gone: bool) -> None:
         """Forget the shapes and places of `wid` and of every window known below it (a
         window's place and viewability follow its ancestors'); `gone`: and whatever else
-        was known of `wid` itself."""
-        stale = [w for w in {*self._shapes, *self._origins} if wid in self._above(w)]
-        for w in stale:
+        was known of `wid` itself, the notices selected on it too (its id may be given to
+        another window)."""
+        below, level = [wid], [wid]
+        for _ in range(DEEPEST):
+            level = [kid for w in level for kid in self._kids.get(w, ())]
+            if not level:
+                break
+            below += level
+        for w in below:
             self._shapes.pop(w, None)
             self._origins.pop(w, None)
         if gone:
-            self._children.pop(wid, None)
-            self._classes.pop(wid, None)
-            self._titles.pop(wid, None)
-            self._parent.pop(wid, None)
-
-    def _above(self, wid: int) -> Iterable[int]:
-        """`wid` and the windows known above it."""
-        for _ in range(DEEPEST + 1):
-            yield wid
-            if wid not in self._parent:
-                return
-            wid = self._parent[wid]
+            for cache in (self._children, self._classes, self._titles, self._kids, self._watched):
+                cache.pop(wid, None)
+            parent = self._parent.pop(wid, None)
+            if parent is not None:
+                self._kids.get(parent, set()).discard(wid)
 
 
 def _distinct(windows: Sequence[Any]) -> list[Any]:
