@@ -30,7 +30,7 @@ from .reduce import Reduced
 from .aiming import object_of_press
 from .meaning import said_after
 from .animation import animated_masks
-from .rest import anchor_in_two_looks, at_rest, calm_since, pointer_path
+from .rest import anchor_in_two_looks, at_rest, calm_since, meets, pointer_path
 from .screen import Frame, FrameTimeline
 from .writing import StoreWrites
 
@@ -214,8 +214,10 @@ class Finisher:
         )
         if found is None:
             return None
-        rest, _ = found
-        return anchor_in_two_looks(pixels, rest, target)
+        anchor = anchor_in_two_looks(pixels, found.pixels, target)
+        # another region the hover changed (a status tip) stays out of the anchor: redacted
+        # typing an older frame failed to hide would change one too
+        return None if meets(anchor.box, found.apart) else anchor
 
     def _store_frame(self, frame: Frame | None) -> tuple[str | None, Any]:
         """Store a frame, redacted typing painted out of it: its key, and the pixels stored

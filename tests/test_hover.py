@@ -139,3 +139,67 @@ def test_a_row_drawn_in_reverse_video_is_found_by_its_look_turned_over() -> None
     # turned over, or of "Large" as edges, fit some scale part by part
     assert not locate(zenity("removed"), query).found
     assert not locate(255 - rest, replace(query, looks=())).found  # without it: not found
+
+
+def _frame(t0: float, t1: float, rgb: np.ndarray) -> Any:
+    import zlib
+
+    from deskreel.recorder.screen import Frame
+
+    h, w = rgb.shape[:2]
+    bgra = np.dstack([rgb[:, :, ::-1], np.full((h, w), 255, np.uint8)])
+    return Frame(t0, t1, 0, w, h, zlib.compress(bgra.tobytes()))
+
+
+def _panel(button: int, status: bool = False, others: int = 0) -> np.ndarray:
+    """A grey window: a button (its face `button`, a label of letters 3 px apart), a status
+    line 300 px below it (shown or not), and `others` small marks far away."""
+    s = np.full((480, 640, 3), 220, np.uint8)
+    s[100:130, 100:200] = button
+    s[110:120, 120:180:3] = 0
+    if status:
+        s[440:452, 10:90:4] = 0
+    for i in range(others):
+        s[20:30, 300 + 60 * i : 320 + 60 * i] = 0
+    return s
+
+
+BUTTON = (100, 100, 100, 30)
+
+
+def test_the_regions_a_hover_changed_are_told_apart() -> None:
+    from deskreel.recorder.rest import changed_regions
+
+    rest, hovered = _panel(200), _panel(240, status=True)
+    assert changed_regions(rest, hovered) == [(100, 100, 100, 30), (10, 440, 77, 12)]
+    assert changed_regions(rest, rest) == []
+
+
+def test_a_look_at_rest_is_taken_where_the_hover_also_shows_a_status_tip() -> None:
+    from deskreel.recorder.rest import at_rest
+
+    def path(start: float, end: float) -> list[tuple[int, int]]:
+        return [(400, 300)] if start < 0.9 else [(150, 115)]  # on the button from 0.9 s
+
+    frames = [_frame(0.0, 1.0, _panel(200))]
+    found = at_rest(frames, _panel(240, status=True), (150, 115), path, lambda x: x, 0.0, BUTTON)
+    assert found is not None and found.region == BUTTON
+    assert found.apart == ((10, 440, 77, 12),)
+    # three changes beside the target's: another screen, not a hover
+    more = _panel(240, status=True, others=2)
+    assert at_rest(frames, more, (150, 115), path, lambda x: x, 0.0, BUTTON) is None
+
+
+def test_a_look_shown_on_while_the_pointer_waited_on_the_target_is_no_look_at_rest() -> None:
+    """A button enabled while the pointer waited on it: the frame before showed it greyed,
+    with the pointer off it only long before that frame gave way."""
+    from deskreel.recorder.rest import HOVER_LAG, at_rest
+
+    def path(start: float, end: float) -> list[tuple[int, int]]:
+        return [(400, 300)] if start < 1.0 else [(150, 115)]  # on the button from 1.0 s
+
+    hovered = _panel(240, status=True)
+    waited = [_frame(0.0, 1.0 + 2 * HOVER_LAG, _panel(190))]
+    assert at_rest(waited, hovered, (150, 115), path, lambda x: x, 0.0, BUTTON) is None
+    came = [_frame(0.0, 1.0 + HOVER_LAG / 2, _panel(190))]
+    assert at_rest(came, hovered, (150, 115), path, lambda x: x, 0.0, BUTTON) is not None
