@@ -35,7 +35,7 @@ from .atspi_collection import showing_of_role
 from .atspi_names import role_name, role_number
 from .atspi_bus import bus_address
 from .atspi_hit import holds, leaf_at
-from .atspi_popups import popup_item, popup_of
+from .atspi_popups import popup_item, popup_of, popup_searched
 from .dbus_calls import CALL_TIMEOUT, Bus, Call, Gone, Ref
 
 __all__ = ["Accessibility", "Node", "bus_address"]
@@ -307,16 +307,20 @@ class Accessibility:
         return (min(held)[1], min(held)[1]) if held else None
 
     def _boxed(self, tops: list[Node], window: Box) -> tuple[Ref, Ref] | None:
-        """The first showing object (by levels) whose box is `window`, with its top-level;
-        else the menu whose items that window shows (_popup_of). Finding it reads the whole
-        tree (Chromium at another device scale, 60-80 ms), so the object found is kept for
-        the next question about the same window and used while it still shows with that
-        box (two round trips)."""
+        """The open menu (or combo box) whose items `window` shows, where the applications
+        find it by their own search (atspi_popups.py); else the first showing object (by
+        levels) whose box is `window`, with its top-level; else the menu whose items that
+        window shows (popup_of), by a walk. A walk reads the whole tree (Chromium at another
+        device scale, 60-80 ms), so the object it finds is kept for the next question about
+        the same window and used while it still shows with that box (two round trips)."""
         key = tuple(n.ref for n in tops)
         kept = self._boxed_at.pop(key, None)
         if kept is not None and kept[0] == window and self._still_boxed(kept[2], window):
             self._boxed_at[key] = kept
             return kept[1], kept[2]
+        popup = popup_searched(self, tops, window)
+        if popup is not None:
+            return popup
         nodes, _ = self.walk_from(tops)
         boxes = self.boxes([n.ref for n in nodes])
         for node, box in zip(nodes, boxes):

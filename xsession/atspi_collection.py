@@ -28,13 +28,14 @@ _RULE = "(aiia{ss}iaiiasib)uib"  # GetMatches(rule, sortby, count, traverse)
 
 
 def showing_of_role(
-    tree: Accessibility, tops: Sequence[Node], role: int
+    tree: Accessibility, tops: Sequence[Node], *roles: int
 ) -> tuple[list[Node], bool] | None:
-    """The showing accessibles of AT-SPI role number `role` under `tops` (theirs included),
-    and whether the answer is whole (every object answered, no limit reached); None when
-    an application did not answer the search (it has no Collection, or it failed): walk."""
+    """The showing accessibles of AT-SPI role numbers `roles` under `tops` (theirs
+    included), and whether the answer is whole (every object answered, no limit reached);
+    None when an application did not answer the search (it has no Collection, or it
+    failed): walk."""
     states: tuple[Any, ...] = (_bitset((SHOWING, VISIBLE)), _MATCH_ALL, {}, _MATCH_ALL)
-    rule = states + (_bitset((role,)), _MATCH_ANY, [], _MATCH_ALL, False)  # not inverted
+    rule = states + (_bitset(roles), _MATCH_ANY, [], _MATCH_ALL, False)  # not inverted
     answers = tree.bus.batch(
         [
             (top.ref, COLLECTION, "GetMatches", _RULE, (rule, _CANONICAL, MAX_OBJECTS, True))

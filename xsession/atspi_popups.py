@@ -7,14 +7,16 @@ from typing import TYPE_CHECKING
 
 from deskreel.storage.widgets import Box
 
+from .atspi_collection import showing_of_role
 from .atspi_hit import leaf_at
+from .atspi_names import role_number
 from .atspi_protocol import MAX_FANOUT, NULL
 from .dbus_calls import Gone, Ref
 
 if TYPE_CHECKING:
     from .atspi import Accessibility, Node
 
-__all__ = ["POPUP_OWNERS", "popup_item", "popup_of"]
+__all__ = ["POPUP_OWNERS", "popup_item", "popup_of", "popup_searched"]
 
 # Roles whose items a toolkit shows in a popup window of their own when open.
 POPUP_OWNERS = frozenset({"menu", "combo box"})
@@ -38,6 +40,19 @@ def popup_of(tree: Accessibility, nodes: list[Node], window: Box) -> tuple[Ref, 
             assert owner.top is not None
             return owner.top, owner.ref
     return None
+
+
+def popup_searched(tree: Accessibility, tops: list[Node], window: Box) -> tuple[Ref, Ref] | None:
+    """popup_of among the showing menus and combo boxes under `tops` that the applications
+    find themselves (atspi_collection.py): a few round trips, where a walk of a menu-laden
+    tree reads hundreds of objects. None where none is found so, or an application cannot
+    search."""
+    roles = [role_number(role) for role in sorted(POPUP_OWNERS)]
+    found = showing_of_role(tree, tops, *(r for r in roles if r is not None))
+    if found is None:
+        return None
+    owners = [n for n in found[0] if n.role in POPUP_OWNERS]  # not the top-levels themselves
+    return popup_of(tree, owners, window)
 
 
 def popup_item(
