@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .compare import Check as Check
     from .compare import Difference as Difference
     from .compare import Said as Said
+    from .compare import StepWindows as StepWindows
     from .compare import VerifyOptions as VerifyOptions
     from .compare import carets_only as carets_only
     from .compare import checks_for as checks_for
@@ -94,6 +95,7 @@ _WHERE = {
     "Difference": "compare",
     "VerifyOptions": "compare",
     "Said": "compare",
+    "StepWindows": "compare",
     "carets_only": "compare",
     "checks_for": "compare",
     "diff_image": "compare",

@@ -23,7 +23,7 @@ from deskreel.matching import (
     point_in,
     same_place,
 )
-from deskreel.matching import Refusal
+from deskreel.matching import Refusal, StepWindows
 from deskreel.storage import Widget
 
 T = TypeVar("T")
@@ -196,6 +196,34 @@ class WindowFinder:
         finally:
             self.asked += 1
             self.seconds += self._clock() - started
+
+    def tops(self) -> dict[int, tuple[int, int, int, int]] | None:
+        """The viewable top-level windows' boxes by window id (what a step opened and
+        closed is told by two of these); None where the server did not answer whole."""
+        from Xlib import error
+
+        from deskreel.xsession.display import connect
+        from deskreel.xsession.xwindows import WindowTree, tops_shown
+
+        if self._conn is None:
+            self._conn = connect(self._name)
+            self._tree = WindowTree.of(self._conn, kept=True)
+        try:
+            return tops_shown(self._tree)
+        except error.XError:
+            return None
+
+    def since(
+        self, tops: dict[int, tuple[int, int, int, int]] | None
+    ) -> Callable[[], StepWindows | None]:
+        """What tells, when called, the windows opened and closed since `tops` (tops())
+        was taken; None where either was not told."""
+
+        def told() -> StepWindows | None:
+            now = self.tops() if tops is not None else None
+            return None if tops is None or now is None else StepWindows.between(tops, now)
+
+        return told
 
     def close(self) -> None:
         if self._conn is not None:

@@ -19,7 +19,9 @@ from .progress import Progress
 from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
-from deskreel.matching import Aimed, Check, Said, VerifyOptions, carets_only, checks_for, diff_image
+from deskreel.matching import (
+    Aimed, Check, Said, StepWindows, VerifyOptions, carets_only, checks_for, diff_image,
+)  # fmt: skip
 
 from .verify import other_looks, settled_screen
 from .xinput import Injector
@@ -92,9 +94,10 @@ class Runner:
         target = finding.located.point if finding else None
         scale = finding.located.scale if finding else 1.0
         verify = self.options.verify
-        before = None
+        before, tops = None, None
         if verify is not None:
             before = self.locator.last_screen if finding and self.locator else self.frames.grab()
+            tops = self.locator.windows.tops() if self.locator is not None else None
         try:
             note = execute(
                 step.action,
@@ -124,7 +127,8 @@ class Runner:
         if origin is not None:  # a recorded place p is now at origin + p * scale
             self.last_shift = (origin, scale)
         if verify is not None:
-            return self._verified(step, verify, before, note, began, finding, timing)
+            windows = self.locator.windows.since(tops) if self.locator else lambda: None
+            return self._verified(step, verify, before, note, began, finding, timing, windows)
         return self._result(step, "passed", note, began, finding, timing)
 
     def _keep_apart(self, step: Step) -> None:
@@ -145,8 +149,10 @@ class Runner:
         began: float,
         finding: Finding | None,
         timing: dict,
+        windows: Callable[[], StepWindows | None],
     ) -> StepResult:
-        """Let the screen settle, then compare it with the recording's after-frame."""
+        """Let the screen settle, then compare it with the recording's after-frame.
+        `windows` tells, once it settled, which windows the step opened and closed."""
         screen = settled_screen(
             self.frames.grab,
             settle=verify.settle,
@@ -156,9 +162,10 @@ class Runner:
         )
         action = step.action
         said = None if self.locator is None else self.locator.said(step, finding, verify.settle)
-        checks = self._checks(step, verify, before, screen, finding, said)
+        told = windows()
+        checks = self._checks(step, verify, before, screen, finding, said, told)
         if not all(c.passed for c in checks):
-            judge = lambda look: self._checks(step, verify, before, look, finding, said)  # noqa: E731
+            judge = lambda look: self._checks(step, verify, before, look, finding, said, told)  # noqa: E731
             screen, checks, note = self._other_look(judge, verify, screen, checks, note)
         details = {
             **timing,
@@ -228,6 +235,7 @@ class Runner:
         screen: Any,
         finding: Finding | None,
         said: Said | None = None,
+        windows: StepWindows | None = None,
     ) -> list[Check]:
         """--verify's checks of `screen` against the recording, around where the target was
         found (or where the last one found puts it, for a step not looked for)."""
@@ -254,6 +262,7 @@ class Runner:
             said=said,
             settled=step.after_settled is not False,
             later=self._recorded_frame(self.later.get(step.step)),
+            windows=windows,
         )
 
     def _stored_masks(self, step: Step) -> list[tuple[int, int, int, int]]:

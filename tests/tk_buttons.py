@@ -15,7 +15,7 @@ from typing import Any
 Places = dict[str, tuple[int, int]]
 
 
-def report_ready(root: tk.Tk, buttons: dict[str, tk.Button]) -> None:
+def report_ready(root: tk.Tk | tk.Toplevel, buttons: dict[str, tk.Button]) -> None:
     """Print each button's centre once the window is shown (in the script)."""
 
     def ready() -> None:

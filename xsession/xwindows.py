@@ -23,8 +23,8 @@ from deskreel.storage.widgets import XWINDOW, Box, Widget
 
 from .xtree import DEEPEST, WindowTree
 
-__all__ = ["Placed", "WindowTree", "client_of", "clients_of_class", "placed_at", "window_object",
-           "windows_at"]  # fmt: skip
+__all__ = ["Placed", "WindowTree", "client_of", "clients_of_class", "placed_at", "tops_shown",
+           "window_object", "windows_at"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +96,27 @@ def windows_at(tree: WindowTree, recorded: Widget) -> list[Widget]:
         except error.XError:
             continue  # it went away while we looked
     return found
+
+
+def tops_shown(tree: WindowTree) -> dict[int, Box]:
+    """Every viewable client window's box on the screen, by window id: what a step opened
+    and closed is told by two of these, taken before and after it. `tree` is brought up to
+    date first."""
+    from Xlib import error
+
+    tree.refresh()
+    (tops,) = tree.children([tree.root])
+    shapes = tree.shapes(tops)
+    viewable = [top for top, shape in zip(tops, shapes, strict=True) if shape and shape.viewable]
+    shown: dict[int, Box] = {}
+    for client, _ in _clients(tree, viewable):
+        try:
+            box = _screen_box(tree, client)
+        except error.XError:
+            continue  # it went away while we looked
+        if box is not None:
+            shown[client.id] = box
+    return shown
 
 
 def client_of(window: Any) -> Any | None:

@@ -10,7 +10,7 @@ from typing import Any
 from deskreel.matching.objects import ObjectAnswer
 from deskreel.storage.widgets import widget_from_json, widget_to_json
 
-__all__ = ["objects_answer", "said_answer", "windows_answer"]
+__all__ = ["objects_answer", "said_answer", "tops_told", "windows_answer"]
 
 
 def objects_answer(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | None:
@@ -88,3 +88,12 @@ def said_answer(
     except Exception:  # as ObjectFinder.at: nothing known, the pixels decide
         return {"answered": False, "widget": None}
     return {"answered": True, "widget": widget_to_json(today)}
+
+
+def tops_told(before: dict[int, Any], after: dict[int, Any]) -> dict[str, list[Any]]:
+    """The top-level windows a step opened and closed on this screen, as a replay's verify
+    is told them (xsession/xwindows.py's tops_shown before and after the step, live)."""
+    from deskreel.matching import StepWindows
+
+    told = StepWindows.between(before, after)
+    return {"opened": [list(b) for b in told.opened], "closed": [list(b) for b in told.closed]}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from realapps.asked import objects_answer, said_answer, windows_answer
+from realapps.asked import objects_answer, said_answer, tops_told, windows_answer
 from realapps.catalog import App, Scenario, Step
 from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, topmost_box, windows
@@ -35,6 +35,7 @@ from deskreel.storage import open_store
 from deskreel.storage.widgets import widget_to_json
 from deskreel.xsession.display import connect
 from deskreel.xsession.xtree import WindowTree
+from deskreel.xsession.xwindows import tops_shown
 from deskreel.xsession.images import decode_image, encode_webp
 
 __all__ = ["build_app", "elements_of"]
@@ -275,6 +276,7 @@ def shoot(
                     person.move_to(*PARKED)
                     time.sleep(app.settle)
                 before = settled(grabber)
+                tops = tops_shown(x_tree)
                 today = find_same(elements_of(app, desktop), done.truth)
                 if number in scenario.absent:
                     today = None
@@ -292,6 +294,7 @@ def shoot(
                     break  # nothing to click: the rest of the task cannot be done
                 pressed = do_step(app, desktop, person, index, _aimed_at(step, today))
                 case["after"] = _save(out / f"{number:02d}-after.png", settled(grabber), folder)
+                case["tops"] = tops_told(tops, tops_shown(x_tree))
                 if pressed is not None:
                     widget = steps[number].get("widget")
                     case["said"] = said_answer(tree, display, widget, pressed.point)

@@ -32,6 +32,7 @@ from deskreel.matching import (
     Reading,
     Refusal,
     Said,
+    StepWindows,
     TextReader,
     hints_after,
     locate,
@@ -324,9 +325,21 @@ def _verify(
         earlier=image(case["screen"]),
         aimed=_aimed(step, truth, found, widget),
         said=said,
+        windows=_tops(case),
     )
     passed = all(c.passed for c in checks)
     return "right" if passed != bool(case.get("wrong_effect")) else "wrong"
+
+
+def _tops(case: dict[str, Any]) -> StepWindows | None:
+    """The windows the step opened and closed on the scenario's screen, as the corpus asked
+    the X server live (asked.py's tops_told); None in a corpus built before it asked."""
+    tops = case.get("tops")
+    if tops is None:
+        return None
+    return StepWindows(
+        tuple(tuple(b) for b in tops["opened"]), tuple(tuple(b) for b in tops["closed"])
+    )
 
 
 def _said(case: dict[str, Any], widget: Widget | None) -> Said | None:

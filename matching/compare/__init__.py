@@ -11,6 +11,7 @@ from __future__ import annotations
 from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions, carets_only
 from .effects import CHECKS, checks_for, diff_image
 from .meaning import Said, said_of
+from .windows import StepWindows
 
 __all__ = [
     "CHECKS",
@@ -20,6 +21,7 @@ __all__ = [
     "Difference",
     "Said",
     "VerifyOptions",
+    "StepWindows",
     "carets_only",
     "checks_for",
     "diff_image",

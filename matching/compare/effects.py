@@ -46,6 +46,7 @@ from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_che
 from .content import Views, changed_boxes, checkpoint, find
 from .meaning import Said, by_meaning, meaning_check
 from .unrecorded import KIND, unrecorded
+from .windows import Moved, StepWindows, closed_effect, in_window, windows_moved
 
 __all__ = ["CHECKS", "Compared", "checks_for", "diff_image"]
 
@@ -68,6 +69,7 @@ class Compared:
     effects: tuple[Box, ...] = ()  # the regions the step changed in the recording (recorded)
     settled: bool = True  # the recorded after-frame was seen to settle
     later: Image | None = None  # recorded, just before the next step
+    moved: tuple[Moved, ...] = ()  # windows the step opened or closed, then and today
 
 
 def _checkpoint(c: Compared, _done: list[Check]) -> list[Check]:
@@ -100,8 +102,26 @@ def _target(c: Compared, _done: list[Check]) -> list[Check]:
 
 
 def _effect(c: Compared, _done: list[Check]) -> list[Check]:
-    """Each region the action changed in the recording shows its recorded content today."""
-    return [find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options) for box in c.effects]
+    """Each region the action changed in the recording shows its recorded content today;
+    one in a window the step opened or closed, where that window is (windows.py)."""
+    return [_one_effect(c, box) for box in c.effects]
+
+
+def _one_effect(c: Compared, box: Box) -> Check:
+    window = (
+        in_window(c.before, c.after, c.keep, box, list(c.moved), c.options)
+        if c.moved and c.before is not None
+        else None
+    )
+    if window is None:
+        return find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options)
+    if not window.opened:
+        return closed_effect(box, window)
+    (x, y, w, h), (rx, ry, rw, rh), (tx, ty, _, _) = box, window.recorded, window.today
+    x0, y0 = max(x, rx), max(y, ry)
+    inside = (x0, y0, min(x + w, rx + rw) - x0, min(y + h, ry + rh) - y0)
+    mapper = Mapper(None, None, 1.0, (tx - rx, ty - ry))
+    return find("effect", c.after, c.seen, inside, mapper, c.keep, c.options, far=False)
 
 
 def _unrecorded(c: Compared, done: list[Check]) -> list[Check]:
@@ -150,6 +170,7 @@ def checks_for(
     said: Said | None = None,
     settled: bool = True,
     later: Image | None = None,
+    windows: StepWindows | None = None,
 ) -> list[Check]:
     """Every check of one step (the rows of CHECKS); empty when the recording has no frames
     to compare with.
@@ -168,6 +189,8 @@ def checks_for(
     recorded after-frame was seen to settle (a step's after_settled); `later` the
     recorded screen just before the next step that is input (its before-frame): a place
     the step changed today as the recording shows it by then passes (unrecorded.py).
+    `windows`: the top-level windows the step opened and closed today, as the X server
+    told (windows.py).
     """
     if after is None:
         return []
@@ -177,10 +200,15 @@ def checks_for(
         if action != "screenshot" and before is not None and before.shape == after.shape
         else []
     )
+    moved = (
+        windows_moved(before, after, earlier, screen, windows, options)
+        if windows is not None and effects and scale == 1.0 and before is not None
+        else []
+    )
     compared = Compared(
         action, before, after, Views.of(screen, earlier, scale),
         Mapper(target, located, scale, shift), keep, options,
-        target, aimed, region, said, tuple(effects), settled, later,
+        target, aimed, region, said, tuple(effects), settled, later, tuple(moved),
     )  # fmt: skip
     done: list[Check] = []
     for _, run in CHECKS:
