@@ -198,26 +198,27 @@ class WindowFinder:
             self.seconds += self._clock() - started
 
     def tops(self) -> dict[int, tuple[int, int, int, int]] | None:
-        """The viewable top-level windows' boxes by window id (what a step opened and
-        closed is told by two of these); None where the server did not answer whole."""
+        """The viewable top-level windows' boxes by window id (what a step opened is told
+        by two of these); None where the server did not answer whole, or the display
+        could not be reached (a display gone is told by the replay's own grabs)."""
         from Xlib import error
 
-        from deskreel.xsession.display import connect
+        from deskreel.xsession.display import DisplayError, connect
         from deskreel.xsession.xwindows import WindowTree, tops_shown
 
-        if self._conn is None:
-            self._conn = connect(self._name)
-            self._tree = WindowTree.of(self._conn, kept=True)
         try:
+            if self._conn is None:
+                self._conn = connect(self._name)
+                self._tree = WindowTree.of(self._conn, kept=True)
             return tops_shown(self._tree)
-        except error.XError:
+        except (error.XError, DisplayError):
             return None
 
     def since(
         self, tops: dict[int, tuple[int, int, int, int]] | None
     ) -> Callable[[], StepWindows | None]:
-        """What tells, when called, the windows opened and closed since `tops` (tops())
-        was taken; None where either was not told."""
+        """What tells, when called, the windows opened since `tops` (tops()) was taken;
+        None where either was not told."""
 
         def told() -> StepWindows | None:
             now = self.tops() if tops is not None else None

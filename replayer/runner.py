@@ -152,7 +152,7 @@ class Runner:
         windows: Callable[[], StepWindows | None],
     ) -> StepResult:
         """Let the screen settle, then compare it with the recording's after-frame.
-        `windows` tells, once it settled, which windows the step opened and closed."""
+        `windows` tells, as the screen settled, which windows the step opened."""
         screen = settled_screen(
             self.frames.grab,
             settle=verify.settle,
@@ -160,9 +160,9 @@ class Runner:
             pause=self.switch.pause,
             clock=self.clock,
         )
+        told = windows()
         action = step.action
         said = None if self.locator is None else self.locator.said(step, finding, verify.settle)
-        told = windows()
         checks = self._checks(step, verify, before, screen, finding, said, told)
         if not all(c.passed for c in checks):
             judge = lambda look: self._checks(step, verify, before, look, finding, said, told)  # noqa: E731

@@ -1,6 +1,7 @@
 """A Tk window whose "Settings" button opens a dialog at the screen's corner (+0+0, where a
-window manager or Tk's default places it, whatever the window that opened it), and whose
-"Done" closes it: the windows a step opens and closes, for tests/test_verify_windows.py.
+window manager or Tk's default places it, whatever the window that opened it), whose
+"Done" closes it: the windows a step opens, for tests/test_verify_windows.py. The main
+window starts beside the dialog's place, 4 px off it.
 It prints "ready NAME X Y" for Settings (its centre on the screen) once shown, the same for
 Done each time the dialog shows, then "pressed NAME" per press. With --wrong, the dialog
 says another thing."""
@@ -20,7 +21,7 @@ from tests.tk_buttons import report_ready
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--geometry", default="+150+60")
+    parser.add_argument("--geometry", default="+244+0")
     parser.add_argument("--wrong", action="store_true", help="the dialog says another thing")
     args = parser.parse_args()
     root = tk.Tk(className="Dialogbuttons")
@@ -35,7 +36,7 @@ def main() -> None:
         print("pressed Settings", flush=True)
         dialog = tk.Toplevel(root)
         dialog.title("Settings")
-        dialog.geometry("+0+0")
+        dialog.geometry("240x150+0+0")
         text = "Margins: 12 mm" if args.wrong else "Margins: 20 mm"
         tk.Label(dialog, text=text, font=("DejaVu Sans", 12)).pack(padx=24, pady=(20, 8))
         tk.Label(dialog, text="Orientation: portrait", font=("DejaVu Sans", 12)).pack(padx=24)

@@ -273,7 +273,7 @@ class Accessibility:
             return None
         top, below = start
         leaf = leaf_at(self, below, x, y)
-        if leaf == below != top and not holds(self.boxes([below])[0] or (0, 0, 0, 0), (x, y)):
+        if leaf == below != top and not holds(self._box_of(below), (x, y)):
             return None  # an open menu, boxed as its title: none of its items is here
         if leaf != top or window is None:
             return top, leaf
@@ -328,6 +328,12 @@ class Accessibility:
                 self._boxed_at[key] = (window, node.top, node.ref)
                 return node.top, node.ref
         return popup_of(self, nodes, window)
+
+    def _box_of(self, ref: Ref) -> Box:
+        box = self.boxes([ref])[0]
+        if box is None:
+            raise Gone(f"{ref}: its box did not answer")
+        return box
 
     def _still_boxed(self, ref: Ref, window: Box) -> bool:
         """Whether `ref` is still there, showing, with `window` for its box."""

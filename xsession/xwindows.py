@@ -52,7 +52,7 @@ def window_object(conn: Any, x: int, y: int) -> Widget | None:
         found = _clients(tree, [top]) if top else []
         if not found:
             return None
-        client, wm_class = found[0]
+        _, client, wm_class = found[0]
         path: list[tuple[str, int]] = []
         children: list[Any] = []
         window = client
@@ -99,24 +99,20 @@ def windows_at(tree: WindowTree, recorded: Widget) -> list[Widget]:
 
 
 def tops_shown(tree: WindowTree) -> dict[int, Box]:
-    """Every viewable client window's box on the screen, by window id: what a step opened
-    and closed is told by two of these, taken before and after it. `tree` is brought up to
+    """Every viewable top-level window that holds a client (WM_CLASS), by its id: its box
+    on the screen, a window manager's frame and its decorations included. What a step
+    opened is told by two of these, taken before and after it. `tree` is brought up to
     date first."""
-    from Xlib import error
-
     tree.refresh()
     (tops,) = tree.children([tree.root])
     shapes = tree.shapes(tops)
-    viewable = [top for top, shape in zip(tops, shapes, strict=True) if shape and shape.viewable]
-    shown: dict[int, Box] = {}
-    for client, _ in _clients(tree, viewable):
-        try:
-            box = _screen_box(tree, client)
-        except error.XError:
-            continue  # it went away while we looked
-        if box is not None:
-            shown[client.id] = box
-    return shown
+    viewable = {
+        top.id: shape.box
+        for top, shape in zip(tops, shapes, strict=True)
+        if shape and shape.viewable
+    }
+    held = _clients(tree, [top for top in tops if top.id in viewable])
+    return {top.id: viewable[top.id] for top, _, _ in held}
 
 
 def client_of(window: Any) -> Any | None:
@@ -124,7 +120,7 @@ def client_of(window: Any) -> Any | None:
     down that has WM_CLASS (inside a window manager's frame); None when none says, or
     `window` went away."""
     found = _clients(WindowTree(window.display, None), [window])
-    return found[0][0] if found else None
+    return found[0][1] if found else None
 
 
 def clients_of_class(tree: WindowTree, app: str) -> list[Any]:
@@ -135,13 +131,13 @@ def clients_of_class(tree: WindowTree, app: str) -> list[Any]:
     tops = list(reversed(tops))
     shapes = tree.shapes(tops)
     viewable = [top for top, shape in zip(tops, shapes, strict=True) if shape and shape.viewable]
-    return [client for client, wm_class in _clients(tree, viewable) if wm_class[1] == app]
+    return [client for _, client, wm_class in _clients(tree, viewable) if wm_class[1] == app]
 
 
-def _clients(tree: WindowTree, tops: Sequence[Any]) -> list[tuple[Any, tuple[str, str]]]:
-    """Each top-level's client window and its WM_CLASS, in the top-levels' order: the
-    top-level itself, or the first window down that has WM_CLASS (inside a window manager's
-    frame); top-levels where none says are left out."""
+def _clients(tree: WindowTree, tops: Sequence[Any]) -> list[tuple[Any, Any, tuple[str, str]]]:
+    """Each top-level with its client window and the client's WM_CLASS, in the top-levels'
+    order: the top-level itself, or the first window down that has WM_CLASS (inside a window
+    manager's frame); top-levels where none says are left out."""
     found: dict[int, tuple[Any, tuple[str, str]]] = {}
     level = [(i, top) for i, top in enumerate(tops)]
     for depth in range(3):  # frame -> (decoration ->) client
@@ -155,7 +151,7 @@ def _clients(tree: WindowTree, tops: Sequence[Any]) -> list[tuple[Any, tuple[str
         level = [(i, child) for (i, _), children in
                  zip(below, tree.children([w for _, w in below]), strict=True)
                  for child in children]  # fmt: skip
-    return [found[i] for i in sorted(found)]
+    return [(tops[i], *found[i]) for i in sorted(found)]
 
 
 def placed_at(tree: WindowTree, client: Any, path: Sequence[tuple[str, int]]) -> Placed | None:

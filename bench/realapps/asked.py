@@ -91,9 +91,8 @@ def said_answer(
 
 
 def tops_told(before: dict[int, Any], after: dict[int, Any]) -> dict[str, list[Any]]:
-    """The top-level windows a step opened and closed on this screen, as a replay's verify
-    is told them (xsession/xwindows.py's tops_shown before and after the step, live)."""
+    """The top-level windows a step opened on this screen, as a replay's verify is told them
+    (xsession/xwindows.py's tops_shown before and after the step, live)."""
     from deskreel.matching import StepWindows
 
-    told = StepWindows.between(before, after)
-    return {"opened": [list(b) for b in told.opened], "closed": [list(b) for b in told.closed]}
+    return {"opened": [list(b) for b in StepWindows.between(before, after).opened]}

@@ -332,14 +332,12 @@ def _verify(
 
 
 def _tops(case: dict[str, Any]) -> StepWindows | None:
-    """The windows the step opened and closed on the scenario's screen, as the corpus asked
-    the X server live (asked.py's tops_told); None in a corpus built before it asked."""
+    """The windows the step opened on the scenario's screen, as the corpus asked the X
+    server live (asked.py's tops_told); None in a corpus built before it asked."""
     tops = case.get("tops")
     if tops is None:
         return None
-    return StepWindows(
-        tuple(tuple(b) for b in tops["opened"]), tuple(tuple(b) for b in tops["closed"])
-    )
+    return StepWindows(tuple(tuple(b) for b in tops["opened"]))
 
 
 def _said(case: dict[str, Any], widget: Widget | None) -> Said | None:

@@ -107,8 +107,7 @@ class Check:
     # only where the screen showed it before the step too; none: not found,
     # compared at the best match near its expected place; later: (unrecorded) as the
     # recording shows it just before the next step; meaning: inside an object that
-    # says after the step what it said when recorded (compare/meaning.py, `label` names it);
-    # closed: in a window the step closed, which it closed today too (compare/windows.py)
+    # says after the step what it said when recorded (compare/meaning.py, `label` names it)
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
     label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels
@@ -152,8 +151,6 @@ class Check:
             )
         if self.match == "meaning":
             return f"{self.kind} {list(self.box)}: inside {self.label}, which says as recorded"
-        if self.match == "closed":
-            return f"{self.kind} {list(self.box)}: in a window the step closed, as it did today"
         differ = self._differ()
         if self.match == "none":
             place = list(self.expected) if self.expected else "its place"

@@ -46,7 +46,7 @@ from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_che
 from .content import Views, changed_boxes, checkpoint, find
 from .meaning import Said, by_meaning, meaning_check
 from .unrecorded import KIND, unrecorded
-from .windows import Moved, StepWindows, closed_effect, in_window, windows_moved
+from .windows import Moved, StepWindows, in_window, windows_moved
 
 __all__ = ["CHECKS", "Compared", "checks_for", "diff_image"]
 
@@ -69,7 +69,8 @@ class Compared:
     effects: tuple[Box, ...] = ()  # the regions the step changed in the recording (recorded)
     settled: bool = True  # the recorded after-frame was seen to settle
     later: Image | None = None  # recorded, just before the next step
-    moved: tuple[Moved, ...] = ()  # windows the step opened or closed, then and today
+    # per effect, the window the step opened that holds it, then and today (windows.py)
+    opened: tuple[Moved | None, ...] = ()
 
 
 def _checkpoint(c: Compared, _done: list[Check]) -> list[Check]:
@@ -103,20 +104,14 @@ def _target(c: Compared, _done: list[Check]) -> list[Check]:
 
 def _effect(c: Compared, _done: list[Check]) -> list[Check]:
     """Each region the action changed in the recording shows its recorded content today;
-    one in a window the step opened or closed, where that window is (windows.py)."""
-    return [_one_effect(c, box) for box in c.effects]
+    one in a window the step opened, where that window is (windows.py)."""
+    opened = c.opened or (None,) * len(c.effects)
+    return [_one_effect(c, box, window) for box, window in zip(c.effects, opened, strict=True)]
 
 
-def _one_effect(c: Compared, box: Box) -> Check:
-    window = (
-        in_window(c.before, c.after, c.keep, box, list(c.moved), c.options)
-        if c.moved and c.before is not None
-        else None
-    )
+def _one_effect(c: Compared, box: Box, window: Moved | None) -> Check:
     if window is None:
         return find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options)
-    if not window.opened:
-        return closed_effect(box, window)
     (x, y, w, h), (rx, ry, rw, rh), (tx, ty, _, _) = box, window.recorded, window.today
     x0, y0 = max(x, rx), max(y, ry)
     inside = (x0, y0, min(x + w, rx + rw) - x0, min(y + h, ry + rh) - y0)
@@ -135,8 +130,10 @@ def _unrecorded(c: Compared, done: list[Check]) -> list[Check]:
         return []
     # where today's screen showed a recorded effect: a failed one's best match is no find
     found = [k.found_at for k in done if k.kind == "effect" and k.passed and k.found_at]
+    # an effect judged where its window opened is covered there, not at its mapped place
+    mapped = [box for box, w in zip(c.effects, c.opened or (None,) * len(c.effects)) if w is None]
     return unrecorded(
-        c.before, c.after, c.seen, c.mapper, c.keep, c.options, c.effects, found, c.later
+        c.before, c.after, c.seen, c.mapper, c.keep, c.options, c.effects, found, c.later, mapped
     )
 
 
@@ -189,8 +186,8 @@ def checks_for(
     recorded after-frame was seen to settle (a step's after_settled); `later` the
     recorded screen just before the next step that is input (its before-frame): a place
     the step changed today as the recording shows it by then passes (unrecorded.py).
-    `windows`: the top-level windows the step opened and closed today, as the X server
-    told (windows.py).
+    `windows`: the top-level windows the step opened today, as the X server told
+    (windows.py).
     """
     if after is None:
         return []
@@ -201,14 +198,19 @@ def checks_for(
         else []
     )
     moved = (
-        windows_moved(before, after, earlier, screen, windows, options)
+        windows_moved(before, after, screen, windows, options)
         if windows is not None and effects and scale == 1.0 and before is not None
         else []
     )
+    opened = tuple(
+        in_window(before, after, keep, box, moved, options) if moved and before is not None
+        else None
+        for box in effects
+    )  # fmt: skip
     compared = Compared(
         action, before, after, Views.of(screen, earlier, scale),
         Mapper(target, located, scale, shift), keep, options,
-        target, aimed, region, said, tuple(effects), settled, later, tuple(moved),
+        target, aimed, region, said, tuple(effects), settled, later, opened,
     )  # fmt: skip
     done: list[Check] = []
     for _, run in CHECKS:

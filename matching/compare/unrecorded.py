@@ -42,18 +42,21 @@ def unrecorded(
     effects: Sequence[Box],
     found: Sequence[Box],
     later: Image | None = None,
+    mapped: Sequence[Box] | None = None,
 ) -> list[Check]:
     """A check of each place today's screen changed during the step apart from the
     recorded `effects` (recorded boxes; `found`: where today's screen showed them) and the
     masks (`keep`), where its screen before the step showed what the recorded `before`
     shows: there it must show after the step what `after` shows, or what `later` (the
     recorded screen just before the next step, the same size) shows: the recording saw
-    the place change so before the next step (a message timed out, a late drawing)."""
+    the place change so before the next step (a message timed out, a late drawing).
+    `mapped`: the effects covered at their mapped place today (all where not given; an
+    effect judged where its window opened is covered only where it was found)."""
     earlier = seen.before_step()
     if earlier is None or before.shape != after.shape:
         return []
     height, width = after.shape[:2]
-    covered = [*(mapper.box(box) for box in effects), *found]
+    covered = [*(mapper.box(box) for box in (effects if mapped is None else mapped)), *found]
     today = _today_keep(keep, mapper, seen.screen.shape[:2], covered)
     recorded = _keep_apart(keep, [*effects, *(mapper.back(box) for box in found)])
     checks = []

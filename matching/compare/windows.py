@@ -1,22 +1,21 @@
-"""StepWindows a step opened or closed: their effects, judged where the windows are.
+"""Windows a step opened: their effects, judged where the windows are.
 
-A step that opens a dialog or closes one changes a whole window's worth of the screen. Where
-that window goes is the window manager's choice (or the toolkit's: Tk opens a window at the
-screen's corner where no window manager places it), not a place relative to what was
-pressed: with the application's window moved, the dialog opens where it opened before, and
-the step's shift maps the recorded effect elsewhere. A closed window reveals what lay
-under it, which is today's layout, not the recording's.
+A step that opens a dialog changes a whole window's worth of the screen. Where that window
+goes is the window manager's choice (or the toolkit's: Tk opens a window at the screen's
+corner where no window manager places it), not a place relative to what was pressed: with
+the application's window moved, the dialog opens where it opened before, and the step's
+shift maps the recorded effect elsewhere.
 
-The X server tells which top-level windows appeared and went away while the step ran
-(`StepWindows`, asked by the replay). Each is found on the recorded screens by its pixels: an
-opened one on the recorded after-frame, where the recorded before-frame did not show it
-(the step opened it in the recording too); a closed one on the recorded before-frame, where
-the after-frame no longer shows it. An effect whose changes lie in such a window (fewer
-than `P.effect_least` px of them outside it) is judged there:
-- opened: the window's part of the effect, compared where the window is today (by pixels,
-  so a dialog that says another thing fails);
-- closed: the window closed today as it did when recorded; what it revealed is today's.
-Found at 1x only: a window drawn at another scale is left to the other checks.
+The X server tells which top-level windows appeared while the step ran (`StepWindows`,
+asked by the replay: their boxes, frames included). Each is found on the recorded
+after-frame by its pixels, where the recorded before-frame did not show it (the step opened
+it in the recording too). An effect whose changes lie in such a window (fewer than
+`P.effect_least` px of them outside it) is compared where the window is today, by its
+pixels: a dialog that says another thing fails. Found at 1x only: a window drawn at another
+scale is left to the other checks.
+
+A window the step closed is not judged so: what it reveals is today's layout, which the
+recording cannot tell, and an application that crashed closes its windows too.
 """
 
 from __future__ import annotations
@@ -29,59 +28,44 @@ import numpy as np
 from ..params import PARAMS as P
 from ..search import Box, Image, grayscale
 
-from .checks import Check, Mask, VerifyOptions, passes
+from .checks import Mask, VerifyOptions, passes
 from .content import changed_pixels
 
-__all__ = ["Moved", "StepWindows", "closed_effect", "in_window", "windows_moved"]
+__all__ = ["Moved", "StepWindows", "in_window", "windows_moved"]
 
 
 @dataclass(frozen=True, slots=True)
 class StepWindows:
-    """The top-level windows a step opened today (their boxes on today's screen after it)
-    and closed (their boxes on today's screen before it), as the X server told."""
+    """The top-level windows a step opened today (their boxes on today's screen after it),
+    as the X server told."""
 
     opened: tuple[Box, ...] = ()
-    closed: tuple[Box, ...] = ()
 
     @classmethod
     def between(cls, before: Mapping[int, Box], after: Mapping[int, Box]) -> StepWindows:
-        """The windows opened and closed from `before` to `after` (the boxes of the
-        viewable top-level windows, by window id)."""
-        return cls(
-            tuple(box for wid, box in after.items() if wid not in before),
-            tuple(box for wid, box in before.items() if wid not in after),
-        )
+        """The windows opened from `before` to `after` (the boxes of the viewable top-level
+        windows, by window id)."""
+        return cls(tuple(box for wid, box in after.items() if wid not in before))
 
 
 @dataclass(frozen=True, slots=True)
 class Moved:
-    """A window the step opened (or closed) today, where the recording shows it open (or
-    closed) by the step likewise: its box then and today."""
+    """A window the step opened today, where the recording shows it opened by the step
+    likewise: its box then and today."""
 
     recorded: Box
     today: Box
-    opened: bool
 
 
 def windows_moved(
-    before: Image,
-    after: Image,
-    today_before: Image | None,
-    today_after: Image,
-    windows: StepWindows,
-    options: VerifyOptions,
+    before: Image, after: Image, today_after: Image, windows: StepWindows, options: VerifyOptions
 ) -> list[Moved]:
     """The windows of `windows` found on the recorded screens, as the module says."""
     found = []
     for box in windows.opened:
         place = _opened_then(grayscale(today_after), box, before, after, options)
         if place is not None:
-            found.append(Moved(place, box, True))
-    if today_before is not None:
-        for box in windows.closed:
-            place = _opened_then(grayscale(today_before), box, after, before, options)
-            if place is not None:
-                found.append(Moved(place, box, False))
+            found.append(Moved(place, box))
     return found
 
 
@@ -128,8 +112,3 @@ def in_window(before: Image, after: Image, keep: Mask, box: Box, moved: list[Mov
         if inside.any() and int((changed & ~inside).sum()) < P.effect_least:
             return m
     return None
-
-
-def closed_effect(box: Box, moved: Moved) -> Check:
-    """An effect in a window the step closed, today as when recorded: it passes."""
-    return Check("effect", box, moved.today, 1.0, 0.0, 0, True, moved.today, "closed")
