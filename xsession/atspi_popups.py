@@ -44,18 +44,19 @@ def popup_of(tree: Accessibility, nodes: list[Node], window: Box) -> tuple[Ref, 
 
 def popup_searched(tree: Accessibility, tops: list[Node], window: Box) -> tuple[Ref, Ref] | None:
     """popup_of among the showing menus and combo boxes under `tops` that the applications
-    find themselves (atspi_collection.py), each outside `window` as an open menu's title is
-    outside its popup: a few round trips, where a walk of a menu-laden tree reads hundreds
-    of objects. (A menu drawn inside `window`, a page's own menu, holds its items where it
-    is: the walk decides there, and finds the object boxed as the window first.) None where
-    none is found so, or an application cannot search."""
+    find themselves (atspi_collection.py), none of them inside `window`: an open menu's
+    title is outside its popup (a submenu's may overlap it by a few pixels). A few round
+    trips, where a walk of a menu-laden tree reads hundreds of objects. (A menu drawn inside
+    `window`, a page's own menu, holds its items where it is: the walk decides there, and
+    finds the object boxed as the window first.) None where none is found so, or an
+    application cannot search."""
     roles = [role_number(role) for role in sorted(POPUP_OWNERS)]
     found = showing_of_role(tree, tops, *(r for r in roles if r is not None))
     if found is None:
         return None
     owners = [n for n in found[0] if n.role in POPUP_OWNERS]  # not the top-levels themselves
     boxes = tree.boxes([n.ref for n in owners])
-    apart = [n for n, box in zip(owners, boxes) if box is not None and not _meets(box, window)]
+    apart = [n for n, box in zip(owners, boxes) if box is not None and not _within(box, window)]
     return popup_of(tree, apart, window)
 
 
@@ -91,9 +92,3 @@ def _within(inner: Box, outer: Box) -> bool:
     x, y, w, h = inner
     ox, oy, ow, oh = outer
     return w > 0 and h > 0 and ox <= x and oy <= y and x + w <= ox + ow and y + h <= oy + oh
-
-
-def _meets(box: Box, other: Box) -> bool:
-    x, y, w, h = box
-    ox, oy, ow, oh = other
-    return x < ox + ow and ox < x + w and y < oy + oh and oy < y + h
