@@ -87,6 +87,19 @@ def test_a_dialog_opened_where_it_opened_passes_with_the_window_moved() -> None:
     assert _failed(_checks(before, after, today_before, today_before, moved, StepWindows()))
 
 
+def test_a_change_beside_the_dialog_is_not_left_unchecked() -> None:
+    """The step also ticked a mark 2 px below where the dialog opens (one effect with it):
+    today the dialog opens but no tick shows, and the step fails."""
+    before, after = _screen((125, 40), None), _screen((125, 40), (0, 0))
+    after[92:97, 50:55] = 255  # the tick: 25 px, beside the dialog
+    today_before = _screen((125, 40), None)
+    today_after = _screen((125, 40), (0, 0))
+    told = StepWindows(opened=((0, 0, *DIALOG),))
+    assert _failed(_checks(before, after, today_before, today_after, (0, 0), told))
+    today_after[92:97, 50:55] = 255
+    assert _failed(_checks(before, after, today_before, today_after, (0, 0), told)) == []
+
+
 def test_a_replay_with_the_window_moved_verifies_the_dialog_it_opened(
     run_deskreel: Any, xvfb: Any, tmp_path: Path
 ) -> None:

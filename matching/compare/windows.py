@@ -9,10 +9,9 @@ shift maps the recorded effect elsewhere.
 The X server tells which top-level windows appeared while the step ran (`StepWindows`,
 asked by the replay: their boxes, frames included). Each is found on the recorded
 after-frame by its pixels, where the recorded before-frame did not show it (the step opened
-it in the recording too). An effect whose changes lie in such a window (fewer than
-`P.effect_least` px of them outside it) is compared where the window is today, by its
-pixels: a dialog that says another thing fails. Found at 1x only: a window drawn at another
-scale is left to the other checks.
+it in the recording too). An effect whose changes all lie in such a window is compared
+where the window is today, by its pixels: a dialog that says another thing fails. Found at
+1x only: a window drawn at another scale is left to the other checks.
 
 A window the step closed is not judged so: what it reveals is today's layout, which the
 recording cannot tell, and an application that crashed closes its windows too.
@@ -25,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..params import PARAMS as P
 from ..search import Box, Image, grayscale
 
 from .checks import Mask, VerifyOptions, passes
@@ -98,8 +96,9 @@ def _opened_then(
 
 def in_window(before: Image, after: Image, keep: Mask, box: Box, moved: list[Moved],
               options: VerifyOptions) -> Moved | None:  # fmt: skip
-    """The window of `moved` that holds what the step changed in the effect `box` (all but
-    fewer than P.effect_least px of it), where one does."""
+    """The window of `moved` that holds all that the step changed in the effect `box`, where
+    one does: a change outside it too (a title marked, a tick) is left to the ordinary
+    check."""
     x, y, w, h = box
     diff = np.abs(grayscale(before).astype(np.int16) - grayscale(after)) > options.pixel_threshold
     changed = (diff & keep)[y : y + h, x : x + w]
@@ -109,6 +108,6 @@ def in_window(before: Image, after: Image, keep: Mask, box: Box, moved: list[Mov
         mx, my, mw, mh = m.recorded
         inside = np.zeros_like(changed)
         inside[max(0, my - y) : max(0, my + mh - y), max(0, mx - x) : max(0, mx + mw - x)] = True
-        if inside.any() and int((changed & ~inside).sum()) < P.effect_least:
+        if inside.any() and not (changed & ~inside).any():
             return m
     return None
