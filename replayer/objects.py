@@ -184,15 +184,11 @@ class WindowFinder:
         self.seconds = 0.0
 
     def find(self, recorded: Widget) -> list[Widget]:
-        from deskreel.xsession.display import connect
-        from deskreel.xsession.xwindows import WindowTree, windows_at
+        from deskreel.xsession.xwindows import windows_at
 
         started = self._clock()
         try:
-            if self._conn is None:
-                self._conn = connect(self._name)
-                self._tree = WindowTree.of(self._conn, kept=True)
-            return windows_at(self._tree, recorded)
+            return windows_at(self._kept(), recorded)
         finally:
             self.asked += 1
             self.seconds += self._clock() - started
@@ -203,16 +199,23 @@ class WindowFinder:
         could not be reached (a display gone is told by the replay's own grabs)."""
         from Xlib import error
 
-        from deskreel.xsession.display import DisplayError, connect
-        from deskreel.xsession.xwindows import WindowTree, tops_shown
+        from deskreel.xsession.display import DisplayError
+        from deskreel.xsession.xwindows import tops_shown
 
         try:
-            if self._conn is None:
-                self._conn = connect(self._name)
-                self._tree = WindowTree.of(self._conn, kept=True)
-            return tops_shown(self._tree)
+            return tops_shown(self._kept())
         except (error.XError, DisplayError):
             return None
+
+    def _kept(self) -> Any:
+        """The display's window tree, kept between steps (connected on first use)."""
+        from deskreel.xsession.display import connect
+        from deskreel.xsession.xwindows import WindowTree
+
+        if self._conn is None:
+            self._conn = connect(self._name)
+            self._tree = WindowTree.of(self._conn, kept=True)
+        return self._tree
 
     def since(
         self, tops: dict[int, tuple[int, int, int, int]] | None

@@ -401,6 +401,7 @@ def test_verify_compares_what_a_check_box_says_after_the_step(desktop, tmp_path)
 def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
     # GTK draws an open menu's items in a popup window of their own, while its tree keeps
     # them under the menu, whose box is its title in the menu bar
+    from deskreel.xsession.atspi_popups import popup_searched
     from deskreel.xsession.display import connect
     from deskreel.xsession.toplevel import toplevel_at
 
@@ -418,6 +419,10 @@ def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
             here = tree.at_point(x, y, pid=top.pid, window=top.box)
             assert here is not None and here.label == "menu item 'Select All'", here
             assert tree.shows(here, x, y, pid=top.pid, window=top.box)
+            # the popup's owner, found by the application's own search, not by a walk
+            tops, _ = tree._tops(tree.apps_of(top.pid))
+            owner = popup_searched(tree, tops, top.box)
+            assert owner is not None and tree.describe(owner[1]).label == "menu 'Tools'"
             # the menu's title is not in the popup: the popup's items are not asked for it
             tx, ty = form.places["Tools"]
             title = toplevel_at(conn, tx, ty)

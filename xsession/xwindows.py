@@ -104,15 +104,10 @@ def tops_shown(tree: WindowTree) -> dict[int, Box]:
     opened is told by two of these, taken before and after it. `tree` is brought up to
     date first."""
     tree.refresh()
-    (tops,) = tree.children([tree.root])
-    shapes = tree.shapes(tops)
-    viewable = {
-        top.id: shape.box
-        for top, shape in zip(tops, shapes, strict=True)
-        if shape and shape.viewable
-    }
-    held = _clients(tree, [top for top in tops if top.id in viewable])
-    return {top.id: viewable[top.id] for top, _, _ in held}
+    shown = _viewable_tops(tree)
+    boxes = {top.id: box for top, box in shown}
+    held = _clients(tree, [top for top, _ in shown])
+    return {top.id: boxes[top.id] for top, _, _ in held}
 
 
 def client_of(window: Any) -> Any | None:
@@ -127,11 +122,15 @@ def clients_of_class(tree: WindowTree, app: str) -> list[Any]:
     """The viewable client windows whose WM_CLASS class is `app`, topmost first. The
     questions go to the server a level at a time, each level's in one round trip: a desktop
     of fifty windows costs what one window does."""
-    (tops,) = tree.children([tree.root])
-    tops = list(reversed(tops))
-    shapes = tree.shapes(tops)
-    viewable = [top for top, shape in zip(tops, shapes, strict=True) if shape and shape.viewable]
+    viewable = [top for top, _ in reversed(_viewable_tops(tree))]
     return [client for _, client, wm_class in _clients(tree, viewable) if wm_class[1] == app]
+
+
+def _viewable_tops(tree: WindowTree) -> list[tuple[Any, Box]]:
+    """The root's viewable children, bottom to top, each with its box on the screen."""
+    (tops,) = tree.children([tree.root])
+    shapes = tree.shapes(tops)
+    return [(top, s.box) for top, s in zip(tops, shapes, strict=True) if s and s.viewable]
 
 
 def _clients(tree: WindowTree, tops: Sequence[Any]) -> list[tuple[Any, Any, tuple[str, str]]]:

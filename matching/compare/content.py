@@ -14,7 +14,7 @@ from .checks import Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
 from .recolour import recoloured
 from .scaled import parts_changed
 
-__all__ = ["Content", "Views", "changed_boxes", "checkpoint", "find"]
+__all__ = ["Content", "Views", "changed_boxes", "changed_mask", "checkpoint", "find"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +300,14 @@ def changed_pixels(
     return measured(diff & keep, keep)
 
 
+def changed_mask(before: Image, after: Image, keep: Mask, options: VerifyOptions) -> Mask:
+    """Where `keep` holds and `after` differs from `before` (the same size) by more than
+    `pixel_threshold` grey levels."""
+    diff = np.abs(grayscale(before).astype(np.int16) - grayscale(after)) > options.pixel_threshold
+    changed: Mask = diff & keep
+    return changed
+
+
 def changed_boxes(
     before: Image, after: Image, keep: Mask, options: VerifyOptions, *, most: int | None = None
 ) -> list[Box]:
@@ -309,10 +317,7 @@ def changed_boxes(
     context, and at most `most` (P.effects_most) are given."""
     import cv2
 
-    changed = (
-        np.abs(grayscale(before).astype(np.int16) - grayscale(after)) > options.pixel_threshold
-    )
-    changed &= keep
+    changed = changed_mask(before, after, keep, options)
     if not changed.any():
         return []
     join = np.ones((P.effect_join, P.effect_join), np.uint8)

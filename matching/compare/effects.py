@@ -43,7 +43,7 @@ from deskreel.storage import POINTER_ACTIONS
 from ..params import PARAMS as P
 from ..search import Box, Image, Point
 from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
-from .content import Views, changed_boxes, checkpoint, find
+from .content import Views, changed_boxes, changed_mask, checkpoint, find
 from .meaning import Said, by_meaning, meaning_check
 from .unrecorded import KIND, unrecorded
 from .windows import Moved, StepWindows, in_window, windows_moved
@@ -202,11 +202,8 @@ def checks_for(
         if windows is not None and effects and scale == 1.0 and before is not None
         else []
     )
-    opened = tuple(
-        in_window(before, after, keep, box, moved, options) if moved and before is not None
-        else None
-        for box in effects
-    )  # fmt: skip
+    changed = changed_mask(before, after, keep, options) if moved and before is not None else None
+    opened = tuple(None if changed is None else in_window(changed, box, moved) for box in effects)
     compared = Compared(
         action, before, after, Views.of(screen, earlier, scale),
         Mapper(target, located, scale, shift), keep, options,

@@ -19,7 +19,7 @@ recording cannot tell, and an application that crashed closes its windows too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,14 +94,12 @@ def _opened_then(
     return bx, by, w, h
 
 
-def in_window(before: Image, after: Image, keep: Mask, box: Box, moved: list[Moved],
-              options: VerifyOptions) -> Moved | None:  # fmt: skip
-    """The window of `moved` that holds all that the step changed in the effect `box`, where
-    one does: a change outside it too (a title marked, a tick) is left to the ordinary
-    check."""
+def in_window(changed_then: Mask, box: Box, moved: Sequence[Moved]) -> Moved | None:
+    """The window of `moved` that holds all that the step changed in the effect `box`
+    (`changed_then`: the recorded pixels it changed, content.py's changed_mask), where one
+    does: a change outside it too (a title marked, a tick) is left to the ordinary check."""
     x, y, w, h = box
-    diff = np.abs(grayscale(before).astype(np.int16) - grayscale(after)) > options.pixel_threshold
-    changed = (diff & keep)[y : y + h, x : x + w]
+    changed = changed_then[y : y + h, x : x + w]
     if not changed.any():
         return None
     for m in moved:
