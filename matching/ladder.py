@@ -105,7 +105,8 @@ def _object(climb: Climb) -> Located | None:
 def _blank_content(climb: Climb, widget: Widget) -> ObjectAnswer | None:
     """An object whose content decides (a text area, a canvas) that showed nothing but its
     face when recorded and shows nothing but it today where it stands (blank.py): found,
-    at the recorded fraction of its box; None (its content decides) otherwise."""
+    and pressed at its recorded distance from the box's corner (objects.py's offset_in);
+    None (its content decides) otherwise."""
     context = climb.query.context.screen if climb.query.context is not None else None
     if context is None or climb.shown is None:
         return None
