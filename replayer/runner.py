@@ -263,6 +263,7 @@ class Runner:
             settled=step.after_settled is not False,
             later=self._recorded_frame(self.later.get(step.step)),
             windows=windows,
+            read=self.locator.read if self.locator is not None else None,
         )
 
     def _stored_masks(self, step: Step) -> list[tuple[int, int, int, int]]:

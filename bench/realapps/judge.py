@@ -70,6 +70,9 @@ class Verdict:
     # --verify compared what the step's object said after it: the same (True) or not
     # (False); None where it did not (nothing recorded, or no answer on this screen)
     meant: bool | None = None
+    # --verify read an effect whose pixels failed as text: it read as recorded (True) or
+    # another text (False); None where no effect was judged by its text
+    read: bool | None = None
 
 
 def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -183,7 +186,7 @@ def _one(
         else "not run"
     )
     said = _said(case, widget)
-    verify = _verify(step, case, image, truth, found, widget, said)
+    verify, read = _verify(step, case, image, truth, found, widget, said)
     detail = f"{found.searched} x{found.scale:g} score {found.score:.3f}: {found.reason}"
     asked = case.get("objects") is not None and widget is not None
     return Verdict(
@@ -202,6 +205,7 @@ def _one(
         wrong_effect=bool(case.get("wrong_effect")),
         absent=truth is None,
         meant=None if said is None or verify is None else said.today == said.recorded,
+        read=read,
     ), hint
 
 
@@ -299,18 +303,19 @@ def _verify(
     found: Located,
     widget: Widget | None,
     said: Said | None,
-) -> str | None:
+) -> tuple[str | None, bool | None]:
     """Whether `replay --verify` judges the step right: passed where the target was there
     (the step was done right), failed where it was gone or the application did another
     thing (a wrong-effect case). The step is judged where the scenario's person pressed (the
     recorded press moved into the target's box today), at the scale ours found it at (1
     where ours refused it). Its object check is what ours found (replayer/anchoring.py's
-    aimed_at), taken as found where ours refused it: the person pressed it anyway."""
+    aimed_at), taken as found where ours refused it: the person pressed it anyway. Beside
+    it, whether an effect was judged by its text: all read as recorded, or not."""
     if truth is None:
-        return "right"  # not found: the replay's verdict is a failure, as it should be
+        return "right", None  # not found: the replay's verdict is a failure, as it should be
     after = image(case["after"])
     if after is None or step["after"] is None:
-        return None
+        return None, None
     checks = checks_for(
         action=step["action"]["action"],
         before=image(step["before"]),
@@ -326,9 +331,12 @@ def _verify(
         aimed=_aimed(step, truth, found, widget),
         said=said,
         windows=_tops(case),
+        read=READER,
     )
     passed = all(c.passed for c in checks)
-    return "right" if passed != bool(case.get("wrong_effect")) else "wrong"
+    read = [c.passed for c in checks if c.match == "text"]
+    verdict = "right" if passed != bool(case.get("wrong_effect")) else "wrong"
+    return verdict, all(read) if read else None
 
 
 def _tops(case: dict[str, Any]) -> StepWindows | None:

@@ -56,6 +56,7 @@ DIFFERENCES: dict[str, tuple[str, str]] = {
     "pixels": ("the fraction of its pixels that differ:", AT_MOST),
     "patch": ("px in the largest patch of differing pixels:", AT_MOST),
     "meaning": ("its object says after the step what it said when recorded:", ""),
+    "text": ("it reads after the step what it read when recorded:", ""),
 }
 
 
@@ -107,13 +108,16 @@ class Check:
     # only where the screen showed it before the step too; none: not found,
     # compared at the best match near its expected place; later: (unrecorded) as the
     # recording shows it just before the next step; meaning: inside an object that
-    # says after the step what it said when recorded (compare/meaning.py, `label` names it)
+    # says after the step what it said when recorded (compare/meaning.py, `label` names it);
+    # text: read where its pixels failed (compare/text.py): passed, it reads as recorded;
+    # failed, it reads another text
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
     label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels
     difference: Difference | None = None  # why it failed (differs()), once it is judged
     # a meaning check's (compare/meaning.py): what its object said after the step when
-    # recorded, and today (After.describe, or what else today's question named)
+    # recorded, and today (After.describe, or what else today's question named); an effect
+    # read as text (compare/text.py): what it read in the recording, and today
     said: tuple[str, ...] = ()
 
     def differs(self, options: VerifyOptions) -> Difference | None:
@@ -127,6 +131,8 @@ class Check:
             return Difference("meaning", 0, 1, where)
         if self.match == "before":
             return Difference("shown-before", 0, 1, self.found_at)
+        if self.match == "text":
+            return Difference("text", 0, 1, self.expected)
         if self.match == "none" and self.score < options.match_threshold:
             return Difference("nowhere", self.score, options.match_threshold, self.expected)
         if self.patch > options.max_patch and self.changed <= options.tolerance:
@@ -151,6 +157,14 @@ class Check:
             )
         if self.match == "meaning":
             return f"{self.kind} {list(self.box)}: inside {self.label}, which says as recorded"
+        if self.match == "text":
+            then, now = (*self.said, "?", "?")[:2]
+            if self.passed:
+                return f"{self.kind} {list(self.box)}: reads {now!r} after the step, as recorded"
+            return (
+                f"{self.kind} {list(self.box)}: reads {now!r} at {list(self.expected or ())}, "
+                f"recorded {then!r}; {self._differ()} there"
+            )
         differ = self._differ()
         if self.match == "none":
             place = list(self.expected) if self.expected else "its place"

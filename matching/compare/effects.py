@@ -44,7 +44,9 @@ from ..params import PARAMS as P
 from ..search import Box, Image, Point
 from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
 from .content import Views, changed_boxes, changed_mask, checkpoint, find
+from ..reading import Reader
 from .meaning import Said, by_meaning, meaning_check
+from .text import by_text
 from .unrecorded import KIND, unrecorded
 from .windows import Moved, StepWindows, in_window, windows_moved
 
@@ -168,6 +170,7 @@ def checks_for(
     settled: bool = True,
     later: Image | None = None,
     windows: StepWindows | None = None,
+    read: Reader | None = None,
 ) -> list[Check]:
     """Every check of one step (the rows of CHECKS); empty when the recording has no frames
     to compare with.
@@ -187,7 +190,8 @@ def checks_for(
     recorded screen just before the next step that is input (its before-frame): a place
     the step changed today as the recording shows it by then passes (unrecorded.py).
     `windows`: the top-level windows the step opened today, as the X server told
-    (windows.py).
+    (windows.py). `read`: what reads a region's text, for an effect whose recorded change
+    is text and whose pixels fail (text.py); without it, pixels alone judge effects.
     """
     if after is None:
         return []
@@ -213,6 +217,8 @@ def checks_for(
     for _, run in CHECKS:
         done += run(compared, done)
     checks = by_meaning(done)
+    if read is not None:
+        checks = by_text(checks, before, after, screen, read)
     return [replace(check, difference=check.differs(options)) for check in checks]
 
 
