@@ -7,19 +7,23 @@ A pixel is animated when, while the person is idle, it changes and then comes ba
 it was (a caret, a tooltip), or when it still changes once the screen should have settled
 (`settled` s after the idle time began: the recorder's settle cap, after which it takes an
 after-frame as it is): a spinner or a pulsing progress bar never comes back exactly. A
-step's effect, which settles, stays checked.
+step's effect, which settles, stays checked: a region that came back is not masked for a
+step whose before- and after-frame differ in it. What the step drew there is its effect
+(a digit replaced, a window redrawn: a grab may catch it half drawn, and then whole
+again), and a caret that blinks in it is told apart when the step is verified (its bar,
+found by its shape, and one blink watched: docs/verify.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .pieces import Job
-    from .screen import FrameTimeline
+    from .screen import Frame, FrameTimeline
 
 __all__ = ["animated_masks", "kept_moving", "moving_boxes", "toggled"]
 
@@ -32,17 +36,26 @@ MOST_BOXES = 8  # regions masked per step at most: the largest
 _GROW = 3  # px a region is grown by: the anti-aliased edge of a caret or a glyph
 
 
-def animated_masks(job: Job, *, settled: float) -> dict[int, list[Box]]:
+def animated_masks(
+    job: Job,
+    *,
+    settled: float,
+    frames: Mapping[int, tuple[Frame | None, Frame | None]] | None = None,
+) -> dict[int, list[Box]]:
     """For each step of `job` that is no wait, the regions that moved while nobody touched
     anything in the idle time before it and after it (until the next step, or what the job
-    holds): back and forth, or still `settled` s into that time."""
+    holds): back and forth, or still `settled` s into that time. `frames` are each step's
+    before- and after-frame, as the finisher chose them: a region that came back is not
+    masked for a step that changed it."""
     inputs = [(number, r) for number, r in job.numbered if r.action.action != "wait"]
-    cache: dict[tuple[float, float], list[Box]] = {}
+    cache: dict[tuple[float, float], Moved] = {}
 
-    def idle(start: float, end: float) -> list[Box]:
+    def idle(start: float, end: float) -> Moved:
         if (start, end) not in cache:
             moved = end > start
-            cache[(start, end)] = moving_boxes(job.timeline, start, end, settled) if moved else []
+            cache[(start, end)] = (
+                moving_boxes(job.timeline, start, end, settled) if moved else ([], [])
+            )
         return cache[(start, end)]
 
     out: dict[int, list[Box]] = {}
@@ -50,25 +63,30 @@ def animated_masks(job: Job, *, settled: float) -> dict[int, list[Box]]:
         start, end = job.t0 + r.t_start, job.t0 + r.t_end
         before = job.t0 + inputs[i - 1][1].t_end if i else float("-inf")
         after = job.t0 + inputs[i + 1][1].t_start if i + 1 < len(inputs) else job.now
-        boxes = _largest([*idle(before, start), *idle(end, after)])
+        (back, late), (back_after, late_after) = idle(before, start), idle(end, after)
+        changed = _changed((frames or {}).get(number))
+        kept = [b for b in (*back, *back_after) if changed is None or not _touches(changed, b)]
+        boxes = _largest([*late, *late_after, *kept])
         if boxes:
             out[number] = boxes
     return out
 
 
-def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: float) -> list[Box]:
-    """The regions of the frames shown from `start` to `end` that changed and came back, or
-    changed from one frame to the next `settled` s after the first of them was shown.
+# what moved in an idle time: the regions that came back, and those still moving late
+Moved = tuple[list[Box], list[Box]]
+
+
+def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: float) -> Moved:
+    """The regions of the frames shown from `start` to `end` that changed and came back, and
+    those that changed from one frame to the next `settled` s after the first of them was
+    shown.
 
     The frames are compared one at a time as packed pixels (Frame.packed: one number per
     pixel, no copy): what is held at once is the first frame, the one before and two masks,
     however long the idle time."""
-    import cv2
-    import numpy as np
-
     shown = timeline.shown_between(start, end)
     if not shown:
-        return []
+        return [], []
     late_from = max(start, shown[0].t_first) + settled
     # from the frame on screen at late_from on: when a step's after-frame that did not
     # settle was taken (finisher.py), and what still moved then is what it caught in flight
@@ -85,17 +103,34 @@ def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: flo
         shown = [shown[i] for i in sorted(picked)]
     late_start = first_late if late else len(shown)
     frames = [f.packed for f in shown]  # each unpacked when it is compared
-    masks = [
-        m
-        for m in (toggled(f() for f in frames), kept_moving(f() for f in frames[late_start:]))
-        if m is not None
-    ]
-    if not masks or not any(m.any() for m in masks):
+    back = toggled(f() for f in frames)
+    late_moving = kept_moving(f() for f in frames[late_start:])
+    return _boxes(back), _boxes(late_moving)
+
+
+def _boxes(mask: np.ndarray | None) -> list[Box]:
+    """The regions of `mask`, each grown by _GROW px."""
+    import cv2
+    import numpy as np
+
+    if mask is None or not mask.any():
         return []
-    mask = np.logical_or.reduce(masks)
     grown = cv2.dilate(mask.astype(np.uint8), np.ones((2 * _GROW + 1,) * 2, np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
     return [tuple(int(v) for v in stats[i][:4]) for i in range(1, count)]  # type: ignore[misc]
+
+
+def _changed(pair: tuple[Frame | None, Frame | None] | None) -> np.ndarray | None:
+    """Where a step's before- and after-frame differ; None without both, of one size."""
+    if pair is None or pair[0] is None or pair[1] is None:
+        return None
+    before, after = pair[0].packed(), pair[1].packed()
+    return None if before.shape != after.shape else ~_same(before, after)
+
+
+def _touches(mask: np.ndarray, box: Box) -> bool:
+    x, y, w, h = box
+    return bool(mask[y : y + h, x : x + w].any())
 
 
 def toggled(frames: Iterable[np.ndarray]) -> np.ndarray | None:

@@ -59,6 +59,8 @@ class Finisher:
         self.frames, self.settle, self.settle_cap = frames, settle, settle_cap
         self.redaction = redaction
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
+        # step number -> its before- and after-frame as chosen, for the animation masks
+        self._chosen: dict[int, tuple[Frame | None, Frame | None]] = {}
         self._latest: tuple[Frame | None, Any] = (None, None)  # last stored, its pixels as stored
         self.frames_stored = self.frame_bytes = 0
         self.hurry = threading.Event()  # shed what may be shed, whether behind or not
@@ -100,10 +102,12 @@ class Finisher:
         self.writes.call(self.writes.store.add_steps, self.recording_id, steps)
         self.writes.steps += len(steps)
         self._frame_keys.clear()
+        chosen, self._chosen = self._chosen, {}
         if self.frames and (behind or self.hurry.is_set()):
             self.shed[SHED_MASKS] += sum(r.action.action != "wait" for _, r in job.numbered)
         elif self.frames:  # what moved while nobody touched anything: no step's effect
-            for number, boxes in animated_masks(job, settled=self.settle_cap).items():
+            masks = animated_masks(job, settled=self.settle_cap, frames=chosen)
+            for number, boxes in masks.items():
                 for box in boxes:
                     self.writes.call(
                         self.writes.store.add_mask, self.recording_id, box, step=number
@@ -118,7 +122,7 @@ class Finisher:
         before = after = anchor = settled = shown = None
         if self.frames and action.action != "wait":
             before, after, anchor, settled, shown = self._frames(
-                r, action, job, following, lean=lean
+                number, r, action, job, following, lean=lean
             )
         return Step(
             step=number,
@@ -151,7 +155,14 @@ class Finisher:
         return None if found is None else self.redaction.widget(found)
 
     def _frames(
-        self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool
+        self,
+        number: int,
+        r: Reduced,
+        action: Action,
+        job: Job,
+        following: float | None,
+        *,
+        lean: bool,
     ) -> tuple[str | None, str | None, Anchor | None, bool, tuple[float, float] | None]:
         """The step's before- and after-frame, stored (their keys), its anchor, whether
         the screen was seen to settle in the after-frame (not when the next step, `following`,
@@ -170,6 +181,7 @@ class Finisher:
         )
         settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
         shown = None if after_frame is None else _on_screen(timeline, after_frame, limit)
+        self._chosen[number] = (before_frame, after_frame)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
         before, pixels = self._store_frame(before_frame)
         anchor = None

@@ -63,13 +63,37 @@ def test_the_caret_blinking_around_a_step_is_masked_for_it_and_its_effect_is_not
         (3.5, dialog_on), (3.7, dialog_on),  # step 2 (3.0) and after: nothing moves
     )  # fmt: skip
     job = Job([(1, click(1.0)), (2, click(3.0))], 0, shots, t0=0.0, now=4.0, final=True)
-    masks = animated_masks(job, settled=2.0)
+    chosen = {1: (shots.before(1.0), shots.before(2.0)), 2: (shots.before(3.0), shots.before(4.0))}
+    masks = animated_masks(job, settled=2.0, frames=chosen)
     assert list(masks) == [1], masks
     (x, y, w, h), *_ = masks[1]
     cx, cy, cw, ch = CARET
     assert x <= cx and y <= cy and x + w >= cx + cw and y + h >= cy + ch
     dx, dy, _, _ = DIALOG
     assert not (x <= dx < x + w and y <= dy < y + h)  # the dialog stays checked
+
+
+def test_a_region_the_step_changed_is_not_masked_where_a_grab_caught_it_half_drawn() -> None:
+    # a calculator's display redrawn: a grab caught it cleared half way, then whole again
+    plain, drawn = screen(caret=False), screen(caret=False, dialog=True)
+    half = drawn.copy()
+    x, y, w, h = DIALOG
+    half[y : y + h, x : x + w // 2] = 230
+    shots = timeline(
+        (0.0, plain), (0.6, plain),  # idle before step 1
+        (1.2, drawn), (1.25, half), (1.3, drawn), (2.5, drawn),  # step 1's effect
+        (3.5, drawn),  # step 2 (3.0) changes nothing
+    )  # fmt: skip
+    job = Job([(1, click(1.0)), (2, click(3.0))], 0, shots, t0=0.0, now=4.0, final=True)
+    chosen = {1: (shots.before(1.0), shots.before(2.0)), 2: (shots.before(3.0), shots.before(4.0))}
+
+    def over_dialog(boxes: list[tuple[int, int, int, int]]) -> bool:
+        return any(bx <= x + 2 < bx + bw and by <= y + 2 < by + bh for bx, by, bw, bh in boxes)
+
+    assert over_dialog(animated_masks(job, settled=2.0)[1]), "it came back: a blink, unless told"
+    masks = animated_masks(job, settled=2.0, frames=chosen)
+    assert not over_dialog(masks.get(1, [])), "step 1 drew it: its effect stays checked"
+    assert over_dialog(masks.get(2, [])), "step 2 did not change it"
 
 
 def test_show_lists_the_masks_of_a_recording(tmp_path) -> None:
