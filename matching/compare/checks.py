@@ -146,7 +146,7 @@ class Check:
                 return f"{what}: not found today"
             return f"{what}: found at {list(self.found_at or ())}"
         if self.kind == "meaning":
-            then, now = (*self.said, "?", "?")[:2]
+            then, now = self._then_and_now()
             if self.passed:
                 return f"{self.label} says {now} after the step, as recorded"
             return f"{self.label} after the step: recorded {then}, today {now}"
@@ -158,7 +158,7 @@ class Check:
         if self.match == "meaning":
             return f"{self.kind} {list(self.box)}: inside {self.label}, which says as recorded"
         if self.match == "text":
-            then, now = (*self.said, "?", "?")[:2]
+            then, now = self._then_and_now()
             if self.passed:
                 return f"{self.kind} {list(self.box)}: reads {now!r} after the step, as recorded"
             return (
@@ -185,6 +185,11 @@ class Check:
         if self.match == "later":
             where += " (as the recording shows it just before the next step)"
         return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
+
+    def _then_and_now(self) -> tuple[str, str]:
+        """What `said` holds: the recording's words and today's ("?" where missing)."""
+        then, now = (*self.said, "?", "?")[:2]
+        return then, now
 
     def _differ(self) -> str:
         differ = f"{self.changed * 100:.1f}% of pixels differ (largest patch {self.patch} px)"

@@ -41,12 +41,12 @@ import numpy as np
 from deskreel.storage import POINTER_ACTIONS
 
 from ..params import PARAMS as P
+from ..reading import Reader
 from ..search import Box, Image, Point
 from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
 from .content import Views, changed_boxes, changed_mask, checkpoint, find
-from ..reading import Reader
 from .meaning import Said, by_meaning, meaning_check
-from .text import by_text
+from .text import Screens, by_text
 from .unrecorded import KIND, unrecorded
 from .windows import Moved, StepWindows, in_window, windows_moved
 
@@ -218,7 +218,7 @@ def checks_for(
         done += run(compared, done)
     checks = by_meaning(done)
     if read is not None:
-        checks = by_text(checks, before, after, screen, read)
+        checks = by_text(checks, _screens(before, after, keep, screen, earlier), read, options)
     return [replace(check, difference=check.differs(options)) for check in checks]
 
 
@@ -237,6 +237,16 @@ def diff_image(screen: Image, checks: Sequence[Check]) -> Image:
             fx, fy, fw, fh = check.found_at
             cv2.rectangle(out, (fx, fy), (fx + fw, fy + fh), (255, 0, 0), 2)
     return out
+
+
+def _screens(
+    before: Image | None, after: Image, keep: Mask, screen: Image, earlier: Image | None
+) -> Screens | None:
+    """The screens effects are read on (text.py); None without both recorded frames of one
+    size and today's screen before the step."""
+    if before is None or before.shape != after.shape or earlier is None:
+        return None
+    return Screens(before, after, keep, screen, earlier)
 
 
 def _unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Mask:
