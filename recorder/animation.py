@@ -8,16 +8,16 @@ it was (a caret, a tooltip), or when it still changes once the screen should hav
 (`settled` s after the idle time began: the recorder's settle cap, after which it takes an
 after-frame as it is): a spinner or a pulsing progress bar never comes back exactly. A
 step's effect, which settles, stays checked: a region that came back is not masked for a
-step whose before- and after-frame differ in it. What the step drew there is its effect
-(a digit replaced, a window redrawn: a grab may catch it half drawn, and then whole
-again), and a caret that blinks in it is told apart when the step is verified (its bar,
-found by its shape, and one blink watched: docs/verify.md).
+step that changed it and left it so (its before- and after-frame differ there, and it
+stayed as the after-frame shows it until the next step). What the step drew there is its
+effect (a digit replaced, a window redrawn: a grab may catch it half drawn, and then
+whole again); a caret or a spinner, which go on moving, stay masked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,21 +36,25 @@ MOST_BOXES = 8  # regions masked per step at most: the largest
 _GROW = 3  # px a region is grown by: the anti-aliased edge of a caret or a glyph
 
 
+# What moved in an idle time: the regions that came back, and those still moving late.
+IdleMoves: TypeAlias = tuple[list[Box], list[Box]]
+# A step's before- and after-frame, as the finisher chose them.
+StepFrames: TypeAlias = tuple["Frame | None", "Frame | None"]
+
+
 def animated_masks(
-    job: Job,
-    *,
-    settled: float,
-    frames: Mapping[int, tuple[Frame | None, Frame | None]] | None = None,
+    job: Job, *, settled: float, frames: Mapping[int, StepFrames] | None = None
 ) -> dict[int, list[Box]]:
     """For each step of `job` that is no wait, the regions that moved while nobody touched
     anything in the idle time before it and after it (until the next step, or what the job
-    holds): back and forth, or still `settled` s into that time. `frames` are each step's
-    before- and after-frame, as the finisher chose them: a region that came back is not
-    masked for a step that changed it."""
+    holds): back and forth, or still `settled` s into that time. A region that came back
+    is not masked for a step that changed it lastingly (its `frames` differ there, and the
+    after-frame's pixels stayed until the idle time after it ended): a redraw caught half
+    done, which that step drew."""
     inputs = [(number, r) for number, r in job.numbered if r.action.action != "wait"]
-    cache: dict[tuple[float, float], Moved] = {}
+    cache: dict[tuple[float, float], IdleMoves] = {}
 
-    def idle(start: float, end: float) -> Moved:
+    def idle(start: float, end: float) -> IdleMoves:
         if (start, end) not in cache:
             moved = end > start
             cache[(start, end)] = (
@@ -64,19 +68,18 @@ def animated_masks(
         before = job.t0 + inputs[i - 1][1].t_end if i else float("-inf")
         after = job.t0 + inputs[i + 1][1].t_start if i + 1 < len(inputs) else job.now
         (back, late), (back_after, late_after) = idle(before, start), idle(end, after)
-        changed = _changed((frames or {}).get(number))
-        kept = [b for b in (*back, *back_after) if changed is None or not _touches(changed, b)]
-        boxes = _largest([*late, *late_after, *kept])
+        came_back = [*back, *back_after]
+        pair = (frames or {}).get(number)
+        if came_back and pair is not None:
+            drawn = _drawn_by_step(job.timeline, pair, after)
+            came_back = [b for b in came_back if drawn is None or not _touches(drawn, b)]
+        boxes = _largest([*late, *late_after, *came_back])
         if boxes:
             out[number] = boxes
     return out
 
 
-# what moved in an idle time: the regions that came back, and those still moving late
-Moved = tuple[list[Box], list[Box]]
-
-
-def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: float) -> Moved:
+def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: float) -> IdleMoves:
     """The regions of the frames shown from `start` to `end` that changed and came back, and
     those that changed from one frame to the next `settled` s after the first of them was
     shown.
@@ -120,12 +123,29 @@ def _boxes(mask: np.ndarray | None) -> list[Box]:
     return [tuple(int(v) for v in stats[i][:4]) for i in range(1, count)]  # type: ignore[misc]
 
 
-def _changed(pair: tuple[Frame | None, Frame | None] | None) -> np.ndarray | None:
-    """Where a step's before- and after-frame differ; None without both, of one size."""
-    if pair is None or pair[0] is None or pair[1] is None:
+def _drawn_by_step(timeline: FrameTimeline, pair: StepFrames, end: float) -> np.ndarray | None:
+    """Where a step's after-frame differs from its before-frame and every frame shown from
+    it until `end` (the idle time after the step ended) shows the after-frame's pixels:
+    what the step drew and left. None without both frames, of one size."""
+    import numpy as np
+
+    before, after = pair
+    if before is None or after is None:
         return None
-    before, after = pair[0].packed(), pair[1].packed()
-    return None if before.shape != after.shape else ~_same(before, after)
+    first, drawn = before.packed(), after.packed()
+    if first.shape != drawn.shape:
+        return None
+    left = ~_same(first, drawn)
+    shown = [f for f in timeline.shown_between(after.t_first, end) if f is not after]
+    step = max(1, -(-len(shown) // MOST_FRAMES))  # at most MOST_FRAMES of them, the last kept
+    for frame in shown[::-1][::step]:
+        if not left.any():
+            break
+        later = frame.packed()
+        if later.shape != drawn.shape:
+            return None
+        left &= _same(later, drawn)
+    return np.asarray(left)
 
 
 def _touches(mask: np.ndarray, box: Box) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
 from deskreel.storage import Anchor, Step, Widget
@@ -29,7 +29,7 @@ from .privacy import TypingRedaction
 from .reduce import Reduced
 from .aiming import object_of_press
 from .meaning import said_after
-from .animation import animated_masks
+from .animation import StepFrames, animated_masks
 from .rest import anchor_in_two_looks, at_rest, calm_since, meets, pointer_path
 from .screen import Frame, FrameTimeline
 from .writing import StoreWrites
@@ -38,6 +38,21 @@ __all__ = ["SHED_MASKS", "SHED_REST", "Finisher"]
 
 SHED_REST = "looks at rest"  # what `shed` counts, as `show` says it
 SHED_MASKS = "animation masks"
+
+
+class Framed(NamedTuple):
+    """A step's frames: its before- and after-frame as stored (their keys), its anchor,
+    whether the screen was seen to settle in the after-frame (not when the next step began
+    or the recording ended while it still changed), when the after-frame was on screen
+    (_on_screen), and the two frames as chosen, before redaction (for the animation
+    masks)."""
+
+    before: str | None
+    after: str | None
+    anchor: Anchor | None
+    settled: bool
+    shown: tuple[float, float] | None
+    chosen: StepFrames
 
 
 class Finisher:
@@ -59,8 +74,6 @@ class Finisher:
         self.frames, self.settle, self.settle_cap = frames, settle, settle_cap
         self.redaction = redaction
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
-        # step number -> its before- and after-frame as chosen, for the animation masks
-        self._chosen: dict[int, tuple[Frame | None, Frame | None]] = {}
         self._latest: tuple[Frame | None, Any] = (None, None)  # last stored, its pixels as stored
         self.frames_stored = self.frame_bytes = 0
         self.hurry = threading.Event()  # shed what may be shed, whether behind or not
@@ -94,15 +107,17 @@ class Finisher:
 
     def _store_steps(self, job: Job) -> None:
         behind = self.jobs.waiting() > 0
-        steps = []
+        steps, chosen = [], {}
         for n, (number, r) in enumerate(job.numbered):
             following = _next_input(job.numbered[n + 1 :])
             lean = behind or self.hurry.is_set()
-            steps.append(self._step(number, r, job, following, lean=lean))
+            step, framed = self._step(number, r, job, following, lean=lean)
+            steps.append(step)
+            if framed is not None:
+                chosen[number] = framed.chosen
         self.writes.call(self.writes.store.add_steps, self.recording_id, steps)
         self.writes.steps += len(steps)
         self._frame_keys.clear()
-        chosen, self._chosen = self._chosen, {}
         if self.frames and (behind or self.hurry.is_set()):
             self.shed[SHED_MASKS] += sum(r.action.action != "wait" for _, r in job.numbered)
         elif self.frames:  # what moved while nobody touched anything: no step's effect
@@ -115,29 +130,30 @@ class Finisher:
 
     def _step(
         self, number: int, r: Reduced, job: Job, following: float | None, *, lean: bool
-    ) -> Step:
+    ) -> tuple[Step, Framed | None]:
+        """The step to store, and its frames (None for a wait, or without frames)."""
         events = (job.first_seq + r.first, job.first_seq + r.last) if r.first >= 0 else None
         window = job.timeline.window_at(job.t0 + r.t_start)
         action = self.redaction.action(r.action)
-        before = after = anchor = settled = shown = None
+        framed = None
         if self.frames and action.action != "wait":
-            before, after, anchor, settled, shown = self._frames(
-                number, r, action, job, following, lean=lean
-            )
-        return Step(
+            framed = self._frames(r, action, job, following, lean=lean)
+        after = framed.after if framed else None
+        step = Step(
             step=number,
             action=action,
             t_start=r.t_start,
             t_end=r.t_end,
             events=events,
-            before_frame=before,
+            before_frame=framed.before if framed else None,
             after_frame=after,
-            anchor=anchor,
+            anchor=framed.anchor if framed else None,
             window_class=window.window_class if window else None,
             window_title=window.title if window else None,
-            widget=self._widget(r, job, shown),
-            after_settled=settled if after is not None else None,
+            widget=self._widget(r, job, framed.shown if framed else None),
+            after_settled=framed.settled if framed and after is not None else None,
         )
+        return step, framed
 
     def _widget(self, r: Reduced, job: Job, shown: tuple[float, float] | None) -> Widget | None:
         """What the step's press was on, as the toolkit said (recorder/aiming.py), and
@@ -155,19 +171,9 @@ class Finisher:
         return None if found is None else self.redaction.widget(found)
 
     def _frames(
-        self,
-        number: int,
-        r: Reduced,
-        action: Action,
-        job: Job,
-        following: float | None,
-        *,
-        lean: bool,
-    ) -> tuple[str | None, str | None, Anchor | None, bool, tuple[float, float] | None]:
-        """The step's before- and after-frame, stored (their keys), its anchor, whether
-        the screen was seen to settle in the after-frame (not when the next step, `following`,
-        began or the recording ended while it still changed), and when the after-frame was
-        on screen (_on_screen); `action` is the step's, redacted."""
+        self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool
+    ) -> Framed:
+        """The step's frames (Framed); `action` is the step's, redacted."""
         t0, timeline, now = job.t0, job.timeline, job.now
         before_frame = timeline.before(t0 + r.t_start)
         limit = t0 + r.t_end + self.settle_cap
@@ -181,7 +187,7 @@ class Finisher:
         )
         settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
         shown = None if after_frame is None else _on_screen(timeline, after_frame, limit)
-        self._chosen[number] = (before_frame, after_frame)
+        chosen = (before_frame, after_frame)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
         before, pixels = self._store_frame(before_frame)
         anchor = None
@@ -195,7 +201,7 @@ class Finisher:
                 rest = self._at_rest(pixels, r, job, before_frame)
             anchor = rest or _anchor(pixels, r.action.target)
         after, _ = self._store_frame(after_frame)
-        return before, after, anchor, settled, shown
+        return Framed(before, after, anchor, settled, shown, chosen)
 
     def _at_rest(self, pixels: Any, r: Reduced, job: Job, before: Frame | None) -> Anchor | None:
         """The anchor in two looks (rest.py): at rest, from a frame shown while the pointer

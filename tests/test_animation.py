@@ -96,6 +96,23 @@ def test_a_region_the_step_changed_is_not_masked_where_a_grab_caught_it_half_dra
     assert over_dialog(masks.get(2, [])), "step 2 did not change it"
 
 
+def test_a_spinner_the_steps_never_touch_stays_masked_though_their_frames_differ() -> None:
+    # four phases, 0.1 s each, through idle times shorter than the settle cap: every step's
+    # before- and after-frame catch it in different phases, and it goes on turning
+    phases = []
+    for k in range(4):
+        rgb = screen(caret=False)
+        rgb[10:14, 120 + 6 * k : 126 + 6 * k] = 40
+        phases.append(rgb)
+    shots = timeline(*((0.05 + 0.1 * i, phases[i % 4]) for i in range(30)))
+    job = Job([(1, click(1.0)), (2, click(2.0))], 0, shots, t0=0.0, now=3.0, final=True)
+    chosen = {1: (shots.before(1.0), shots.before(1.5)), 2: (shots.before(2.0), shots.before(2.5))}
+    assert all((b.packed() != a.packed()).any() for b, a in chosen.values())  # type: ignore[union-attr]
+    masks = animated_masks(job, settled=2.0, frames=chosen)
+    for number in (1, 2):
+        assert any(x <= 125 < x + w and y <= 11 < y + h for x, y, w, h in masks[number]), masks
+
+
 def test_show_lists_the_masks_of_a_recording(tmp_path) -> None:
     db = imported(tmp_path, "masked", [{"action": "key", "text": "Return"}])
     for args in (("--step", "1", "40,20,2,16"), ("5,6,7,8",)):
