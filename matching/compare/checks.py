@@ -109,8 +109,7 @@ class Check:
     # compared at the best match near its expected place; later: (unrecorded) as the
     # recording shows it just before the next step; meaning: inside an object that
     # says after the step what it said when recorded (compare/meaning.py, `label` names it);
-    # text: read where its pixels failed (compare/text.py): passed, it reads as recorded;
-    # failed, it reads another text
+    # text: failed, and it reads another text than recorded (compare/text.py, `said`)
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
     label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels
@@ -159,8 +158,6 @@ class Check:
             return f"{self.kind} {list(self.box)}: inside {self.label}, which says as recorded"
         if self.match == "text":
             then, now = self._then_and_now()
-            if self.passed:
-                return f"{self.kind} {list(self.box)}: reads {now!r} after the step, as recorded"
             return (
                 f"{self.kind} {list(self.box)}: reads {now!r} at {list(self.expected or ())}, "
                 f"recorded {then!r}; {self._differ()} there"

@@ -190,8 +190,8 @@ def checks_for(
     recorded screen just before the next step that is input (its before-frame): a place
     the step changed today as the recording shows it by then passes (unrecorded.py).
     `windows`: the top-level windows the step opened today, as the X server told
-    (windows.py). `read`: what reads a region's text, for an effect whose recorded change
-    is text and whose pixels fail (text.py); without it, pixels alone judge effects.
+    (windows.py). `read`: what reads a region's text, so that an effect whose recorded
+    change is text and whose pixels fail says what it reads (text.py).
     """
     if after is None:
         return []
@@ -218,7 +218,7 @@ def checks_for(
         done += run(compared, done)
     checks = by_meaning(done)
     if read is not None:
-        checks = by_text(checks, _screens(before, after, keep, screen, earlier), read, options)
+        checks = by_text(checks, Screens(after, keep, screen), read)
     return [replace(check, difference=check.differs(options)) for check in checks]
 
 
@@ -237,16 +237,6 @@ def diff_image(screen: Image, checks: Sequence[Check]) -> Image:
             fx, fy, fw, fh = check.found_at
             cv2.rectangle(out, (fx, fy), (fx + fw, fy + fh), (255, 0, 0), 2)
     return out
-
-
-def _screens(
-    before: Image | None, after: Image, keep: Mask, screen: Image, earlier: Image | None
-) -> Screens | None:
-    """The screens effects are read on (text.py); None without both recorded frames of one
-    size and today's screen before the step."""
-    if before is None or before.shape != after.shape or earlier is None:
-        return None
-    return Screens(before, after, keep, screen, earlier)
 
 
 def _unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Mask:

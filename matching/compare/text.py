@@ -1,23 +1,15 @@
-"""Effects by text: a region whose change the recording shows as text (a display's digits, a
-typed line, a label that says another thing) is judged by what it reads, where its pixels
-cannot judge it.
+"""Effects by text: an effect that failed by its pixels, in a region that holds text (a
+display's digits, a status line, a typed word), says what it reads then and today:
+`reads '47' at [268, 63, 34, 29], recorded '46'`.
 
-Another theme, font or scale draws the same text with other pixels, and a toolkit without
-an accessibility tree (Xt, Tk) tells nothing else of it. So an effect that failed by its
-pixels, at a place that today's screen drew otherwise than the recording before the step
-too (in the same look, pixels judge), is read (matching/reading.py: recognition only, on
-the region's known box, its masked pixels painted over) in the recorded before- and
-after-frames and on today's screen before and after the step:
-- when the recording reads otherwise after the step than before it, today's screen reads
-  otherwise after the step than before it (the step changed the text, then and today),
-  and today's screen reads what the recording reads after it, with confidence, letter for
-  letter (case included; runs of spaces count as one), the effect passes (`match` "text");
-- when both read with confidence and say different things ("46" recorded, "47" today), it
-  still fails, and says both texts (however near they are: its pixels failed it already).
-A region whose text the step did not change (a check box's tick beside its unchanged
-label, a row highlighted) is never passed by its text: the text does not say what changed.
-A failure that says the content was shown there before the step too stays as it is.
-Nothing here runs unless an effect failed by its pixels.
+The region is read (matching/reading.py: recognition only, on the region's known box, its
+masked pixels painted over) in the recorded after-frame and on today's screen where it is
+expected. Where both read with confidence and say different things (letter for letter:
+case kept, runs of spaces as one), the failure names both texts. Nothing is passed by its
+text: a recogniser reads "10" and "1O", "46" and "4 6" alike, reads one glyph of a line
+where only that glyph changed, and cannot see an underline or an icon lost beside the
+right text; where the pixels fail, the step fails. Nothing here runs unless an effect
+failed by its pixels.
 """
 
 from __future__ import annotations
@@ -32,65 +24,42 @@ import numpy.typing as npt
 
 from ..reading import UNREAD, Reader, Reading
 from ..search import Box, Image, grayscale
-from .checks import Check, Mask, VerifyOptions, clamp, passes
-from .content import changed_pixels
+from .checks import Check, Mask, clamp
 
 __all__ = ["Screens", "by_text"]
 
 
 @dataclass(frozen=True, slots=True)
 class Screens:
-    """What a text reading compares: the recorded frames around the step (`keep`: the
-    recorded pixels that count), and today's screen after it and before it."""
+    """What a text reading compares: the recorded after-frame (`keep`: the recorded pixels
+    that count), and today's screen after the step."""
 
-    before: Image
     after: Image
     keep: Mask
     today: Image
-    earlier: Image
 
 
-def by_text(
-    checks: Sequence[Check], screens: Screens | None, read: Reader, options: VerifyOptions
-) -> list[Check]:
-    """`checks` with each effect that failed by its pixels judged by its text, as the module
-    says; all as they were without the screens it needs (`screens` None)."""
+def by_text(checks: Sequence[Check], screens: Screens | None, read: Reader) -> list[Check]:
+    """`checks` with each effect that failed by its pixels and reads otherwise than recorded
+    naming both texts; all as they were without the screens it needs (`screens` None)."""
     if screens is None:
         return list(checks)
-    return [_judged(c, screens, read, options) for c in checks]
+    return [_judged(c, screens, read) for c in checks]
 
 
-def _judged(check: Check, s: Screens, read: Reader, options: VerifyOptions) -> Check:
-    """`check` passed by its text, failed naming both texts, or as it was."""
+def _judged(check: Check, s: Screens, read: Reader) -> Check:
+    """`check`, failed naming both texts where they differ, or as it was."""
     if check.kind != "effect" or check.passed or check.match == "before":
         return check
-    if check.expected is None or _drawn_alike(check.box, check.expected, s, options):
+    if check.expected is None:
         return check
-    box, at = check.box, check.expected
-    then = _read(read, s.after, box, s.keep, box)
-    if not then.readable or _said(_read(read, s.before, box, s.keep, box)) == _said(then):
-        return check  # no text there, or a change that is not in its text
-    today = _read(read, s.today, at, s.keep, box)
-    if not today.readable:
+    then = _read(read, s.after, check.box, s.keep, check.box)
+    if not then.readable:
+        return check  # no text there
+    today = _read(read, s.today, check.expected, s.keep, check.box)
+    if not today.readable or _said(today) == _said(then):
         return check
-    said = (then.text, today.text)
-    if _said(today) == _said(then) and _said(_read(read, s.earlier, at, s.keep, box)) != _said(
-        today
-    ):
-        return replace(check, passed=True, match="text", said=said)
-    if today.key != then.key:
-        return replace(check, match="text", said=said)
-    return check
-
-
-def _drawn_alike(box: Box, at: Box, s: Screens, options: VerifyOptions) -> bool:
-    """Whether today's screen before the step showed at `at` what the recording showed at
-    `box` before it, pixel for pixel: the same look, where pixels judge the effect."""
-    recorded, today = _part(s.before, box), _part(s.earlier, at)
-    if recorded.shape[:2] != today.shape[:2]:
-        return False
-    keep = _part(s.keep, box)
-    return passes(*changed_pixels(grayscale(recorded), grayscale(today), keep, options), options)
+    return replace(check, match="text", said=(then.text, today.text))
 
 
 def _read(read: Reader, image: Image, at: Box, keep: Mask, box: Box) -> Reading:
