@@ -38,8 +38,9 @@ _GROW = 3  # px a region is grown by: the anti-aliased edge of a caret or a glyp
 
 # What moved in an idle time: the regions that came back, and those still moving late.
 IdleMoves: TypeAlias = tuple[list[Box], list[Box]]
-# A step's before- and after-frame, as the finisher chose them.
-StepFrames: TypeAlias = tuple["Frame | None", "Frame | None"]
+# A step's before- and after-frame, as the finisher chose them, and whether the screen was
+# seen to settle in the after-frame.
+StepFrames: TypeAlias = tuple["Frame | None", "Frame | None", bool]
 
 
 def animated_masks(
@@ -48,9 +49,9 @@ def animated_masks(
     """For each step of `job` that is no wait, the regions that moved while nobody touched
     anything in the idle time before it and after it (until the next step, or what the job
     holds): back and forth, or still `settled` s into that time. A region that came back
-    is not masked for a step that changed it lastingly (its `frames` differ there, and the
-    after-frame's pixels stayed until the idle time after it ended): a redraw caught half
-    done, which that step drew."""
+    is not masked for a step that changed it lastingly (its `frames` differ there, the
+    after-frame settled, and its pixels stayed until the idle time after it ended): a
+    redraw caught half done, which that step drew."""
     inputs = [(number, r) for number, r in job.numbered if r.action.action != "wait"]
     cache: dict[tuple[float, float], IdleMoves] = {}
 
@@ -124,21 +125,25 @@ def _boxes(mask: np.ndarray | None) -> list[Box]:
 
 
 def _drawn_by_step(timeline: FrameTimeline, pair: StepFrames, end: float) -> np.ndarray | None:
-    """Where a step's after-frame differs from its before-frame and every frame shown from
-    it until `end` (the idle time after the step ended) shows the after-frame's pixels:
-    what the step drew and left. None without both frames, of one size."""
+    """Where a step's settled after-frame differs from its before-frame and every frame
+    shown from it until `end` (the idle time after the step ended) shows the after-frame's
+    pixels: what the step drew and left. None (nothing drawn to tell) without both frames
+    of one size, when the after-frame did not settle, or when more than MOST_FRAMES frames
+    followed it (each is compared with it: a caret's two phases alternate frame by
+    frame)."""
     import numpy as np
 
-    before, after = pair
-    if before is None or after is None:
+    before, after, settled = pair
+    if before is None or after is None or not settled:
+        return None
+    shown = [f for f in timeline.shown_between(after.t_first, end) if f is not after]
+    if len(shown) > MOST_FRAMES:
         return None
     first, drawn = before.packed(), after.packed()
     if first.shape != drawn.shape:
         return None
     left = ~_same(first, drawn)
-    shown = [f for f in timeline.shown_between(after.t_first, end) if f is not after]
-    step = max(1, -(-len(shown) // MOST_FRAMES))  # at most MOST_FRAMES of them, the last kept
-    for frame in shown[::-1][::step]:
+    for frame in shown:
         if not left.any():
             break
         later = frame.packed()
@@ -149,8 +154,10 @@ def _drawn_by_step(timeline: FrameTimeline, pair: StepFrames, end: float) -> np.
 
 
 def _touches(mask: np.ndarray, box: Box) -> bool:
+    """Whether `mask` holds a pixel of `box` as it was before it was grown by _GROW px (a
+    caret beside a glyph the step drew is grown onto the glyph, and is no part of it)."""
     x, y, w, h = box
-    return bool(mask[y : y + h, x : x + w].any())
+    return bool(mask[y + _GROW : y + h - _GROW, x + _GROW : x + w - _GROW].any())
 
 
 def toggled(frames: Iterable[np.ndarray]) -> np.ndarray | None:

@@ -39,6 +39,16 @@ def timeline(*shots: tuple[float, np.ndarray]) -> FrameTimeline:
     return out
 
 
+def chosen(shots: FrameTimeline, press: float, following: float, now: float):
+    """A click's before- and after-frame at `press` (released 0.1 s later), as the finisher
+    chooses them (settle 0.3 s, cap 2 s, bounded by the `following` step), and whether the
+    after-frame settled."""
+    end = press + 0.1
+    limit = min(end + 2.0, following)
+    after = shots.settled_after(end, settle=0.3, limit=limit, now=max(now, limit))
+    return shots.before(press), after, after is not None and after.settled(end, 0.3)
+
+
 def click(t: float) -> Reduced:
     return Reduced(Action(action="left_click", coordinate=(100, 60)), t, t + 0.1, 0, 1)
 
@@ -63,8 +73,8 @@ def test_the_caret_blinking_around_a_step_is_masked_for_it_and_its_effect_is_not
         (3.5, dialog_on), (3.7, dialog_on),  # step 2 (3.0) and after: nothing moves
     )  # fmt: skip
     job = Job([(1, click(1.0)), (2, click(3.0))], 0, shots, t0=0.0, now=4.0, final=True)
-    chosen = {1: (shots.before(1.0), shots.before(2.0)), 2: (shots.before(3.0), shots.before(4.0))}
-    masks = animated_masks(job, settled=2.0, frames=chosen)
+    frames = {1: chosen(shots, 1.0, 3.0, 4.0), 2: chosen(shots, 3.0, 4.0, 4.0)}
+    masks = animated_masks(job, settled=2.0, frames=frames)
     assert list(masks) == [1], masks
     (x, y, w, h), *_ = masks[1]
     cx, cy, cw, ch = CARET
@@ -85,13 +95,13 @@ def test_a_region_the_step_changed_is_not_masked_where_a_grab_caught_it_half_dra
         (3.5, drawn),  # step 2 (3.0) changes nothing
     )  # fmt: skip
     job = Job([(1, click(1.0)), (2, click(3.0))], 0, shots, t0=0.0, now=4.0, final=True)
-    chosen = {1: (shots.before(1.0), shots.before(2.0)), 2: (shots.before(3.0), shots.before(4.0))}
+    frames = {1: chosen(shots, 1.0, 3.0, 4.0), 2: chosen(shots, 3.0, 4.0, 4.0)}
 
     def over_dialog(boxes: list[tuple[int, int, int, int]]) -> bool:
         return any(bx <= x + 2 < bx + bw and by <= y + 2 < by + bh for bx, by, bw, bh in boxes)
 
     assert over_dialog(animated_masks(job, settled=2.0)[1]), "it came back: a blink, unless told"
-    masks = animated_masks(job, settled=2.0, frames=chosen)
+    masks = animated_masks(job, settled=2.0, frames=frames)
     assert not over_dialog(masks.get(1, [])), "step 1 drew it: its effect stays checked"
     assert over_dialog(masks.get(2, [])), "step 2 did not change it"
 
@@ -106,11 +116,31 @@ def test_a_spinner_the_steps_never_touch_stays_masked_though_their_frames_differ
         phases.append(rgb)
     shots = timeline(*((0.05 + 0.1 * i, phases[i % 4]) for i in range(30)))
     job = Job([(1, click(1.0)), (2, click(2.0))], 0, shots, t0=0.0, now=3.0, final=True)
-    chosen = {1: (shots.before(1.0), shots.before(1.5)), 2: (shots.before(2.0), shots.before(2.5))}
-    assert all((b.packed() != a.packed()).any() for b, a in chosen.values())  # type: ignore[union-attr]
-    masks = animated_masks(job, settled=2.0, frames=chosen)
+    frames = {1: chosen(shots, 1.0, 2.0, 3.0), 2: chosen(shots, 2.0, 3.0, 3.0)}
+    assert all((b.packed() != a.packed()).any() for b, a, _ in frames.values())
+    masks = animated_masks(job, settled=2.0, frames=frames)
     for number in (1, 2):
         assert any(x <= 125 < x + w and y <= 11 < y + h for x, y, w, h in masks[number]), masks
+
+
+def test_a_caret_blinking_beside_the_glyph_a_step_typed_stays_masked() -> None:
+    # the step types a glyph; the caret, 1 px to its right, blinks on after it
+    x, y, w, h = CARET
+    typed = screen(caret=False)
+    typed[y : y + h, x - 9 : x - 1] = 60  # the glyph, ending 1 px before the caret
+    on, off = typed.copy(), typed
+    on[y : y + h, x : x + w] = 0
+    shots = timeline(
+        (0.0, screen(caret=False)), (0.5, screen(caret=False)),
+        (1.2, on), (1.6, on), (1.8, off), (2.2, off), (2.4, on), (2.8, on), (3.0, off),
+        (3.4, off), (3.6, on),
+    )  # fmt: skip
+    job = Job([(1, click(1.0)), (2, click(3.9))], 0, shots, t0=0.0, now=4.5, final=True)
+    frames = {1: chosen(shots, 1.0, 3.9, 4.5)}
+    assert frames[1][2], "the after-frame settled"
+    # (a settle cap past the idle time: only its coming back masks it)
+    boxes = animated_masks(job, settled=5.0, frames=frames).get(1, [])
+    assert any(bx <= x < bx + bw and by <= y < by + bh for bx, by, bw, bh in boxes), boxes
 
 
 def test_show_lists_the_masks_of_a_recording(tmp_path) -> None:
