@@ -463,3 +463,28 @@ def test_an_anchor_in_two_looks_shows_both(tmp_path):
     page = index.read_text(encoding="utf-8")
     assert "anchor crop, at rest" in page and "anchor crop, hovered" in page
     assert len(list((tmp_path / "out" / "img").iterdir())) == 2
+
+
+def test_a_failed_check_shows_what_was_said_then_and_today() -> None:
+    # the object's name and both states (meaning), a region's both texts (text)
+    from html import unescape
+
+    from deskreel.matching.compare.checks import Check, VerifyOptions
+    from deskreel.report.steps import checks_table
+
+    label = "check box 'Keep a copy'"
+    meaning = Check(
+        "meaning", (10, 10, 80, 20), None, 0.0, 1.0, 0, False, label=label,
+        said=("'Keep a copy' (checked)", "'Keep a copy' (none set)"),
+    )  # fmt: skip
+    text = Check(
+        "effect", (268, 63, 34, 29), (268, 63, 34, 29), 0.2, 0.3, 80, False,
+        (268, 63, 34, 29), "text", said=("46", "47"),
+    )  # fmt: skip
+    checked = [replace(c, difference=c.differs(VerifyOptions())).to_json() for c in (meaning, text)]
+    table = unescape(checks_table(checked))
+    assert (
+        f"({label}: recorded \"'Keep a copy' (checked)\", today \"'Keep a copy' (none set)\")"
+        in table
+    )
+    assert "(recorded '46', today '47')" in table

@@ -78,7 +78,7 @@ def checks_table(checks: Sequence[dict[str, Any]]) -> str:
                     _found_text(c),
                     f"{score:.3f}" if isinstance(score, int | float) else "?",
                     differ,
-                    _difference(c.get("difference")),
+                    _why(c),
                 )
             )
             + f"<td>{badge('passed' if c.get('passed') else 'failed')}</td></tr>"
@@ -97,6 +97,17 @@ def checks_table(checks: Sequence[dict[str, Any]]) -> str:
         )
     )
     return f'<table class="checks"><tr>{head}</tr>{"".join(rows)}</table>'
+
+
+def _why(check: dict[str, Any]) -> str:
+    """Why a check failed: its difference in words, and where it compared what an object
+    or a region says (meaning, text), what it said when recorded and today."""
+    why = _difference(check.get("difference"))
+    said = [str(v) for v in check.get("said") or ()]
+    if check.get("passed") or len(said) < 2:
+        return why
+    about = f"{check['label']}: " if check.get("label") else ""
+    return f"{why} ({about}recorded {said[0]!r}, today {said[1]!r})"
 
 
 def _difference(data: object) -> str:
