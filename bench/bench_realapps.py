@@ -187,12 +187,11 @@ def _verify_summary(verdicts: Sequence[Verdict]) -> None:
             f"verify by meaning, {app}: {len(meant)} steps compared what their object said "
             f"after them ({sum(meant)} the same)"
         )
-    for app in sorted({v.app for v in judged if v.read is not None}):
-        read = [v for v in judged if v.app == app and v.read is not None]
+    for app in sorted({v.app for v in judged if v.read}):
+        read = [v for v in judged if v.app == app and v.read]
         print(
-            f"verify by text, {app}: {len(read)} steps read an effect whose pixels failed "
-            f"({sum(bool(v.read) for v in read)} as recorded; "
-            f"{sum(bool(v.read) and v.wrong_effect for v in read)} of them wrong-effect steps)"
+            f"verify by text, {app}: {len(read)} failed steps say what an effect reads, "
+            f"then and today ({sum(v.wrong_effect for v in read)} of them wrong-effect steps)"
         )
 
 

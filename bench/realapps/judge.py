@@ -70,9 +70,8 @@ class Verdict:
     # --verify compared what the step's object said after it: the same (True) or not
     # (False); None where it did not (nothing recorded, or no answer on this screen)
     meant: bool | None = None
-    # --verify read an effect whose pixels failed as text: it read as recorded (True) or
-    # another text (False); None where no effect was judged by its text
-    read: bool | None = None
+    # --verify's failure named what an effect reads, then and today (compare/text.py)
+    read: bool = False
 
 
 def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -303,19 +302,19 @@ def _verify(
     found: Located,
     widget: Widget | None,
     said: Said | None,
-) -> tuple[str | None, bool | None]:
+) -> tuple[str | None, bool]:
     """Whether `replay --verify` judges the step right: passed where the target was there
     (the step was done right), failed where it was gone or the application did another
     thing (a wrong-effect case). The step is judged where the scenario's person pressed (the
     recorded press moved into the target's box today), at the scale ours found it at (1
     where ours refused it). Its object check is what ours found (replayer/anchoring.py's
     aimed_at), taken as found where ours refused it: the person pressed it anyway. Beside
-    it, whether an effect was judged by its text: all read as recorded, or not."""
+    it, whether a failed effect named what it reads, then and today."""
     if truth is None:
-        return "right", None  # not found: the replay's verdict is a failure, as it should be
+        return "right", False  # not found: the replay's verdict is a failure, as it should be
     after = image(case["after"])
     if after is None or step["after"] is None:
-        return None, None
+        return None, False
     checks = checks_for(
         action=step["action"]["action"],
         before=image(step["before"]),
@@ -334,9 +333,8 @@ def _verify(
         read=READER,
     )
     passed = all(c.passed for c in checks)
-    read = [c.passed for c in checks if c.match == "text"]
     verdict = "right" if passed != bool(case.get("wrong_effect")) else "wrong"
-    return verdict, all(read) if read else None
+    return verdict, any(c.match == "text" for c in checks)
 
 
 def _tops(case: dict[str, Any]) -> StepWindows | None:
