@@ -203,3 +203,32 @@ def test_what_blinks_at_the_end_of_a_long_idle_time_is_masked_for_the_next_step(
     x, y, w, h = CARET
     assert any(bx <= x and by <= y and x + w <= bx + bw and y + h <= by + bh
                for bx, by, bw, bh in boxes), boxes  # fmt: skip
+
+
+def test_the_finisher_keeps_checked_what_a_click_drew_though_a_grab_caught_it_half_drawn() -> None:
+    # a click at 2 s draws the dialog region; a grab at 2.3 s catches it half drawn; it stays
+    from deskreel.storage import RawEvent
+    from tests.test_retention import stored
+
+    events = [
+        RawEvent(2.0, "button_down", x=100, y=60, button=1),
+        RawEvent(2.08, "button_up", x=100, y=60, button=1),
+        RawEvent(5.0, "button_down", x=20, y=90, button=1),
+        RawEvent(5.08, "button_up", x=20, y=90, button=1),
+    ]
+    plain, drawn = screen(caret=False), screen(caret=False, dialog=True)
+    half = drawn.copy()
+    x, y, w, h = DIALOG
+    half[y : y + h, x : x + w // 2] = 230
+    shots = timeline(
+        *((0.1 * i, plain) for i in range(21)),
+        (2.2, drawn), (2.3, half),
+        *((2.4 + 0.1 * i, drawn) for i in range(30)),
+    )  # fmt: skip
+    store = stored(shots, events)
+    click = next(s.step for s in store.steps if s.action.action == "left_click")
+    over = [
+        box for step, box in store.masks
+        if step == click and box[0] <= x + 2 < box[0] + box[2] and box[1] <= y + 2 < box[1] + box[3]
+    ]  # fmt: skip
+    assert not over, store.masks
