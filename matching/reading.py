@@ -1,5 +1,7 @@
 """What a widget's box says, read by text recognition: a name check for objects whose
-toolkit names nothing (the X-window rung, xwindows.py), never an identity by itself.
+toolkit names nothing (the X-window rung, xwindows.py), never an identity by itself; and
+what a failed effect's region reads, then and today (compare/text.py), which never passes
+a step.
 
 Recognition only, on a box already known: no detection runs over the screen. The engine is
 RapidOCR's recogniser (PP-OCR, ONNX models shipped inside its wheel, run by onnxruntime on

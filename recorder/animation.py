@@ -17,7 +17,7 @@ whole again); a caret or a spinner, which go on moving, stay masked.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .pieces import Job
     from .screen import Frame, FrameTimeline
 
-__all__ = ["animated_masks", "kept_moving", "moving_boxes", "toggled"]
+__all__ = ["animated_masks", "kept_moving", "moves_between", "toggled"]
 
 Box = tuple[int, int, int, int]
 
@@ -36,11 +36,22 @@ MOST_BOXES = 8  # regions masked per step at most: the largest
 _GROW = 3  # px a region is grown by: the anti-aliased edge of a caret or a glyph
 
 
-# What moved in an idle time: the regions that came back, and those still moving late.
-IdleMoves: TypeAlias = tuple[list[Box], list[Box]]
-# A step's before- and after-frame, as the finisher chose them, and whether the screen was
-# seen to settle in the after-frame.
-StepFrames: TypeAlias = tuple["Frame | None", "Frame | None", bool]
+# At most this many frames shown after a step's after-frame are compared with it, to tell
+# what the step drew and left there; past them, all that came back stays masked.
+MOST_AFTER = 16
+
+# What moved in an idle time: the pixels that came back (None: too few frames to tell), and
+# the regions still moving late.
+IdleMoves: TypeAlias = "tuple[np.ndarray | None, list[Box]]"
+
+
+class StepFrames(NamedTuple):
+    """A step's before- and after-frame, as the finisher chose them, and whether the screen
+    was seen to settle in the after-frame."""
+
+    before: Frame | None
+    after: Frame | None
+    settled: bool
 
 
 def animated_masks(
@@ -59,7 +70,7 @@ def animated_masks(
         if (start, end) not in cache:
             moved = end > start
             cache[(start, end)] = (
-                moving_boxes(job.timeline, start, end, settled) if moved else ([], [])
+                moves_between(job.timeline, start, end, settled) if moved else (None, [])
             )
         return cache[(start, end)]
 
@@ -69,18 +80,19 @@ def animated_masks(
         before = job.t0 + inputs[i - 1][1].t_end if i else float("-inf")
         after = job.t0 + inputs[i + 1][1].t_start if i + 1 < len(inputs) else job.now
         (back, late), (back_after, late_after) = idle(before, start), idle(end, after)
-        came_back = [*back, *back_after]
-        pair = (frames or {}).get(number)
-        if came_back and pair is not None:
-            drawn = _drawn_by_step(job.timeline, pair, after)
-            came_back = [b for b in came_back if drawn is None or not _touches(drawn, b)]
-        boxes = _largest([*late, *late_after, *came_back])
+        came_back = _either(back, back_after)
+        chosen = (frames or {}).get(number)
+        if came_back is not None and came_back.any() and chosen is not None:
+            drawn = _drawn_by_step(job.timeline, chosen, after)
+            if drawn is not None and drawn.shape == came_back.shape:
+                came_back = came_back & ~drawn
+        boxes = _largest([*late, *late_after, *_boxes(came_back)])
         if boxes:
             out[number] = boxes
     return out
 
 
-def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: float) -> IdleMoves:
+def moves_between(timeline: FrameTimeline, start: float, end: float, settled: float) -> IdleMoves:
     """The regions of the frames shown from `start` to `end` that changed and came back, and
     those that changed from one frame to the next `settled` s after the first of them was
     shown.
@@ -90,7 +102,7 @@ def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: flo
     however long the idle time."""
     shown = timeline.shown_between(start, end)
     if not shown:
-        return [], []
+        return None, []
     late_from = max(start, shown[0].t_first) + settled
     # from the frame on screen at late_from on: when a step's after-frame that did not
     # settle was taken (finisher.py), and what still moved then is what it caught in flight
@@ -109,7 +121,14 @@ def moving_boxes(timeline: FrameTimeline, start: float, end: float, settled: flo
     frames = [f.packed for f in shown]  # each unpacked when it is compared
     back = toggled(f() for f in frames)
     late_moving = kept_moving(f() for f in frames[late_start:])
-    return _boxes(back), _boxes(late_moving)
+    return back, _boxes(late_moving)
+
+
+def _either(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """The pixels either mask holds (one alone where the other is None or of another size)."""
+    if a is None or b is None or a.shape != b.shape:
+        return a if b is None or (a is not None and a.shape != b.shape) else b
+    return a | b
 
 
 def _boxes(mask: np.ndarray | None) -> list[Box]:
@@ -128,7 +147,7 @@ def _drawn_by_step(timeline: FrameTimeline, pair: StepFrames, end: float) -> np.
     """Where a step's settled after-frame differs from its before-frame and every frame
     shown from it until `end` (the idle time after the step ended) shows the after-frame's
     pixels: what the step drew and left. None (nothing drawn to tell) without both frames
-    of one size, when the after-frame did not settle, or when more than MOST_FRAMES frames
+    of one size, when the after-frame did not settle, or when more than MOST_AFTER frames
     followed it (each is compared with it: a caret's two phases alternate frame by
     frame)."""
     import numpy as np
@@ -137,7 +156,7 @@ def _drawn_by_step(timeline: FrameTimeline, pair: StepFrames, end: float) -> np.
     if before is None or after is None or not settled:
         return None
     shown = [f for f in timeline.shown_between(after.t_first, end) if f is not after]
-    if len(shown) > MOST_FRAMES:
+    if len(shown) > MOST_AFTER:
         return None
     first, drawn = before.packed(), after.packed()
     if first.shape != drawn.shape:
@@ -151,13 +170,6 @@ def _drawn_by_step(timeline: FrameTimeline, pair: StepFrames, end: float) -> np.
             return None
         left &= _same(later, drawn)
     return np.asarray(left)
-
-
-def _touches(mask: np.ndarray, box: Box) -> bool:
-    """Whether `mask` holds a pixel of `box` as it was before it was grown by _GROW px (a
-    caret beside a glyph the step drew is grown onto the glyph, and is no part of it)."""
-    x, y, w, h = box
-    return bool(mask[y + _GROW : y + h - _GROW, x + _GROW : x + w - _GROW].any())
 
 
 def toggled(frames: Iterable[np.ndarray]) -> np.ndarray | None:

@@ -187,7 +187,7 @@ class Finisher:
         )
         settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
         shown = None if after_frame is None else _on_screen(timeline, after_frame, limit)
-        chosen = (before_frame, after_frame, settled)
+        chosen = StepFrames(before_frame, after_frame, settled)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
         before, pixels = self._store_frame(before_frame)
         anchor = None

@@ -20,10 +20,10 @@ from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
 from deskreel.matching import (
-    Aimed, Check, Said, StepWindows, VerifyOptions, carets_only, checks_for, diff_image,
+    Aimed, Check, Said, StepWindows, VerifyOptions, checks_for, diff_image, named_by_text,
 )  # fmt: skip
 
-from .verify import other_looks, settled_screen
+from .verify import caret_look, settled_screen
 from .xinput import Injector
 
 __all__ = ["UNSETTLED_HINT", "Runner"]
@@ -166,7 +166,10 @@ class Runner:
         checks = self._checks(step, verify, before, screen, finding, said, told)
         if not all(c.passed for c in checks):
             judge = lambda look: self._checks(step, verify, before, look, finding, said, told)  # noqa: E731
-            screen, checks, note = self._other_look(judge, verify, screen, checks, note)
+            screen, checks, note = caret_look(
+                judge, verify, screen, checks, note, self.frames.grab, self.switch.pause, self.clock
+            )
+            checks = self._read(step, verify, screen, checks)
         details = {
             **timing,
             Evidence.CHECKS: [c.to_json() for c in checks],
@@ -197,35 +200,6 @@ class Runner:
         if step.after_settled is False:  # the recording may show the effect half drawn
             message += f" ({UNSETTLED_HINT})"
         return self._result(step, "failed", message, began, finding, details)
-
-    def _other_look(
-        self,
-        judge: Callable[[Any], list[Check]],
-        verify: VerifyOptions,
-        screen: Any,
-        checks: list[Check],
-        note: str,
-    ) -> tuple[Any, list[Check], str]:
-        """A failed step judged again (`judge`) on each other look its screen shows for
-        verify.blink s (one blink) where only a text caret changed (carets_only): the first look
-        that passes every check, with a note saying when, else `screen` and its `checks`
-        as they were. A message flashing or an effect arriving late changes more than a
-        caret: the step fails as it did."""
-        started = self.clock()
-        for look in other_looks(
-            self.frames.grab, screen, within=verify.blink, pause=self.switch.pause,
-            clock=self.clock,
-        ):  # fmt: skip
-            if not carets_only(screen, look, verify):
-                continue
-            again = judge(look)
-            if all(c.passed for c in again):
-                later = (
-                    f"{len(again)} checks passed on the screen {self.clock() - started:.1f} s "
-                    f"later, its text caret in its other phase"
-                )
-                return look, again, f"{note}; {later}" if note else later
-        return screen, checks, note
 
     def _checks(
         self,
@@ -263,8 +237,17 @@ class Runner:
             settled=step.after_settled is not False,
             later=self._recorded_frame(self.later.get(step.step)),
             windows=windows,
-            read=self.locator.read if self.locator is not None else None,
         )
+
+    def _read(
+        self, step: Step, verify: VerifyOptions, screen: Any, checks: list[Check]
+    ) -> list[Check]:
+        """A failed step's effects that read another text today than recorded, saying both."""
+        after = self.frames.recorded(step.after_frame)
+        if self.locator is None or after is None:
+            return checks
+        masks = [*verify.masks, *self._stored_masks(step)]
+        return named_by_text(checks, after, masks, screen, self.locator.read)
 
     def _stored_masks(self, step: Step) -> list[tuple[int, int, int, int]]:
         """The recording's masks (`deskreel test --update-masks`) and the step's own (where

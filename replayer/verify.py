@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from deskreel.matching import PARAMS as P
-from deskreel.matching import Image
+from deskreel.matching import Check, Image, VerifyOptions, carets_only
 
-__all__ = ["other_looks", "settled_screen"]
+__all__ = ["caret_look", "other_looks", "settled_screen"]
 
 
 def settled_screen(
@@ -58,3 +58,32 @@ def other_looks(
         if not any(now.shape == s.shape and np.array_equal(now, s) for s in seen):
             seen.append(now)
             yield now
+
+
+def caret_look(
+    judge: Callable[[Image], list[Check]],
+    verify: VerifyOptions,
+    screen: Image,
+    checks: list[Check],
+    note: str,
+    grab: Callable[[], Image],
+    pause: Callable[[float], None],
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[Image, list[Check], str]:
+    """A failed step judged again (`judge`) on each other look its screen shows for
+    verify.blink s (one blink) where only a text caret changed (carets_only): the first look
+    that passes every check, with a note saying when, else `screen` and its `checks`
+    as they were. A message flashing or an effect arriving late changes more than a
+    caret: the step fails as it did."""
+    started = clock()
+    for look in other_looks(grab, screen, within=verify.blink, pause=pause, clock=clock):
+        if not carets_only(screen, look, verify):
+            continue
+        again = judge(look)
+        if all(c.passed for c in again):
+            later = (
+                f"{len(again)} checks passed on the screen {clock() - started:.1f} s "
+                f"later, its text caret in its other phase"
+            )
+            return look, again, f"{note}; {later}" if note else later
+    return screen, checks, note

@@ -25,6 +25,7 @@ from deskreel.matching import (
     Hints,
     VerifyOptions,
     checks_for,
+    named_by_text,
     Located,
     ObjectAnswer,
     Query,
@@ -71,7 +72,7 @@ class Verdict:
     # (False); None where it did not (nothing recorded, or no answer on this screen)
     meant: bool | None = None
     # --verify's failure named what an effect reads, then and today (compare/text.py)
-    read: bool = False
+    named: bool = False
 
 
 def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -185,7 +186,7 @@ def _one(
         else "not run"
     )
     said = _said(case, widget)
-    verify, read = _verify(step, case, image, truth, found, widget, said)
+    verify, named = _verify(step, case, image, truth, found, widget, said)
     detail = f"{found.searched} x{found.scale:g} score {found.score:.3f}: {found.reason}"
     asked = case.get("objects") is not None and widget is not None
     return Verdict(
@@ -204,7 +205,7 @@ def _one(
         wrong_effect=bool(case.get("wrong_effect")),
         absent=truth is None,
         meant=None if said is None or verify is None else said.today == said.recorded,
-        read=read,
+        named=named,
     ), hint
 
 
@@ -315,26 +316,29 @@ def _verify(
     after = image(case["after"])
     if after is None or step["after"] is None:
         return None, False
+    masks = [tuple(box) for box in step.get("masks", ())]
+    recorded = image(step["after"])
     checks = checks_for(
         action=step["action"]["action"],
         before=image(step["before"]),
-        after=image(step["after"]),
+        after=recorded,
         screen=after,
         target=tuple(step["point"]),
         located=_pressed(step, truth),
         scale=found.scale if found.found else 1.0,
         region=None,
-        masks=[tuple(box) for box in step.get("masks", ())],
+        masks=masks,
         options=VerifyOptions(),
         earlier=image(case["screen"]),
         aimed=_aimed(step, truth, found, widget),
         said=said,
         windows=_tops(case),
-        read=READER,
     )
     passed = all(c.passed for c in checks)
+    if not passed:  # as the replay does once a step's verdict is final
+        checks = named_by_text(checks, recorded, masks, after, READER)
     verdict = "right" if passed != bool(case.get("wrong_effect")) else "wrong"
-    return verdict, any(c.match == "text" for c in checks)
+    return verdict, any(c.kind == "effect" and bool(c.said) for c in checks)
 
 
 def _tops(case: dict[str, Any]) -> StepWindows | None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from deskreel.matching import Difference
+from deskreel.matching import Check, Difference
 from deskreel.storage import Evidence, Step, StepResult
 
 from .figures import Box, ImageDir, figure, frame_figure
@@ -103,11 +103,10 @@ def _why(check: dict[str, Any]) -> str:
     """Why a check failed: its difference in words, and where it compared what an object
     or a region says (meaning, text), what it said when recorded and today."""
     why = _difference(check.get("difference"))
-    said = [str(v) for v in check.get("said") or ()]
-    if check.get("passed") or len(said) < 2:
+    read = Check.from_json(check)
+    if read is None or read.passed or not read.said:
         return why
-    about = f"{check['label']}: " if check.get("label") else ""
-    return f"{why} ({about}recorded {said[0]!r}, today {said[1]!r})"
+    return f"{why} ({read.said_words()})"
 
 
 def _difference(data: object) -> str:

@@ -2,7 +2,8 @@
 settled, show what the recording showed? `effects` holds the checks of a step as rows of
 `CHECKS`; `content` finds a recorded region on today's screen and counts the pixels that
 differ there, `scaled` does it part by part at another scale, `recolour` under another
-theme; `checks` holds the verdicts (Check, with its Difference) and the options.
+theme, `text` names what a failed effect reads; `checks` holds the verdicts (Check, with its
+Difference) and the options.
 
 Other packages import these names from deskreel.matching."""
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions, carets_only
 from .effects import CHECKS, checks_for, diff_image
 from .meaning import Said, said_of
+from .text import named_by_text
 from .windows import StepWindows
 
 __all__ = [
@@ -25,5 +27,6 @@ __all__ = [
     "carets_only",
     "checks_for",
     "diff_image",
+    "named_by_text",
     "said_of",
 ]

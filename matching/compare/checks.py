@@ -3,6 +3,7 @@ today's, and when a fraction of differing pixels fails a check."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "measured",
     "object_check",
     "passes",
+    "unmasked",
 ]
 
 Mask = npt.NDArray[np.bool_]  # which pixels count (or differ)
@@ -56,7 +58,6 @@ DIFFERENCES: dict[str, tuple[str, str]] = {
     "pixels": ("the fraction of its pixels that differ:", AT_MOST),
     "patch": ("px in the largest patch of differing pixels:", AT_MOST),
     "meaning": ("its object says after the step what it said when recorded:", ""),
-    "text": ("it reads after the step what it read when recorded:", ""),
 }
 
 
@@ -108,15 +109,14 @@ class Check:
     # only where the screen showed it before the step too; none: not found,
     # compared at the best match near its expected place; later: (unrecorded) as the
     # recording shows it just before the next step; meaning: inside an object that
-    # says after the step what it said when recorded (compare/meaning.py, `label` names it);
-    # text: failed, and it reads another text than recorded (compare/text.py, `said`)
+    # says after the step what it said when recorded (compare/meaning.py, `label` names it)
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
     label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels
     difference: Difference | None = None  # why it failed (differs()), once it is judged
     # a meaning check's (compare/meaning.py): what its object said after the step when
-    # recorded, and today (After.describe, or what else today's question named); an effect
-    # read as text (compare/text.py): what it read in the recording, and today
+    # recorded, and today (After.describe, or what else today's question named); a failed
+    # effect's (compare/text.py): what its region read in the recording, and today
     said: tuple[str, ...] = ()
 
     def differs(self, options: VerifyOptions) -> Difference | None:
@@ -130,8 +130,6 @@ class Check:
             return Difference("meaning", 0, 1, where)
         if self.match == "before":
             return Difference("shown-before", 0, 1, self.found_at)
-        if self.match == "text":
-            return Difference("text", 0, 1, self.expected)
         if self.match == "none" and self.score < options.match_threshold:
             return Difference("nowhere", self.score, options.match_threshold, self.expected)
         if self.patch > options.max_patch and self.changed <= options.tolerance:
@@ -139,13 +137,29 @@ class Check:
         return Difference("pixels", self.changed, options.tolerance, where)
 
     def describe(self) -> str:
+        """The check in words; a failed effect says what its region read then and today,
+        where it was read (compare/text.py)."""
+        words = self._words()
+        if self.kind == "effect" and self.said and not self.passed:
+            words += f"; it {self.said_words()}"
+        return words
+
+    def said_words(self) -> str:
+        """What `said` holds, in words: a meaning check's object and its two states, or
+        what a failed effect's region reads today and read in the recording."""
+        then, now = self.then_and_now()
+        if self.kind == "meaning":
+            return f"{self.label}: recorded {then}, today {now}"
+        return f"reads {now!r} there, recorded {then!r}"
+
+    def _words(self) -> str:
         if self.kind == "object":
             what = f"object {self.label}" if self.label else "object (its anchor's pixels)"
             if not self.passed:
                 return f"{what}: not found today"
             return f"{what}: found at {list(self.found_at or ())}"
         if self.kind == "meaning":
-            then, now = self._then_and_now()
+            then, now = self.then_and_now()
             if self.passed:
                 return f"{self.label} says {now} after the step, as recorded"
             return f"{self.label} after the step: recorded {then}, today {now}"
@@ -156,12 +170,6 @@ class Check:
             )
         if self.match == "meaning":
             return f"{self.kind} {list(self.box)}: inside {self.label}, which says as recorded"
-        if self.match == "text":
-            then, now = self._then_and_now()
-            return (
-                f"{self.kind} {list(self.box)}: reads {now!r} at {list(self.expected or ())}, "
-                f"recorded {then!r}; {self._differ()} there"
-            )
         differ = self._differ()
         if self.match == "none":
             place = list(self.expected) if self.expected else "its place"
@@ -183,7 +191,7 @@ class Check:
             where += " (as the recording shows it just before the next step)"
         return f"{self.kind} {list(self.box)}: best match {self.score:.3f} {where}, {differ}"
 
-    def _then_and_now(self) -> tuple[str, str]:
+    def then_and_now(self) -> tuple[str, str]:
         """What `said` holds: the recording's words and today's ("?" where missing)."""
         then, now = (*self.said, "?", "?")[:2]
         return then, now
@@ -316,6 +324,14 @@ def measured(diff: Mask, keep: Mask) -> tuple[float, int]:
     count, _, stats, _ = cv2.connectedComponentsWithStats(diff.astype(np.uint8), connectivity=8)
     patch = int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
     return float(diff.sum()) / float(keep.sum()), patch
+
+
+def unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Mask:
+    """Which pixels of a frame of `shape` count: all but the `masks`' (recorded places)."""
+    keep = np.ones(shape[:2], bool)
+    for x, y, w, h in masks:
+        keep[max(y, 0) : y + h, max(x, 0) : x + w] = False
+    return keep
 
 
 def clamp(box: Box, width: int, height: int) -> Box:

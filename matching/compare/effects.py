@@ -36,17 +36,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
 
 from deskreel.storage import POINTER_ACTIONS
 
 from ..params import PARAMS as P
-from ..reading import Reader
 from ..search import Box, Image, Point
-from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check
+from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check, unmasked
 from .content import Views, changed_boxes, changed_mask, checkpoint, find
 from .meaning import Said, by_meaning, meaning_check
-from .text import Screens, by_text
 from .unrecorded import KIND, unrecorded
 from .windows import Moved, StepWindows, in_window, windows_moved
 
@@ -170,7 +167,6 @@ def checks_for(
     settled: bool = True,
     later: Image | None = None,
     windows: StepWindows | None = None,
-    read: Reader | None = None,
 ) -> list[Check]:
     """Every check of one step (the rows of CHECKS); empty when the recording has no frames
     to compare with.
@@ -190,12 +186,11 @@ def checks_for(
     recorded screen just before the next step that is input (its before-frame): a place
     the step changed today as the recording shows it by then passes (unrecorded.py).
     `windows`: the top-level windows the step opened today, as the X server told
-    (windows.py). `read`: what reads a region's text, so that an effect whose recorded
-    change is text and whose pixels fail says what it reads (text.py).
+    (windows.py).
     """
     if after is None:
         return []
-    keep = _unmasked(after.shape, masks)
+    keep = unmasked(after.shape, masks)
     effects = (
         changed_boxes(before, after, keep, options)
         if action != "screenshot" and before is not None and before.shape == after.shape
@@ -217,8 +212,6 @@ def checks_for(
     for _, run in CHECKS:
         done += run(compared, done)
     checks = by_meaning(done)
-    if read is not None:
-        checks = by_text(checks, Screens(after, keep, screen), read)
     return [replace(check, difference=check.differs(options)) for check in checks]
 
 
@@ -237,13 +230,6 @@ def diff_image(screen: Image, checks: Sequence[Check]) -> Image:
             fx, fy, fw, fh = check.found_at
             cv2.rectangle(out, (fx, fy), (fx + fw, fy + fh), (255, 0, 0), 2)
     return out
-
-
-def _unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Mask:
-    keep = np.ones(shape[:2], bool)
-    for x, y, w, h in masks:
-        keep[max(y, 0) : y + h, max(x, 0) : x + w] = False
-    return keep
 
 
 def _around(target: Point, shape: tuple[int, ...]) -> Box:

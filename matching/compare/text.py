@@ -1,22 +1,21 @@
 """Effects by text: an effect that failed by its pixels, in a region that holds text (a
 display's digits, a status line, a typed word), says what it reads then and today:
-`reads '47' at [268, 63, 34, 29], recorded '46'`.
+`...; it reads '47' there, recorded '46'`.
 
 The region is read (matching/reading.py: recognition only, on the region's known box, its
 masked pixels painted over) in the recorded after-frame and on today's screen where it is
 expected. Where both read with confidence and say different things (letter for letter:
-case kept, runs of spaces as one), the failure names both texts. Nothing is passed by its
-text: a recogniser reads "10" and "1O", "46" and "4 6" alike, reads one glyph of a line
-where only that glyph changed, and cannot see an underline or an icon lost beside the
-right text; where the pixels fail, the step fails. Nothing here runs unless an effect
-failed by its pixels.
+case kept, runs of spaces as one), the failed check keeps both texts (Check.said). Nothing
+is passed by its text: a recogniser reads "10" and "1O", "46" and "4 6" alike, reads one
+glyph of a line where only that glyph changed, and cannot see an underline or an icon lost
+beside the right text; where the pixels fail, the step fails. The replay reads a step's
+failed effects once, when its verdict is final (not on each look of a caret's blink).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -24,42 +23,34 @@ import numpy.typing as npt
 
 from ..reading import UNREAD, Reader, Reading
 from ..search import Box, Image, grayscale
-from .checks import Check, Mask, clamp
+from .checks import Check, Mask, clamp, unmasked
+from .content import crop
 
-__all__ = ["Screens", "by_text"]
-
-
-@dataclass(frozen=True, slots=True)
-class Screens:
-    """What a text reading compares: the recorded after-frame (`keep`: the recorded pixels
-    that count), and today's screen after the step."""
-
-    after: Image
-    keep: Mask
-    today: Image
+__all__ = ["named_by_text"]
 
 
-def by_text(checks: Sequence[Check], screens: Screens | None, read: Reader) -> list[Check]:
-    """`checks` with each effect that failed by its pixels and reads otherwise than recorded
-    naming both texts; all as they were without the screens it needs (`screens` None)."""
-    if screens is None:
-        return list(checks)
-    return [_judged(c, screens, read) for c in checks]
+def named_by_text(
+    checks: Sequence[Check], after: Image, masks: Sequence[Box], screen: Image, read: Reader
+) -> list[Check]:
+    """`checks` with each effect that failed by its pixels and reads otherwise today than
+    on the recorded after-frame `after` (`masks` painted over) keeping both texts."""
+    keep = unmasked(after.shape, masks)
+    return [_named(c, after, keep, screen, read) for c in checks]
 
 
-def _judged(check: Check, s: Screens, read: Reader) -> Check:
-    """`check`, failed naming both texts where they differ, or as it was."""
+def _named(check: Check, after: Image, keep: Mask, screen: Image, read: Reader) -> Check:
+    """`check` keeping both texts where they differ, or as it was."""
     if check.kind != "effect" or check.passed or check.match == "before":
         return check
     if check.expected is None:
         return check
-    then = _read(read, s.after, check.box, s.keep, check.box)
+    then = _read(read, after, check.box, keep, check.box)
     if not then.readable:
         return check  # no text there
-    today = _read(read, s.today, check.expected, s.keep, check.box)
-    if not today.readable or _said(today) == _said(then):
+    today = _read(read, screen, check.expected, keep, check.box)
+    if not today.readable or _letters(today) == _letters(then):
         return check
-    return replace(check, match="text", said=(then.text, today.text))
+    return replace(check, said=(then.text, today.text))
 
 
 def _read(read: Reader, image: Image, at: Box, keep: Mask, box: Box) -> Reading:
@@ -79,12 +70,11 @@ def _read(read: Reader, image: Image, at: Box, keep: Mask, box: Box) -> Reading:
     return read(region)
 
 
-def _said(reading: Reading) -> str:
+def _letters(reading: Reading) -> str:
     """What a reading says, letter for letter: case kept, runs of spaces as one."""
     return " ".join(reading.text.split())
 
 
 def _part(image: npt.NDArray[Any], box: Box) -> npt.NDArray[Any]:
     """`image` (a screen or a mask) at `box`, cut to its edges."""
-    x, y, w, h = clamp(box, image.shape[1], image.shape[0])
-    return image[y : y + h, x : x + w]
+    return crop(image, clamp(box, image.shape[1], image.shape[0]))
