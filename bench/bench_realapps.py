@@ -188,10 +188,10 @@ def _verify_summary(verdicts: Sequence[Verdict]) -> None:
             f"after them ({sum(meant)} the same)"
         )
     for app in sorted({v.app for v in judged if v.named}):
-        read = [v for v in judged if v.app == app and v.named]
+        named = [v for v in judged if v.app == app and v.named]
         print(
-            f"verify by text, {app}: {len(read)} failed steps say what an effect reads, "
-            f"then and today ({sum(v.wrong_effect for v in read)} of them wrong-effect steps)"
+            f"verify by text, {app}: {len(named)} failed steps say what an effect reads, "
+            f"then and today ({sum(v.wrong_effect for v in named)} of them wrong-effect steps)"
         )
 
 

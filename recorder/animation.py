@@ -7,9 +7,9 @@ A pixel is animated when, while the person is idle, it changes and then comes ba
 it was (a caret, a tooltip), or when it still changes once the screen should have settled
 (`settled` s after the idle time began: the recorder's settle cap, after which it takes an
 after-frame as it is): a spinner or a pulsing progress bar never comes back exactly. A
-step's effect, which settles, stays checked: a region that came back is not masked for a
-step that changed it and left it so (its before- and after-frame differ there, and it
-stayed as the after-frame shows it until the next step). What the step drew there is its
+step's effect, which settles, stays checked: pixels that came back are not masked for a
+step that changed them and left them so (its before- and after-frame differ there, and
+they stayed as the after-frame shows them until the next step). What the step drew there is its
 effect (a digit replaced, a window redrawn: a grab may catch it half drawn, and then
 whole again); a caret or a spinner, which go on moving, stay masked.
 """
@@ -93,9 +93,9 @@ def animated_masks(
 
 
 def moves_between(timeline: FrameTimeline, start: float, end: float, settled: float) -> IdleMoves:
-    """The regions of the frames shown from `start` to `end` that changed and came back, and
-    those that changed from one frame to the next `settled` s after the first of them was
-    shown.
+    """The pixels of the frames shown from `start` to `end` that changed and came back, and
+    the regions that changed from one frame to the next `settled` s after the first of them
+    was shown.
 
     The frames are compared one at a time as packed pixels (Frame.packed: one number per
     pixel, no copy): what is held at once is the first frame, the one before and two masks,
@@ -125,10 +125,10 @@ def moves_between(timeline: FrameTimeline, start: float, end: float, settled: fl
 
 
 def _either(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
-    """The pixels either mask holds (one alone where the other is None or of another size)."""
-    if a is None or b is None or a.shape != b.shape:
-        return a if b is None or (a is not None and a.shape != b.shape) else b
-    return a | b
+    """The pixels either mask holds (`a` alone where `b` is None or of another size)."""
+    if a is None:
+        return b
+    return a if b is None or b.shape != a.shape else a | b
 
 
 def _boxes(mask: np.ndarray | None) -> list[Box]:

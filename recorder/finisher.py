@@ -41,16 +41,14 @@ SHED_MASKS = "animation masks"
 
 
 class Framed(NamedTuple):
-    """A step's frames: its before- and after-frame as stored (their keys), its anchor,
-    whether the screen was seen to settle in the after-frame (not when the next step began
-    or the recording ended while it still changed), when the after-frame was on screen
-    (_on_screen), and the two frames as chosen, before redaction (for the animation
-    masks)."""
+    """A step's frames: its before- and after-frame as stored (their keys), its anchor, when
+    the after-frame was on screen (_on_screen), and the two frames as chosen, before
+    redaction, with whether the screen was seen to settle in the after-frame (not when the
+    next step began or the recording ended while it still changed)."""
 
     before: str | None
     after: str | None
     anchor: Anchor | None
-    settled: bool
     shown: tuple[float, float] | None
     chosen: StepFrames
 
@@ -151,7 +149,7 @@ class Finisher:
             window_class=window.window_class if window else None,
             window_title=window.title if window else None,
             widget=self._widget(r, job, framed.shown if framed else None),
-            after_settled=framed.settled if framed and after is not None else None,
+            after_settled=framed.chosen.settled if framed and after is not None else None,
         )
         return step, framed
 
@@ -201,7 +199,7 @@ class Finisher:
                 rest = self._at_rest(pixels, r, job, before_frame)
             anchor = rest or _anchor(pixels, r.action.target)
         after, _ = self._store_frame(after_frame)
-        return Framed(before, after, anchor, settled, shown, chosen)
+        return Framed(before, after, anchor, shown, chosen)
 
     def _at_rest(self, pixels: Any, r: Reduced, job: Job, before: Frame | None) -> Anchor | None:
         """The anchor in two looks (rest.py): at rest, from a frame shown while the pointer

@@ -218,7 +218,6 @@ class Runner:
         located = None
         if finding is not None and finding.located.point is not None:
             located, scale = finding.located.point, finding.located.scale
-        masks = [*verify.masks, *self._stored_masks(step)]
         return checks_for(
             action=action.action,
             before=self.frames.recorded(step.before_frame),
@@ -229,7 +228,7 @@ class Runner:
             scale=scale,
             shift=shift,
             region=action.region,
-            masks=masks,
+            masks=self._masks(step, verify),
             options=verify,
             earlier=before,
             aimed=None if finding is None else _aimed(step, finding),
@@ -246,8 +245,12 @@ class Runner:
         after = self.frames.recorded(step.after_frame)
         if self.locator is None or after is None:
             return checks
-        masks = [*verify.masks, *self._stored_masks(step)]
+        masks = self._masks(step, verify)
         return named_by_text(checks, after, masks, screen, self.locator.read)
+
+    def _masks(self, step: Step, verify: VerifyOptions) -> list[tuple[int, int, int, int]]:
+        """What --verify never compares for `step`: --mask's regions and the stored ones."""
+        return [*verify.masks, *self._stored_masks(step)]
 
     def _stored_masks(self, step: Step) -> list[tuple[int, int, int, int]]:
         """The recording's masks (`deskreel test --update-masks`) and the step's own (where

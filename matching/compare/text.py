@@ -40,9 +40,7 @@ def named_by_text(
 
 def _named(check: Check, after: Image, keep: Mask, screen: Image, read: Reader) -> Check:
     """`check` keeping both texts where they differ, or as it was."""
-    if check.kind != "effect" or check.passed or check.match == "before":
-        return check
-    if check.expected is None:
+    if check.kind != "effect" or check.passed or check.match == "before" or check.expected is None:
         return check
     then = _read(read, after, check.box, keep, check.box)
     if not then.readable:
