@@ -187,6 +187,13 @@ def _verify_summary(verdicts: Sequence[Verdict]) -> None:
             f"verify by meaning, {app}: {len(meant)} steps compared what their object said "
             f"after them ({sum(meant)} the same)"
         )
+    for app in sorted({v.app for v in judged if v.told is not None}):
+        told = [v for v in judged if v.app == app and v.told is not None]
+        print(
+            f"verify by what objects tell, {app}: {len(told)} steps compared what their "
+            f"window's objects told after them ({sum(bool(v.told) for v in told)} as recorded; "
+            f"{sum(v.vouched for v in told)} passed an effect their pixels failed)"
+        )
     for app in sorted({v.app for v in judged if v.named}):
         named = [v for v in judged if v.app == app and v.named]
         print(

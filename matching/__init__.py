@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .compare import carets_only as carets_only
     from .compare import checks_for as checks_for
     from .compare import named_by_text as named_by_text
+    from .compare import by_told as by_told
     from .compare import diff_image as diff_image
     from .compare import said_of as said_of
     from .ladder import LADDER as LADDER
@@ -100,6 +101,7 @@ _WHERE = {
     "carets_only": "compare",
     "checks_for": "compare",
     "named_by_text": "compare",
+    "by_told": "compare",
     "diff_image": "compare",
     "said_of": "compare",
     "LADDER": "ladder",

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
 from deskreel.storage import Anchor, Step, Widget
 from deskreel.storage.vocabulary import Action
+from deskreel.storage.told import StepTold
 
 from .jobs import JobQueue
 from .pieces import Job
@@ -29,6 +30,7 @@ from .privacy import TypingRedaction
 from .reduce import Reduced
 from .aiming import object_of_press
 from .meaning import said_after
+from .told import told_for_step
 from .animation import StepFrames, animated_masks
 from .rest import anchor_in_two_looks, at_rest, calm_since, meets, pointer_path
 from .screen import Frame, FrameTimeline
@@ -150,6 +152,7 @@ class Finisher:
             window_title=window.title if window else None,
             widget=self._widget(r, job, framed.shown if framed else None),
             after_settled=framed.chosen.settled if framed and after is not None else None,
+            told=self._told(r, job, framed.shown if framed else None),
         )
         return step, framed
 
@@ -167,6 +170,14 @@ class Finisher:
             start = max(job.t0 + r.t_end, shown[0])
             found = replace(found, after=said_after(job.timeline, found, target, start, shown[1]))
         return None if found is None else self.redaction.widget(found)
+
+    def _told(self, r: Reduced, job: Job, shown: tuple[float, float] | None) -> StepTold | None:
+        """What the step's window told before it and once its effect was drawn (told.py);
+        none under redaction, as no object is kept then."""
+        if not self.frames or self.redaction.enabled or r.action.action == "wait":
+            return None
+        drawn = None if shown is None else (max(job.t0 + r.t_end, shown[0]), shown[1])
+        return told_for_step(job.timeline, job.t0 + r.t_start, drawn, r.action.target)
 
     def _frames(
         self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     from deskreel.storage import Widget
 
+    from .told import ToldSeen
+
 __all__ = ["WINDOW_POLL", "Frame", "FrameTimeline", "ScreenCapture", "WidgetSeen", "WindowInfo"]
 
 WINDOW_POLL = 0.05  # s between looks at the active window
@@ -97,6 +99,7 @@ class FrameTimeline:
         self._frames: list[Frame] = []
         self._windows: list[WindowInfo] = []
         self._widgets: list[WidgetSeen] = []
+        self._told: list[ToldSeen] = []  # what windows told (told.py)
         self._lock = threading.Lock()
         self.max_frames, self.max_bytes = max_frames, max_bytes
         self.keep_from: float | None = None
@@ -138,6 +141,15 @@ class FrameTimeline:
     def note_widget(self, seen: WidgetSeen) -> None:
         with self._lock:
             self._widgets.append(seen)
+
+    def note_told(self, seen: ToldSeen) -> None:
+        with self._lock:
+            self._told.append(seen)
+
+    def told_between(self, start: float, end: float) -> list[ToldSeen]:
+        """The readings of what windows told answered from `start` to `end`, in order."""
+        with self._lock:
+            return [s for s in self._told if start <= s.t <= end]
 
     def widget_seen(self, t: float) -> WidgetSeen | None:
         """The last answer of the accessibility tree given before time `t`."""
@@ -211,6 +223,7 @@ class FrameTimeline:
             copy._windows = [w for w in self._windows[first:] if w.t <= end]
             first = max(bisect_right([w.t for w in self._widgets], start) - 1, 0)
             copy._widgets = [w for w in self._widgets[first:] if w.t <= end]
+            copy._told = [s for s in self._told if start - 60 <= s.t <= end]
         return copy
 
     def prune(self, since: float, needed: Callable[[list[Frame]], list[bool]]) -> int:
@@ -232,6 +245,7 @@ class FrameTimeline:
                 self._drop_first()
             self._windows = [w for w in self._windows[:-1] if w.t >= t - 60] + self._windows[-1:]
             self._widgets = [w for w in self._widgets[:-1] if w.t >= t - 60] + self._widgets[-1:]
+            self._told = [s for s in self._told[:-1] if s.t >= t - 60] + self._told[-1:]
 
     def _drop_first(self) -> None:
         self._bytes -= len(self._frames[0].zdata)

@@ -46,6 +46,7 @@ from .privacy import DenyList, Redactor, TypingRedaction
 from .private_windows import PrivateWindows
 from .reduce import DEFAULT_THRESHOLDS, Thresholds
 from .aiming import AimWatch
+from .told import ToldWatch
 from .screen import FrameTimeline, ScreenCapture, WindowInfo
 from .writing import EventBatches, StoreWrites
 
@@ -136,6 +137,7 @@ class Recorder:
         self.aim = AimWatch(
             self._display, self.timeline, allowed=self._may_ask, clock=clock, say=say
         )
+        self.told = ToldWatch(self._display, self.timeline, allowed=self._may_ask, clock=clock)
         self.chords = ChordFilter({"stop": options.stop_key, "pause": options.pause_key})
         self.writes = StoreWrites(store)
 
@@ -198,7 +200,7 @@ class Recorder:
         self._finisher = finisher
         with finisher:
             try:
-                with self.screen, self.aim, self.capture:
+                with self.screen, self.aim, self.told, self.capture:
                     on_start(name)
                     self.aim.started.set()
                     ended_by = loop.run(should_stop)

@@ -25,6 +25,7 @@ from deskreel.matching import (
 )
 from deskreel.matching import Refusal, StepWindows
 from deskreel.storage import Widget
+from deskreel.storage.told import Told
 
 T = TypeVar("T")
 
@@ -55,6 +56,18 @@ def ask_tree(tree: Any, conn: Any, recorded: Widget) -> ObjectAnswer:
     if not _shows(tree, conn, recorded, answer.widget, point):
         return ObjectAnswer(None, Refusal("object-covered", 0, 1, point), "covered")
     return answer
+
+
+def told_at(tree: Any, conn: Any, point: tuple[int, int]) -> Told | None:
+    """What the objects of the window on top at `point` tell (xsession/atspi_told.py);
+    None over the bare root window, or a window the tree does not have."""
+    from deskreel.xsession.atspi_told import told_at as read
+    from deskreel.xsession.toplevel import toplevel_at
+
+    top = toplevel_at(conn, *point)
+    if top is None or top.box is None:
+        return None
+    return read(tree, point, pid=top.pid, window=top.box)
 
 
 def _on_top(conn: Any, recorded: Widget, point: tuple[int, int]) -> dict[str, Any] | None:
@@ -137,6 +150,16 @@ class ObjectFinder:
             return True, self._timed(lambda: shown_at(self._tree, self._conn, recorded, point))
         except Exception:  # a bus or application gone wrong: nothing known
             return False, None
+
+    def told(self, point: tuple[int, int]) -> Told | None:
+        """What the objects of the window on top at `point` tell today; None where the tree
+        does not answer (told_at)."""
+        if self._open() is None:
+            return None
+        try:
+            return self._timed(lambda: told_at(self._tree, self._conn, point))
+        except Exception:  # a bus or application gone wrong: nothing known
+            return None
 
     def _timed(self, question: Callable[[], T]) -> T:
         """One question within QUESTION_BUDGET, counted in `asked` and `seconds`."""

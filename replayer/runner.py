@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from deskreel.storage import Evidence, StorageError, Step, StepResult
+from deskreel.storage.told import StepTold, Told
 from deskreel.xsession.display import display_gone
 
 from .anchoring import Finding, Locator, aimed_at
@@ -20,7 +21,8 @@ from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
 from deskreel.matching import (
-    Aimed, Check, Said, StepWindows, VerifyOptions, checks_for, diff_image, named_by_text,
+    Aimed, Check, Said, StepWindows, VerifyOptions, by_told, checks_for, diff_image,
+    named_by_text,
 )  # fmt: skip
 
 from .verify import caret_look, settled_screen
@@ -98,6 +100,8 @@ class Runner:
         if verify is not None:
             before = self.locator.last_screen if finding and self.locator else self.frames.grab()
             tops = self.locator.windows.tops() if self.locator is not None else None
+        tells = self._tells(step, finding) if verify is not None else None
+        told_before = tells() if tells is not None else None  # as the step begins
         try:
             note = execute(
                 step.action,
@@ -128,7 +132,10 @@ class Runner:
             self.last_shift = (origin, scale)
         if verify is not None:
             windows = self.locator.windows.since(tops) if self.locator else lambda: None
-            return self._verified(step, verify, before, note, began, finding, timing, windows)
+            asked = None if tells is None else (told_before, tells)
+            return self._verified(
+                step, verify, before, note, began, finding, timing, windows, asked
+            )
         return self._result(step, "passed", note, began, finding, timing)
 
     def _keep_apart(self, step: Step) -> None:
@@ -150,9 +157,11 @@ class Runner:
         finding: Finding | None,
         timing: dict,
         windows: Callable[[], StepWindows | None],
+        tells: tuple[Told | None, Callable[[], Told | None]] | None = None,
     ) -> StepResult:
         """Let the screen settle, then compare it with the recording's after-frame.
-        `windows` tells, as the screen settled, which windows the step opened."""
+        `windows` tells, as the screen settled, which windows the step opened; `tells` what
+        the step's window told before it, and asks what it tells once it settled."""
         screen = settled_screen(
             self.frames.grab,
             settle=verify.settle,
@@ -161,11 +170,14 @@ class Runner:
             clock=self.clock,
         )
         told = windows()
+        today = None if tells is None else StepTold(tells[0], tells[1]())
         action = step.action
         said = None if self.locator is None else self.locator.said(step, finding, verify.settle)
-        checks = self._checks(step, verify, before, screen, finding, said, told)
+        checks = self._checks(step, verify, before, screen, finding, said, told, today)
         if not all(c.passed for c in checks):
-            judge = lambda look: self._checks(step, verify, before, look, finding, said, told)  # noqa: E731
+            judge = lambda look: self._checks(  # noqa: E731
+                step, verify, before, look, finding, said, told, today
+            )
             screen, checks, note = caret_look(
                 judge, verify, screen, checks, note, self.frames.grab, self.switch.pause, self.clock
             )
@@ -192,7 +204,8 @@ class Runner:
         details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
         aimed = next((c.label for c in checks if c.kind == "object" and c.passed), "")
         on = f" on {aimed}" if aimed else ""
-        what = "its object" if any(c.kind == "meaning" for c in failed) else "the screen"
+        own = any(c.kind == "meaning" and c.label == aimed for c in failed)  # not another's
+        what = "its object" if own and aimed else "the screen"
         message = (
             f"step {step.step} ({action.action}){on}: {what} differs from the "
             f"recording: " + "; ".join(c.describe() for c in failed)
@@ -210,15 +223,17 @@ class Runner:
         finding: Finding | None,
         said: Said | None = None,
         windows: StepWindows | None = None,
+        today: StepTold | None = None,
     ) -> list[Check]:
         """--verify's checks of `screen` against the recording, around where the target was
-        found (or where the last one found puts it, for a step not looked for)."""
+        found (or where the last one found puts it, for a step not looked for); `today` is
+        what the step's window told today, compared with what it told when recorded."""
         action = step.action
         shift, scale = self.last_shift  # for a target that was not looked for
         located = None
         if finding is not None and finding.located.point is not None:
             located, scale = finding.located.point, finding.located.scale
-        return checks_for(
+        checks = checks_for(
             action=action.action,
             before=self.frames.recorded(step.before_frame),
             after=self.frames.recorded(step.after_frame),
@@ -237,6 +252,17 @@ class Runner:
             later=self._recorded_frame(self.later.get(step.step)),
             windows=windows,
         )
+        return by_told(checks, step.told, today, self._masks(step, verify), verify)
+
+    def _tells(self, step: Step, finding: Finding | None) -> Callable[[], Told | None]:
+        """What the window on top where the step's target was found tells now (asked when
+        called); nothing where the recording kept nothing to compare it with."""
+        recorded = step.told
+        point = finding.located.point if finding is not None and finding.found else None
+        if self.locator is None or point is None or recorded is None or recorded.after is None:
+            return lambda: None
+        objects = self.locator.objects
+        return lambda: objects.told(point)
 
     def _read(
         self, step: Step, verify: VerifyOptions, screen: Any, checks: list[Check]

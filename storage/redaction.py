@@ -88,7 +88,7 @@ def redact_steps(
             conn.execute(
                 s.actions.update()
                 .where(a.recording_id == recording_id, a.step >= min(steps))
-                .values(widget=None)
+                .values(widget=None, told=None)
             )
         frames |= _forget_run_frames(conn, recording_id, steps)
         frames -= kept

@@ -11,6 +11,7 @@ from sqlalchemy import CursorResult, RowMapping
 from .errors import StorageError
 from .values import Anchor, Step, StepResult
 from .vocabulary import Action
+from .told import step_told_from_json, step_told_to_json
 from .widgets import widget_from_json, widget_to_json
 
 __all__ = [
@@ -84,6 +85,7 @@ def step_row(step: Step) -> dict[str, Any]:
         widget=widget_to_json(step.widget),
         note=step.note,
         after_settled=step.after_settled,
+        told=step_told_to_json(step.told),
     )
 
 
@@ -116,6 +118,7 @@ def step_of(row: RowMapping) -> Step:
         widget=widget_from_json(row["widget"]),
         note=row["note"],
         after_settled=None if row["after_settled"] is None else bool(row["after_settled"]),
+        told=step_told_from_json(row["told"]),
     )
 
 

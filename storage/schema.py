@@ -21,7 +21,7 @@ from sqlalchemy import (
     Text,
 )
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 NAME_MAX = 200  # characters of a recording's name
 TEXT_MAX = 20_000  # characters of an instruction or a step's note
 
@@ -135,6 +135,9 @@ actions = Table(
     # schema 7: whether the after-frame was seen to settle (False: the next step began, or
     # the recording ended, while the screen still changed; None: not known)
     Column("after_settled", Boolean),
+    # schema 8: what the objects of the step's window told before the step and after it
+    # (storage/told.py), as JSON
+    Column("told", Text),
 )
 
 masks = Table(  # schema 2: regions that verification ignores (a clock, a blinking cursor)

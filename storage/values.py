@@ -9,6 +9,7 @@ from typing import Any
 
 from .grouping import InputSettings
 from .vocabulary import Action
+from .told import StepTold
 from .widgets import Widget
 
 __all__ = [
@@ -89,6 +90,8 @@ class Step:
     # began (or the recording ended) while it still changed, so that the frame may show the
     # step's effect half drawn; None where not known (an import, an older recording)
     after_settled: bool | None = None
+    # what the objects of the step's window told before it and once its effect was drawn
+    told: StepTold | None = None
 
 
 @dataclass(frozen=True, slots=True)

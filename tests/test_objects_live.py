@@ -398,6 +398,39 @@ def test_verify_compares_what_a_check_box_says_after_the_step(desktop, tmp_path)
         ), done.stderr
 
 
+def test_verify_compares_what_the_windows_objects_tell_after_the_step(desktop, recorded, tmp_path):
+    """The recorder keeps what the form's objects told before the press and after it: the
+    status line was empty, then read "Mail server applied". A replay at a bigger font, where
+    the line's pixels differ, passes by what it tells; one whose press writes another line
+    fails, naming the line and both texts."""
+    with open_store(recorded, create=False) as store:
+        [click] = [s for s in store.steps(store.recording().id) if s.action.action == "left_click"]
+    assert click.told is not None and click.told.before and click.told.after, click.told
+    [line] = [o for o in click.told.after.objects if o.text == "Mail server applied"]
+    before = click.told.before.at(line.path, "label")
+    assert before is not None and before.text == "", click.told.before
+    for args, wrong in ((("--font", "1.25"), False), (("--wrong-effect",), True)):
+        copy = tmp_path / f"told-{wrong}.db"
+        shutil.copyfile(recorded, copy)
+        done, pressed = replay(desktop, copy, *args, extra=("--verify",))
+        assert pressed == ["Mail server"], done.stderr
+        with open_store(copy, create=False) as store:
+            results = store.step_results(store.runs()[-1].id)
+        checks = [c for r in results for c in r.details.get("checks", [])]
+        [told] = [c for c in checks if c["kind"] == "meaning" and c["match"] == "vouches"]
+        if not wrong:
+            assert done.returncode == 0, done.stderr
+            assert told["passed"] and told["said"] == ["'Mail server applied'"] * 2, told
+            # the line's pixels differ at the bigger font: its text passed them
+            assert any(c["kind"] == "effect" and c["match"] == "meaning" for c in checks), checks
+            continue
+        assert done.returncode == 1 and not told["passed"], done.stderr
+        assert (
+            "label after the step: recorded 'Mail server applied', today 'nothing applied'"
+            in done.stderr
+        ), done.stderr
+
+
 def test_an_item_of_an_open_menu_is_what_its_popup_shows(desktop):
     # GTK draws an open menu's items in a popup window of their own, while its tree keeps
     # them under the menu, whose box is its title in the menu bar
@@ -615,6 +648,7 @@ def test_record_says_when_a_display_has_no_accessibility(run_deskreel, tmp_path)
 def test_redacted_typing_keeps_no_object(desktop, tmp_path):
     step = record_press(desktop, tmp_path / "secret.db", record_args=("--redact-typing",))
     assert step.widget is None
+    assert step.told is None  # what its window told may hold what was typed
 
 
 def test_an_empty_text_area_is_found_blank_at_a_bigger_font_and_not_with_text(desktop):

@@ -473,13 +473,20 @@ def test_redact_forgets_every_object_named_from_the_redacted_step_on(tmp_path):
     from tests.fixture_recording import build_recording
     from tests.test_store import WIDGET
 
+    from deskreel.storage.told import StepTold, Told, ToldObject
+
+    # an entry that reads what was typed, as its window told it
+    entry = Told(
+        (0, 0, 300, 200), (ToldObject((0, 1), "text", "", (9, 9, 99, 20), text="hunter2"),)
+    )
+    told = StepTold(entry, entry)
     fixture = build_recording(tmp_path / "rec.db")
     typed = next(st.step for st in fixture.steps if st.action.action == "type")
     with open_store(fixture.db) as store:
-        steps = [replace(st, widget=WIDGET) for st in store.steps(fixture.recording_id)]
+        steps = [replace(st, widget=WIDGET, told=told) for st in store.steps(fixture.recording_id)]
         store.replace_steps(fixture.recording_id, steps)
         redact_steps(store, fixture.recording_id, [typed])
-        kept = {st.step: st.widget for st in store.steps(fixture.recording_id)}
-    assert all(w == WIDGET for n, w in kept.items() if n < typed)
-    assert all(w is None for n, w in kept.items() if n >= typed)
+        kept = {st.step: (st.widget, st.told) for st in store.steps(fixture.recording_id)}
+    assert all(w == (WIDGET, told) for n, w in kept.items() if n < typed)
+    assert all(w == (None, None) for n, w in kept.items() if n >= typed)
     assert any(n < typed for n in kept) and any(n > typed for n in kept)

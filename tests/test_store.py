@@ -99,7 +99,7 @@ def test_sqlite_connections_are_wal_normal_with_foreign_keys(db):
 
 def test_new_store_is_at_the_current_version(store_url):
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 7
+        assert store.schema_version() == SCHEMA_VERSION == 8
     assert (
         sql(store_url, "select version_num from alembic_version", scalar=True)
         == f"{SCHEMA_VERSION:04d}"
@@ -242,7 +242,7 @@ def test_newer_schema_is_refused(store_url):
     with pytest.raises(
         StorageError,
         match=r"schema version 99, newer than this deskreel "
-        r"understands \(7\): upgrade deskreel",
+        r"understands \(8\): upgrade deskreel",
     ):
         open_store(store_url)
 
@@ -284,9 +284,23 @@ def test_directory_missing(tmp_path):
         open_store(tmp_path / "nope" / "rec.db")
 
 
+def rewind_to_version_7(target):
+    """Make a current store look as schema 7 left it: steps that keep nothing of what their
+    window's objects told."""
+    sql(
+        target,
+        """
+        alter table actions drop column told;
+        update deskreel_meta set value = '7' where key = 'schema_version';
+        update alembic_version set version_num = '0007'
+    """,
+    )
+
+
 def rewind_to_version_6(target):
     """Make a current store look as schema 6 left it: steps that do not say whether their
     after-frame settled."""
+    rewind_to_version_7(target)
     sql(
         target,
         """
@@ -366,7 +380,7 @@ def test_version_1_store_is_migrated(store_url):
     """,
     )
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 7
+        assert store.schema_version() == SCHEMA_VERSION == 8
         assert store.steps(rec) == make_steps()
         assert len(store.recording(rec).uid) == 32
         store.add_mask(rec, (1, 2, 3, 4), step=2)
@@ -464,7 +478,7 @@ def test_version_3_store_is_migrated_and_its_anchors_have_no_hovered_look(store_
         store.add_steps(rec, make_steps())
     rewind_to_version_3(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 7
+        assert store.schema_version() == SCHEMA_VERSION == 8
         steps = store.steps(rec)
         assert steps == make_steps() and steps[0].anchor.hover_png is None
         new = store.create_recording("new", source="recorder")
@@ -552,7 +566,7 @@ def test_version_4_store_is_migrated_and_its_steps_have_no_widget(store_url):
         store.add_steps(rec, make_steps())
     rewind_to_version_4(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 7
+        assert store.schema_version() == SCHEMA_VERSION == 8
         assert store.steps(rec) == make_steps()
         new = store.create_recording("new", source="recorder")
         store.add_steps(new, widget_steps())
@@ -569,7 +583,7 @@ def test_version_5_store_is_migrated_and_takes_instructions_and_notes(store_url)
         store.add_steps(rec, make_steps())
     rewind_to_version_5(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 7
+        assert store.schema_version() == SCHEMA_VERSION == 8
         assert store.recording(rec).instruction is None
         assert store.steps(rec) == make_steps()
         noted = [replace(st, note=f"why {st.step}") for st in make_steps()]
@@ -585,12 +599,32 @@ def test_version_6_store_is_migrated_and_its_steps_do_not_know_if_they_settled(s
         store.add_steps(rec, [replace(st, after_settled=True) for st in make_steps()])
     rewind_to_version_6(store_url)
     with open_store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 7
+        assert store.schema_version() == SCHEMA_VERSION == 8
         assert store.steps(rec) == make_steps()  # after_settled None: not known
         told = [replace(st, after_settled=st.step % 2 == 0) for st in make_steps()]
         new = store.create_recording("new", source="recorder")
         store.add_steps(new, told)
         assert store.steps(new) == told
+
+
+def test_version_7_store_is_migrated_and_its_steps_told_nothing(store_url):
+    from deskreel.storage.told import StepTold, Told, ToldObject
+
+    label = ToldObject((0, 3), "label", "", (52, 161, 211, 17), text="Mail server applied")
+    said = StepTold(
+        Told((40, 40, 235, 150), (replace(label, text=""),)), Told((40, 40, 235, 150), (label,))
+    )
+    with open_store(store_url) as store:
+        rec = store.create_recording("old", source="recorder")
+        store.add_steps(rec, [replace(st, told=said) for st in make_steps()])
+        assert store.steps(rec) == [replace(st, told=said) for st in make_steps()]
+    rewind_to_version_7(store_url)
+    with open_store(store_url) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 8
+        assert store.steps(rec) == make_steps()  # told None: not known
+        new = store.create_recording("new", source="recorder")
+        store.add_steps(new, [replace(st, told=said) for st in make_steps()])
+        assert store.steps(new) == [replace(st, told=said) for st in make_steps()]
 
 
 def test_an_older_store_is_read_unchanged_and_upgraded_only_to_write(store_url):

@@ -259,6 +259,11 @@ class Accessibility:
             here = parent
         return False
 
+    def window_at(self, x: int, y: int, *, pid: int | None, window: Box) -> Ref | None:
+        """The accessible that is the X window `window` on top at (x, y) (_start_at)."""
+        start = self._start_at(x, y, pid, "", window)
+        return None if start is None else start[1]
+
     def _hit(
         self, x: int, y: int, pid: int | None, app: str, window: Box | None
     ) -> tuple[Ref, Ref] | None:

@@ -10,7 +10,7 @@ from typing import Any
 from deskreel.matching.objects import ObjectAnswer
 from deskreel.storage.widgets import widget_from_json, widget_to_json
 
-__all__ = ["objects_answer", "said_answer", "tops_told", "windows_answer"]
+__all__ = ["objects_answer", "said_answer", "told_answer", "tops_told", "windows_answer"]
 
 
 def objects_answer(tree: Any, display: Any, recorded: str | None) -> dict[str, Any] | None:
@@ -96,3 +96,20 @@ def tops_told(before: dict[int, Any], after: dict[int, Any]) -> dict[str, list[A
     from deskreel.matching import StepWindows
 
     return {"opened": [list(b) for b in StepWindows.between(before, after).opened]}
+
+
+def told_answer(tree: Any, display: Any, recorded: str | None, point: tuple[int, int]) -> Any:
+    """What a replay's --verify asks of the window on top at `point`, before a step and once
+    it settled (replayer/objects.py's told_at, live): what its objects tell. None where the
+    step recorded nothing of its window's objects to compare it with, or no answer."""
+    from deskreel.replayer.objects import QUESTION_BUDGET, told_at
+    from deskreel.storage.told import step_told_from_json
+
+    kept = step_told_from_json(recorded)
+    if tree is None or kept is None or kept.after is None:
+        return None
+    try:
+        with tree.bus.budget(QUESTION_BUDGET):
+            return told_at(tree, display, point)
+    except Exception:  # as ObjectFinder.told: nothing known, the pixels decide
+        return None

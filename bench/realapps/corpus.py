@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from realapps.asked import objects_answer, said_answer, tops_told, windows_answer
+from realapps.asked import objects_answer, said_answer, told_answer, tops_told, windows_answer
 from realapps.catalog import App, Scenario, Step
 from realapps.desktop import SCREEN, Desktop, settled
 from realapps.truth import Element, accessibles, find_same, target_at, topmost_box, windows
@@ -33,6 +33,7 @@ from realapps.twin import check_same_screens, desktop_for
 from samples.person import Person
 from deskreel.storage import open_store
 from deskreel.storage.widgets import widget_to_json
+from deskreel.storage.told import StepTold, step_told_to_json
 from deskreel.xsession.display import connect
 from deskreel.xsession.xtree import WindowTree
 from deskreel.xsession.xwindows import tops_shown
@@ -292,12 +293,16 @@ def shoot(
                 cases.append(case)
                 if today is None:
                     break  # nothing to click: the rest of the task cannot be done
+                kept = steps[number].get("told")
+                told = told_answer(tree, display, kept, _point_in(today, step.at))
                 pressed = do_step(app, desktop, person, index, _aimed_at(step, today))
                 case["after"] = _save(out / f"{number:02d}-after.png", settled(grabber), folder)
                 case["tops"] = tops_told(tops, tops_shown(x_tree))
                 if pressed is not None:
                     widget = steps[number].get("widget")
                     case["said"] = said_answer(tree, display, widget, pressed.point)
+                    after = told_answer(tree, display, kept, pressed.point)
+                    case["told"] = step_told_to_json(StepTold(told, after))
         finally:
             person.close()
             grabber.close()
@@ -360,6 +365,7 @@ def _recorded_step(
         "anchor_margin": anchor.margin if anchor else None,
         "anchor_twins": anchor.twins if anchor else None,
         "widget": widget_to_json(step.widget),
+        "told": step_told_to_json(step.told),
         "before": names.get("before"),
         "after": names.get("after"),
         "masks": [list(box) for box in masks],

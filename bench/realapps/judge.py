@@ -24,6 +24,7 @@ from deskreel.matching import (
     Aimed,
     Hints,
     VerifyOptions,
+    by_told,
     checks_for,
     named_by_text,
     Located,
@@ -41,6 +42,7 @@ from deskreel.matching import (
     with_looks,
 )
 from deskreel.replayer.anchoring import aimed_at
+from deskreel.storage.told import step_told_from_json
 from deskreel.storage.widgets import Widget, widget_from_json
 from deskreel.xsession.images import decode_image
 
@@ -73,6 +75,10 @@ class Verdict:
     meant: bool | None = None
     # --verify's failure named what an effect reads, then and today (compare/text.py)
     named: bool = False
+    # --verify compared what the objects of the step's window told after it (compare/
+    # told.py): all as recorded (True) or not (False); None where it compared none
+    told: bool | None = None
+    vouched: bool = False  # an effect that failed by its pixels passed by what they told
 
 
 def load(corpus: Path, only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -186,7 +192,7 @@ def _one(
         else "not run"
     )
     said = _said(case, widget)
-    verify, named = _verify(step, case, image, truth, found, widget, said)
+    verify, named, told, vouched = _verify(step, case, image, truth, found, widget, said)
     detail = f"{found.searched} x{found.scale:g} score {found.score:.3f}: {found.reason}"
     asked = case.get("objects") is not None and widget is not None
     return Verdict(
@@ -206,6 +212,8 @@ def _one(
         absent=truth is None,
         meant=None if said is None or verify is None else said.today == said.recorded,
         named=named,
+        told=told,
+        vouched=vouched,
     ), hint
 
 
@@ -303,22 +311,24 @@ def _verify(
     found: Located,
     widget: Widget | None,
     said: Said | None,
-) -> tuple[str | None, bool]:
+) -> tuple[str | None, bool, bool | None, bool]:
     """Whether `replay --verify` judges the step right: passed where the target was there
     (the step was done right), failed where it was gone or the application did another
     thing (a wrong-effect case). The step is judged where the scenario's person pressed (the
     recorded press moved into the target's box today), at the scale ours found it at (1
     where ours refused it). Its object check is what ours found (replayer/anchoring.py's
     aimed_at), taken as found where ours refused it: the person pressed it anyway. Beside
-    it, whether a failed effect named what it reads, then and today."""
-    if truth is None:
-        return "right", False  # not found: the replay's verdict is a failure, as it should be
+    it, whether a failed effect named what it reads, then and today; whether the objects of
+    the step's window told as recorded (None: none compared), as the corpus asked them live
+    (asked.py's told_answer); and whether that passed an effect its pixels failed."""
+    if truth is None:  # not found: the replay's verdict is a failure, as it should be
+        return "right", False, None, False
     after = image(case["after"])
     if after is None or step["after"] is None:
-        return None, False
+        return None, False, None, False
     masks = [tuple(box) for box in step.get("masks", ())]
     recorded = image(step["after"])
-    checks = checks_for(
+    pixels = checks_for(
         action=step["action"]["action"],
         before=image(step["before"]),
         after=recorded,
@@ -334,11 +344,19 @@ def _verify(
         said=said,
         windows=_tops(case),
     )
+    recorded_told, today = (
+        step_told_from_json(step.get("told")),
+        step_told_from_json(case.get("told")),
+    )
+    checks = by_told(pixels, recorded_told, today, masks, VerifyOptions())
+    told = [c.passed for c in checks[len(pixels) :]]  # by_told adds its checks last
+    vouched = any(b.passed and not a.passed for a, b in zip(pixels, checks))
     passed = all(c.passed for c in checks)
     if not passed:  # as the replay does once a step's verdict is final
         checks = named_by_text(checks, recorded, masks, after, READER)
     verdict = "right" if passed != bool(case.get("wrong_effect")) else "wrong"
-    return verdict, any(c.kind == "effect" and bool(c.said) for c in checks)
+    named = any(c.kind == "effect" and bool(c.said) for c in checks)
+    return verdict, named, all(told) if told else None, vouched
 
 
 def _tops(case: dict[str, Any]) -> StepWindows | None:

@@ -13,6 +13,7 @@ from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions, carets
 from .effects import CHECKS, checks_for, diff_image
 from .meaning import Said, said_of
 from .text import named_by_text
+from .told import by_told, told_checks
 from .windows import StepWindows
 
 __all__ = [
@@ -23,10 +24,12 @@ __all__ = [
     "Difference",
     "Said",
     "VerifyOptions",
+    "by_told",
     "StepWindows",
     "carets_only",
     "checks_for",
     "diff_image",
     "named_by_text",
     "said_of",
+    "told_checks",
 ]
