@@ -244,6 +244,11 @@ def show(db: str, ref: str | None) -> int:
             ]
         )
     click.echo(render_table(["step", "t", "action", "fields", "window", "object", ""], rows))
+    for st in steps:
+        if changed := st.told.changes() if st.told is not None else []:
+            said = "; ".join(f"{b.label}: {b.says()} -> {a.says()}" for b, a in changed)
+            line = f"step {st.step} changed what its window's objects tell: {_short(said, 200)}"
+            click.echo(printable(line))
     for step in sorted(masks, key=lambda n: -1 if n is None else n):
         where = "every step" if step is None else f"step {step}"
         boxes = " ".join(",".join(map(str, box)) for box in masks[step])

@@ -207,6 +207,13 @@ def _summarize(summary: RecordSummary, recorder: Recorder, where: str, file: str
             f"was on, {1000 * aim.seconds / aim.asked:.0f} ms each on average",
             err=True,
         )
+    told = recorder.told
+    if told.asked:
+        click.echo(
+            f"deskreel: what the objects of the window under the pointer tell was read "
+            f"{told.asked} times, {1000 * told.seconds / told.asked:.0f} ms each on average",
+            err=True,
+        )
 
 
 def shed_line(shed: Mapping[str, int]) -> str:

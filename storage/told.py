@@ -100,6 +100,14 @@ class StepTold:
     before: Told | None
     after: Told | None
 
+    def changes(self) -> list[tuple[ToldObject, ToldObject]]:
+        """The objects whose text, value or states the step changed: (before, after) of
+        each that both readings hold (at the same path, of the same role)."""
+        if self.before is None or self.after is None:
+            return []
+        pairs = [(self.before.at(o.path, o.role), o) for o in self.after.objects]
+        return [(b, a) for b, a in pairs if b is not None and b.meaning() != a.meaning()]
+
 
 def meant(states: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(s for s in states if s in MEANT_STATES)

@@ -409,6 +409,11 @@ def test_verify_compares_what_the_windows_objects_tell_after_the_step(desktop, r
     [line] = [o for o in click.told.after.objects if o.text == "Mail server applied"]
     before = click.told.before.at(line.path, "label")
     assert before is not None and before.text == "", click.told.before
+    shown = deskreel("show", recorded)
+    assert (
+        "step 1 changed what its window's objects tell: label: '' -> 'Mail server applied'"
+        in shown.stdout
+    ), shown.stdout
     for args, wrong in ((("--font", "1.25"), False), (("--wrong-effect",), True)):
         copy = tmp_path / f"told-{wrong}.db"
         shutil.copyfile(recorded, copy)

@@ -31,18 +31,13 @@ def told_checks(
 ) -> list[Check]:
     """A meaning check for each object whose text, value or states the recorded step
     changed, where today's window has the same object (see the module)."""
-    if recorded is None or today is None:
-        return []
-    was, now, then, after = recorded.before, recorded.after, today.before, today.after
-    if was is None or now is None or then is None or after is None:
+    if recorded is None or today is None or today.before is None or today.after is None:
         return []
     checks = []
-    for told in now.objects:
-        before = was.at(told.path, told.role)
-        if before is None or before.meaning() == told.meaning() or _masked(told.box, masks):
+    for before, told in recorded.changes():
+        if _masked(told.box, masks) or not _same(today.before, before):
             continue
-        same = _same(then, before)
-        today_after = after.at(told.path, told.role) if same else None
+        today_after = today.after.at(told.path, told.role)
         if today_after is not None:
             checks.append(_check(before, told, today_after))
     return checks
