@@ -10,7 +10,7 @@ import os
 import sqlite3
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import click
@@ -20,6 +20,7 @@ from deskreel.storage.monitors import MONITORS, Layout
 from deskreel.storage.values import NESTED, SHED
 from deskreel.storage.widgets import ATSPI, Widget
 from deskreel.storage import (
+    Step,
     ActionError,
     KeyNameError,
     Script,
@@ -244,11 +245,8 @@ def show(db: str, ref: str | None) -> int:
             ]
         )
     click.echo(render_table(["step", "t", "action", "fields", "window", "object", ""], rows))
-    for st in steps:
-        if changed := st.told.changes() if st.told is not None else []:
-            said = "; ".join(f"{b.label}: {b.says()} -> {a.says()}" for b, a in changed)
-            line = f"step {st.step} changed what its window's objects tell: {_short(said, 200)}"
-            click.echo(printable(line))
+    for line in _told_lines(steps):
+        click.echo(printable(line))
     for step in sorted(masks, key=lambda n: -1 if n is None else n):
         where = "every step" if step is None else f"step {step}"
         boxes = " ".join(",".join(map(str, box)) for box in masks[step])
@@ -355,6 +353,14 @@ def _read_script(script: Path) -> str:
         raise UserError(
             f"cannot read script {script}: byte {err.start} is not UTF-8: save it as UTF-8"
         ) from None
+
+
+def _told_lines(steps: Sequence[Step]) -> Iterator[str]:
+    """For each step that changed what its window's objects tell, what it changed."""
+    for st in steps:
+        if changed := st.told.changes() if st.told is not None else []:
+            said = "; ".join(f"{b.label}: {b.says()} -> {a.says()}" for b, a in changed)
+            yield f"step {st.step} changed what its window's objects tell: {_short(said, 200)}"
 
 
 def _object_cell(widget: Widget | None) -> str:

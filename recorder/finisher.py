@@ -152,7 +152,7 @@ class Finisher:
             window_title=window.title if window else None,
             widget=self._widget(r, job, framed.shown if framed else None),
             after_settled=framed.chosen.settled if framed and after is not None else None,
-            told=self._told(r, job, framed.shown if framed else None),
+            told=self._told(r, job, framed.shown if framed else None, following),
         )
         return step, framed
 
@@ -171,13 +171,17 @@ class Finisher:
             found = replace(found, after=said_after(job.timeline, found, target, start, shown[1]))
         return None if found is None else self.redaction.widget(found)
 
-    def _told(self, r: Reduced, job: Job, shown: tuple[float, float] | None) -> StepTold | None:
-        """What the step's window told before it and once its effect was drawn (told.py);
-        none under redaction, as no object is kept then."""
+    def _told(
+        self, r: Reduced, job: Job, shown: tuple[float, float] | None, following: float | None
+    ) -> StepTold | None:
+        """What the window of the step's target told before it, once its effect was drawn
+        and before the next step (told.py); none under redaction, as no object is kept
+        then."""
         if not self.frames or self.redaction.enabled or r.action.action == "wait":
             return None
         drawn = None if shown is None else (max(job.t0 + r.t_end, shown[0]), shown[1])
-        return told_for_step(job.timeline, job.t0 + r.t_start, drawn, r.action.target)
+        until = None if following is None else job.t0 + following
+        return told_for_step(job.timeline, job.t0 + r.t_start, drawn, r.action.target, until)
 
     def _frames(
         self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool

@@ -11,6 +11,7 @@ a hover redrew the object, is not kept.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,8 @@ from .screen import WINDOW_POLL, FrameTimeline
 __all__ = ["TOLD_BUDGET", "ToldSeen", "ToldWatch", "told_for_step"]
 
 TOLD_BUDGET = 2.0  # s for one reading of a window; past it: nothing kept of it
+MOST_FAILED = 100  # looks gone wrong before the watch gives up for the recording
+MOST_FRAMES = 32  # frames compared for a reading to still hold; past them: it does not
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,7 @@ class ToldWatch:
         self._stop = threading.Event()
         self.asked = 0
         self.seconds = 0.0
+        self.failed = 0
         self._thread = threading.Thread(target=self._run, name="deskreel-told", daemon=True)
 
     def __enter__(self) -> ToldWatch:
@@ -101,17 +105,24 @@ class ToldWatch:
             changed, now = self.timeline.last_change(), self._clock()
             if changed is None or now - changed < ASK_AGAIN:
                 continue  # not still yet
-            pointer = root.query_pointer()
-            top = toplevel_of(conn, pointer.child)
-            if top is None or top.box is None or top.pid is None:
-                continue
-            if read is not None and read[0] == top and changed < read[1]:
-                continue  # read already, and nothing changed since
-            read = (top, now)
-            if self._allowed(top):
-                self._read(tree, top, (pointer.root_x, pointer.root_y), now)
+            try:
+                pointer = root.query_pointer()
+                top = toplevel_of(conn, pointer.child)
+                if top is None or top.box is None or top.pid is None:
+                    continue
+                if read is not None and read[0] == top and changed < read[1]:
+                    continue  # read already, and nothing changed since
+                read = (top, now)
+                if self._allowed(top):
+                    self._read(tree, top, (pointer.root_x, pointer.root_y), now)
+            except Exception:  # one look gone wrong (a window gone): the next one may not
+                self.failed += 1
+                if self.failed > MOST_FAILED:
+                    raise
 
     def _read(self, tree: Any, top: Any, point: tuple[int, int], asked: float) -> None:
+        """Read what the window `top` tells; kept only where it may still be read once the
+        reading is done (a pause or a private window that came meanwhile keeps nothing)."""
         from deskreel.xsession.atspi_told import told_at
 
         try:
@@ -122,7 +133,7 @@ class ToldWatch:
         done = self._clock()
         self.asked += 1
         self.seconds += done - asked
-        if told is not None:
+        if told is not None and self._allowed(top):
             self.timeline.note_told(ToldSeen(asked, done, top.box, told))
 
 
@@ -131,36 +142,46 @@ def told_for_step(
     start: float,
     drawn: tuple[float, float] | None,
     point: tuple[int, int] | None,
+    following: float | None,
 ) -> StepTold | None:
-    """What the step's window told: `before`, the last reading answered by the step's start
-    `start`; `after`, the first asked once its effect was drawn and answered while it
-    showed (`drawn`: from the step's end or its after-frame's first showing, whichever is
-    later, to when that frame was replaced). A reading counts only of a window holding the
-    step's `point` (any window for a step without one), and keeps only the objects whose
-    pixels stood still from when it was asked to when it counts. None: neither known."""
-    readings = [s for s in timeline.told_between(start - 60, drawn[1] if drawn else start)]
-    readings = [s for s in readings if point is None or _holds(s.window, point)]
+    """What the window of the step's `point` told (None for a step without one): `before`,
+    the last reading answered by the step's start `start`; `after`, the first asked once its
+    effect was drawn and answered while it showed (`drawn`: from the step's end or its
+    after-frame's first showing, whichever is later, to when that frame was replaced);
+    `later`, the last answered by the next input step's start `following` (by the end of
+    the recording without one). Each keeps only the objects whose pixels stood still from
+    when it was asked to when it counts. None: none known."""
+    if point is None:
+        return None
+    end = following if following is not None else math.inf
+    readings = [s for s in timeline.told_between(start - 60, end) if _holds(s.window, point)]
     earlier = [s for s in readings if s.t <= start]
     before = _still(timeline, earlier[-1], start) if earlier else None
-    after = None
+    after = later = None
     if drawn is not None:
-        later = [s for s in readings if s.asked >= drawn[0] and s.t <= drawn[1]]
-        after = _still(timeline, later[0], later[0].t) if later else None
-    return None if before is None and after is None else StepTold(before, after)
+        shown = [s for s in readings if s.asked >= drawn[0] and s.t <= drawn[1]]
+        after = _still(timeline, shown[0], shown[0].t) if shown else None
+        last = [s for s in readings if s.asked >= drawn[0]]
+        later = _still(timeline, last[-1], last[-1].t) if last else None
+    if before is None and after is None and later is None:
+        return None
+    return StepTold(before, after, later)
 
 
 def _still(timeline: FrameTimeline, seen: ToldSeen, until: float) -> Told | None:
     """`seen`'s reading with only the objects whose pixels stayed as they were from when it
-    was asked to `until`; None where the frames of that time are no longer held."""
+    was asked to `until`; None where the frames of that time are no longer held, or are
+    more than MOST_FRAMES."""
     frames = timeline.shown_between(seen.asked, until)
-    if not frames or frames[0].t_first > seen.asked:
+    if not frames or frames[0].t_first > seen.asked or len(frames) > MOST_FRAMES:
         return None
-    pixels = [f.pixels() for f in frames]
-    first = pixels[0]
-    moved = [p != first for p in pixels[1:] if p.shape == first.shape]
-    if len(moved) < len(pixels) - 1:
-        return None  # the screen changed size
-    changed = np.any(moved, axis=(0, 3)) if moved else np.zeros(first.shape[:2], bool)
+    first = frames[0].pixels()
+    changed = np.zeros(first.shape[:2], bool)
+    for frame in frames[1:]:
+        pixels = frame.pixels()
+        if pixels.shape != first.shape:
+            return None  # the screen changed size
+        changed |= (pixels != first).any(axis=2)
     kept = tuple(o for o in seen.told.objects if not _any_in(changed, o.box))
     return replace(seen.told, objects=kept)
 

@@ -58,7 +58,7 @@ def ask_tree(tree: Any, conn: Any, recorded: Widget) -> ObjectAnswer:
     return answer
 
 
-def told_at(tree: Any, conn: Any, point: tuple[int, int]) -> Told | None:
+def told_on_top(tree: Any, conn: Any, point: tuple[int, int]) -> Told | None:
     """What the objects of the window on top at `point` tell (xsession/atspi_told.py);
     None over the bare root window, or a window the tree does not have."""
     from deskreel.xsession.atspi_told import told_at as read
@@ -153,11 +153,11 @@ class ObjectFinder:
 
     def told(self, point: tuple[int, int]) -> Told | None:
         """What the objects of the window on top at `point` tell today; None where the tree
-        does not answer (told_at)."""
+        does not answer (told_on_top)."""
         if self._open() is None:
             return None
         try:
-            return self._timed(lambda: told_at(self._tree, self._conn, point))
+            return self._timed(lambda: told_on_top(self._tree, self._conn, point))
         except Exception:  # a bus or application gone wrong: nothing known
             return None
 

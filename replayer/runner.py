@@ -25,15 +25,10 @@ from deskreel.matching import (
     named_by_text,
 )  # fmt: skip
 
-from .verify import caret_look, settled_screen
+from .verify import Seen, caret_look, failure, later_frames, settled_screen
 from .xinput import Injector
 
-__all__ = ["UNSETTLED_HINT", "Runner"]
-
-UNSETTLED_HINT = (
-    "the recording's after-frame was taken before its screen settled, when the next step "
-    "began: re-record with a pause after this step"
-)
+__all__ = ["Runner"]
 
 
 class Runner:
@@ -96,12 +91,7 @@ class Runner:
         target = finding.located.point if finding else None
         scale = finding.located.scale if finding else 1.0
         verify = self.options.verify
-        before, tops = None, None
-        if verify is not None:
-            before = self.locator.last_screen if finding and self.locator else self.frames.grab()
-            tops = self.locator.windows.tops() if self.locator is not None else None
-        tells = self._tells(step, finding) if verify is not None else None
-        told_before = tells() if tells is not None else None  # as the step begins
+        seen = self._before_step(step, finding) if verify is not None else None
         try:
             note = execute(
                 step.action,
@@ -130,12 +120,8 @@ class Runner:
         origin = finding.located.origin if finding is not None else None
         if origin is not None:  # a recorded place p is now at origin + p * scale
             self.last_shift = (origin, scale)
-        if verify is not None:
-            windows = self.locator.windows.since(tops) if self.locator else lambda: None
-            asked = None if tells is None else (told_before, tells)
-            return self._verified(
-                step, verify, before, note, began, finding, timing, windows, asked
-            )
+        if verify is not None and seen is not None:
+            return self._verified(step, verify, seen, note, began, finding, timing)
         return self._result(step, "passed", note, began, finding, timing)
 
     def _keep_apart(self, step: Step) -> None:
@@ -147,49 +133,32 @@ class Runner:
             self.delay += wait
             self.switch.pause(wait)
 
+    def _before_step(self, step: Step, finding: Finding | None) -> Seen:
+        """What --verify keeps of today's screen as the step begins."""
+        locator = self.locator
+        screen = locator.last_screen if finding and locator else self.frames.grab()
+        tops = locator.windows.tops() if locator is not None else None
+        windows = locator.windows.since(tops) if locator is not None else lambda: None
+        ask = self._told_asker(step, finding)
+        return Seen(screen, windows, ask() if ask is not None else None, ask)
+
     def _verified(
         self,
         step: Step,
         verify: VerifyOptions,
-        before: Any,
+        seen: Seen,
         note: str,
         began: float,
         finding: Finding | None,
         timing: dict,
-        windows: Callable[[], StepWindows | None],
-        tells: tuple[Told | None, Callable[[], Told | None]] | None = None,
     ) -> StepResult:
-        """Let the screen settle, then compare it with the recording's after-frame.
-        `windows` tells, as the screen settled, which windows the step opened; `tells` what
-        the step's window told before it, and asks what it tells once it settled."""
-        screen = settled_screen(
-            self.frames.grab,
-            settle=verify.settle,
-            cap=verify.settle_cap,
-            pause=self.switch.pause,
-            clock=self.clock,
-        )
-        told = windows()
-        today = None if tells is None else StepTold(tells[0], tells[1]())
-        action = step.action
-        said = None if self.locator is None else self.locator.said(step, finding, verify.settle)
-        checks = self._checks(step, verify, before, screen, finding, said, told, today)
-        if tells is not None and any(c.kind == "meaning" and not c.passed for c in checks):
-            self.switch.pause(verify.settle)  # a toolkit may tell its tree after it paints
-            today = StepTold(tells[0], tells[1]())
-            checks = self._checks(step, verify, before, screen, finding, said, told, today)
-        if not all(c.passed for c in checks):
-            judge = lambda look: self._checks(  # noqa: E731
-                step, verify, before, look, finding, said, told, today
-            )
-            screen, checks, note = caret_look(
-                judge, verify, screen, checks, note, self.frames.grab, self.switch.pause, self.clock
-            )
-            checks = self._read(step, verify, screen, checks)
+        """Let the screen settle, then compare it with the recording's after-frame, and say
+        the verdict."""
+        screen, checks, note = self._judged(step, verify, seen, finding, note)
         details = {
             **timing,
             Evidence.CHECKS: [c.to_json() for c in checks],
-            Evidence.BEFORE: self.frames.save(before),
+            Evidence.BEFORE: self.frames.save(seen.screen),
             Evidence.AFTER: self.frames.save(screen),
         }
         failed = [c for c in checks if not c.passed]
@@ -206,17 +175,39 @@ class Runner:
             )
             return self._result(step, "passed", note, began, finding, details)
         details[Evidence.DIFF] = self.frames.save(diff_image(screen, failed))
-        aimed = next((c.label for c in checks if c.kind == "object" and c.passed), "")
-        on = f" on {aimed}" if aimed else ""
-        own = any(c.kind == "meaning" and c.label == aimed for c in failed)  # not another's
-        what = "its object" if own and aimed else "the screen"
-        message = (
-            f"step {step.step} ({action.action}){on}: {what} differs from the "
-            f"recording: " + "; ".join(c.describe() for c in failed)
+        return self._result(step, "failed", failure(step, checks), began, finding, details)
+
+    def _judged(
+        self, step: Step, verify: VerifyOptions, seen: Seen, finding: Finding | None, note: str
+    ) -> tuple[Any, list[Check], str]:
+        """Today's screen once it settled, the step's checks of it, and a note: the windows
+        the step opened, what its object and its window's objects tell (asked once more
+        the settle time later where they told otherwise: a toolkit may tell its tree after
+        it paints), and a failed step's screen watched for its caret's other phase."""
+        screen = settled_screen(
+            self.frames.grab,
+            settle=verify.settle,
+            cap=verify.settle_cap,
+            pause=self.switch.pause,
+            clock=self.clock,
         )
-        if step.after_settled is False:  # the recording may show the effect half drawn
-            message += f" ({UNSETTLED_HINT})"
-        return self._result(step, "failed", message, began, finding, details)
+        opened = seen.windows()
+        told = None if seen.ask_told is None else StepTold(seen.told, seen.ask_told())
+        said = None if self.locator is None else self.locator.said(step, finding, verify.settle)
+        checks = self._checks(step, verify, seen.screen, screen, finding, said, opened, told)
+        if seen.ask_told is not None and any(c.kind == "meaning" and not c.passed for c in checks):
+            self.switch.pause(verify.settle)
+            told = StepTold(seen.told, seen.ask_told())
+            checks = self._checks(step, verify, seen.screen, screen, finding, said, opened, told)
+        if not all(c.passed for c in checks):
+            judge = lambda look: self._checks(  # noqa: E731
+                step, verify, seen.screen, look, finding, said, opened, told
+            )
+            screen, checks, note = caret_look(
+                judge, verify, screen, checks, note, self.frames.grab, self.switch.pause, self.clock
+            )
+            checks = self._read(step, verify, screen, checks)
+        return screen, checks, note
 
     def _checks(
         self,
@@ -227,10 +218,10 @@ class Runner:
         finding: Finding | None,
         said: Said | None = None,
         windows: StepWindows | None = None,
-        today: StepTold | None = None,
+        told: StepTold | None = None,
     ) -> list[Check]:
         """--verify's checks of `screen` against the recording, around where the target was
-        found (or where the last one found puts it, for a step not looked for); `today` is
+        found (or where the last one found puts it, for a step not looked for); `told` is
         what the step's window told today, compared with what it told when recorded."""
         action = step.action
         shift, scale = self.last_shift  # for a target that was not looked for
@@ -256,15 +247,15 @@ class Runner:
             later=self._recorded_frame(self.later.get(step.step)),
             windows=windows,
         )
-        return by_told(checks, step.told, today, self._masks(step, verify), verify)
+        return by_told(checks, step.told, told, self._masks(step, verify), verify)
 
-    def _tells(self, step: Step, finding: Finding | None) -> Callable[[], Told | None]:
-        """What the window on top where the step's target was found tells now (asked when
-        called); nothing where the recording kept nothing to compare it with."""
+    def _told_asker(self, step: Step, finding: Finding | None) -> Callable[[], Told | None] | None:
+        """What asks the window on top where the step's target was found what its objects
+        tell; None where the recording kept nothing of them to compare with."""
         recorded = step.told
         point = finding.located.point if finding is not None and finding.found else None
-        if self.locator is None or point is None or recorded is None or recorded.after is None:
-            return lambda: None
+        if self.locator is None or point is None or recorded is None or not recorded.changes():
+            return None
         objects = self.locator.objects
         return lambda: objects.told(point)
 
@@ -401,16 +392,3 @@ class Runner:
 def _aimed(step: Step, finding: Finding) -> Aimed | None:
     anchor = step.anchor.box if step.anchor is not None else None
     return aimed_at(finding.located, step.widget, anchor)
-
-
-def later_frames(steps: list[Step]) -> dict[int, str]:
-    """For each step, the before-frame of the next step that is input (a `wait` is none):
-    the recorded screen just before that step."""
-    later: dict[int, str] = {}
-    upcoming: str | None = None
-    for step in reversed(steps):
-        if upcoming is not None:
-            later[step.step] = upcoming
-        if step.action.action != "wait":
-            upcoming = step.before_frame
-    return later

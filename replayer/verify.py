@@ -1,19 +1,36 @@
-"""Verification, live: after a step, grab today's screen until it settles, and watch a failed
-step's screen for its other looks; the comparison with the recording is pure and lives
-beside locate (matching/compare/)."""
+"""Verification, live: what is kept of today's screen as a step begins, today's screen grabbed
+after the step until it settles, a failed step's screen watched for its other looks, and a
+failed step's message; the comparison with the recording is pure and lives beside locate
+(matching/compare/)."""
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from deskreel.matching import PARAMS as P
-from deskreel.matching import Check, Image, VerifyOptions, carets_only
+from deskreel.matching import Check, Image, StepWindows, VerifyOptions, carets_only
+from deskreel.storage import Step
+from deskreel.storage.told import Told
 
-__all__ = ["caret_look", "other_looks", "settled_screen"]
+__all__ = [
+    "UNSETTLED_HINT",
+    "Seen",
+    "caret_look",
+    "failure",
+    "later_frames",
+    "other_looks",
+    "settled_screen",
+]
+
+UNSETTLED_HINT = (
+    "the recording's after-frame was taken before its screen settled, when the next step "
+    "began: re-record with a pause after this step"
+)
 
 
 def settled_screen(
@@ -87,3 +104,44 @@ def caret_look(
             )
             return look, again, f"{note}; {later}" if note else later
     return screen, checks, note
+
+
+class Seen(NamedTuple):
+    """What --verify keeps of today as a step begins: the screen, what tells the windows the
+    step opened once it settled, what the step's window told (`told`) and what asks it
+    again (None: nothing recorded to compare)."""
+
+    screen: Any
+    windows: Callable[[], StepWindows | None]
+    told: Told | None
+    ask_told: Callable[[], Told | None] | None
+
+
+def failure(step: Step, checks: Sequence[Check]) -> str:
+    """A failed step's message: on what, whether its object or the screen differs, and
+    each failed check in words."""
+    failed = [c for c in checks if not c.passed]
+    aimed = next((c.label for c in checks if c.kind == "object" and c.passed), "")
+    on = f" on {aimed}" if aimed else ""
+    own = any(c.kind == "meaning" and c.label == aimed for c in failed)  # not another's
+    what = "its object" if own and aimed else "the screen"
+    message = (
+        f"step {step.step} ({step.action.action}){on}: {what} differs from the "
+        f"recording: " + "; ".join(c.describe() for c in failed)
+    )
+    if step.after_settled is False:  # the recording may show the effect half drawn
+        message += f" ({UNSETTLED_HINT})"
+    return message
+
+
+def later_frames(steps: list[Step]) -> dict[int, str]:
+    """For each step, the before-frame of the next step that is input (a `wait` is none):
+    the recorded screen just before that step."""
+    later: dict[int, str] = {}
+    upcoming: str | None = None
+    for step in reversed(steps):
+        if upcoming is not None:
+            later[step.step] = upcoming
+        if step.action.action != "wait":
+            upcoming = step.before_frame
+    return later

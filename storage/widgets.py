@@ -23,6 +23,7 @@ __all__ = [
     "reading_order",
     "widget_from_json",
     "widget_to_json",
+    "meant_states",
 ]
 
 Box = tuple[int, int, int, int]
@@ -45,6 +46,11 @@ ASKED_NEARBY, ASKED_AGAIN, ASKED_AFTER, ASKED_WATCHED = ASKED
 MEANT_STATES = ("checked", "indeterminate", "selected", "expanded", "pressed")
 
 
+def meant_states(states: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of `states` that a step's effect may set or clear (MEANT_STATES)."""
+    return tuple(s for s in states if s in MEANT_STATES)
+
+
 @dataclass(frozen=True, slots=True)
 class After:
     """What an object said of itself once a step's effect was drawn: its name (a combo box
@@ -55,7 +61,7 @@ class After:
 
     @classmethod
     def of(cls, widget: Widget) -> After:
-        return cls(widget.name, tuple(s for s in widget.states if s in MEANT_STATES))
+        return cls(widget.name, meant_states(widget.states))
 
     def describe(self) -> str:
         """`'Right' (expanded)`; `'' (none set)`: the name, and the meant states set."""

@@ -189,7 +189,7 @@ def test_a_failed_step_whose_after_frame_never_settled_says_so(
     # Typing and Tab at once: the typing's after-frame is taken when Tab began, before the
     # screen stayed still. Replayed on an application whose entry shows other text, the
     # typing fails, and its message says why the recording may show it half drawn.
-    from deskreel.replayer.runner import UNSETTLED_HINT
+    from deskreel.replayer.verify import UNSETTLED_HINT
 
     app = launch_app()
     db = tmp_path / "rec.db"

@@ -170,7 +170,7 @@ def test_a_place_the_recording_shows_changed_so_before_the_next_step_passes():
 
 
 def test_the_later_frame_is_the_next_input_steps_screen_before_it():
-    from deskreel.replayer.runner import later_frames
+    from deskreel.replayer.verify import later_frames
     from deskreel.storage import Action, Step
 
     def step(n, kind, frame):

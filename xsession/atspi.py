@@ -30,6 +30,7 @@ from .atspi_protocol import (
     SCREEN,
     SHOWING,
     VISIBLE,
+    extents_box,
 )
 from .atspi_collection import showing_of_role
 from .atspi_names import role_name, role_number
@@ -130,7 +131,7 @@ class Accessibility:
 
     def boxes(self, refs: Sequence[Ref]) -> list[Box | None]:
         answers = self.bus.batch([(ref, COMPONENT, "GetExtents", "u", (SCREEN,)) for ref in refs])
-        return [None if isinstance(a, Gone) else _box(a[0]) for a in answers]
+        return [None if isinstance(a, Gone) else extents_box(a[0]) for a in answers]
 
     def _tops(self, apps: Sequence[Ref]) -> tuple[list[Node], bool]:
         """The applications' showing top-level windows, and whether every one answered."""
@@ -303,6 +304,8 @@ class Accessibility:
             raise Gone("a top-level window did not answer")
         if window is not None:
             exact = [n.ref for n, box in zip(tops, boxes) if box == window]
+            if len(exact) > 1:  # two windows of one box: which is on top is not known
+                return None
             return (exact[0], exact[0]) if exact else self._boxed(tops, window)
         held = [
             (box[2] * box[3], n.ref)
@@ -395,11 +398,6 @@ class Accessibility:
 
 def _refs(items: Any) -> list[Ref]:
     return [(str(bus), str(path)) for bus, path in items]
-
-
-def _box(extents: Any) -> Box:
-    x, y, w, h = (int(v) for v in extents)
-    return x, y, w, h
 
 
 __all__ += ["CALL_TIMEOUT", "Gone"]

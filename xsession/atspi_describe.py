@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from deskreel.storage.widgets import Box, Widget, reading_order
 
 from .atspi_names import role_name, state_names
-from .atspi_protocol import ACCESSIBLE, COMPONENT, MAX_DEPTH, MAX_SIBLINGS, NULL, ROOT, SCREEN
+from .atspi_protocol import (
+    ACCESSIBLE, COMPONENT, MAX_DEPTH, MAX_SIBLINGS, NULL, ROOT, SCREEN, extents_box,
+)  # fmt: skip
 from .dbus_calls import Bus, Call, Gone, Ref
 
 if TYPE_CHECKING:
@@ -108,7 +110,7 @@ def _own(bus: Bus, refs: Sequence[Ref]) -> list[_Own | None]:
                 role=role_name(int(role[0])),
                 name=str(name[0][1]),
                 bits=tuple(int(b) for b in bits[0]),
-                box=_box(box[0]),
+                box=extents_box(box[0]),
                 index=int(index[0]),
                 parent=None if up[1] in (NULL, ROOT) else up,
                 description="" if isinstance(description, Gone) else str(description[0][1]),
@@ -180,8 +182,3 @@ def _path_above(bus: Bus, parent: Ref) -> list[tuple[str, int]]:
             break
         here = above
     return list(reversed(path))
-
-
-def _box(extents: Any) -> Box:
-    x, y, w, h = (int(v) for v in extents)
-    return x, y, w, h

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ACCESSIBLE",
+    "extents_box",
     "COMPONENT",
     "MAX_DEPTH",
     "MAX_FANOUT",
@@ -30,3 +33,9 @@ MAX_SIBLINGS = 64  # a parent with more children (a long list) is no context for
 MAX_DEPTH = 40  # an accessible deeper than this under its application is not followed
 MAX_OBJECTS = 5000  # accessibles walked per application when searching it whole
 MAX_FANOUT = 256  # children looked through by hand where a toolkit's hit test stops short
+
+
+def extents_box(extents: Any) -> tuple[int, int, int, int]:
+    """A Component's GetExtents answer as (x, y, w, h)."""
+    x, y, w, h = (int(v) for v in extents)
+    return x, y, w, h

@@ -100,16 +100,16 @@ def tops_told(before: dict[int, Any], after: dict[int, Any]) -> dict[str, list[A
 
 def told_answer(tree: Any, display: Any, recorded: str | None, point: tuple[int, int]) -> Any:
     """What a replay's --verify asks of the window on top at `point`, before a step and once
-    it settled (replayer/objects.py's told_at, live): what its objects tell. None where the
-    step recorded nothing of its window's objects to compare it with, or no answer."""
-    from deskreel.replayer.objects import QUESTION_BUDGET, told_at
+    it settled (replayer/objects.py's told_on_top, live): what its objects tell. None where the
+    step changed nothing its window's objects told when recorded, or no answer."""
+    from deskreel.replayer.objects import QUESTION_BUDGET, told_on_top
     from deskreel.storage.told import step_told_from_json
 
     kept = step_told_from_json(recorded)
-    if tree is None or kept is None or kept.after is None:
+    if tree is None or kept is None or not kept.changes():
         return None
     try:
         with tree.bus.budget(QUESTION_BUDGET):
-            return told_at(tree, display, point)
+            return told_on_top(tree, display, point)
     except Exception:  # as ObjectFinder.told: nothing known, the pixels decide
         return None

@@ -18,7 +18,7 @@ from ..params import PARAMS as P
 from ..search import Box
 from .checks import Check
 
-__all__ = ["Said", "by_meaning", "meaning_check", "said_of"]
+__all__ = ["Said", "by_meaning", "meaning_check", "said_of", "within"]
 
 # The kinds of pixel check an object's meaning accounts for when they lie inside it: what
 # the step changed in the recording, and what it changed today where the recording did not.
@@ -85,15 +85,17 @@ def by_meaning(checks: Sequence[Check]) -> list[Check]:
     meant = [c for c in checks if c.kind == "meaning" and c.passed and c.match == "vouches"]
     out = []
     for check in checks:
-        inside = next((m for m in meant if _within(check.box, m.box)), None)
+        inside = next((m for m in meant if within(check.box, m.box)), None)
         if check.kind in WITHIN and not check.passed and inside is not None:
             check = replace(check, passed=True, match="meaning", label=inside.label)
         out.append(check)
     return out
 
 
-def _within(effect: Box, outer: Box) -> bool:
-    r, grown = P.window_rim, P.effect_join // 2 + P.effect_pad
+def within(effect: Box, outer: Box, scale: float = 1.0) -> bool:
+    """Whether an effect's changed pixels (its box less the margin effects.py grows them by,
+    at `scale`) lie inside `outer` and the ring where toolkits draw focus and hover."""
+    r, grown = P.window_rim, round((P.effect_join // 2 + P.effect_pad) * scale)
     x, y, w, h = effect[0] + grown, effect[1] + grown, effect[2] - 2 * grown, effect[3] - 2 * grown
     ox, oy, ow, oh = outer
     return ox - r <= x and oy - r <= y and x + w <= ox + ow + r and y + h <= oy + oh + r
