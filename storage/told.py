@@ -36,11 +36,12 @@ TEXT_CAP = 200  # characters of an object's text kept; `length` tells a longer o
 
 @dataclass(frozen=True, slots=True)
 class ToldObject:
-    """One showing accessible: `path` its child indexes from the window's accessible down,
-    `text` the first TEXT_CAP characters of what its Text interface tells and `length` the
-    whole text's (both None: it has no text; `length` -1: its text did not answer),
-    `value` its Value's current value (None: it has none), `states` those of MEANT_STATES
-    it has, `leaf` whether it holds no other object."""
+    """One showing accessible: `path` its child indexes from its application's top down
+    (the same whichever object a reading started from), `text` the first TEXT_CAP
+    characters of what its Text interface tells and `length` the whole text's (both None:
+    it has no text; `length` -1: its text did not answer), `value` its Value's current
+    value (None: it has none), `states` those of MEANT_STATES it has, `leaf` whether it
+    holds no other object."""
 
     path: tuple[int, ...]
     role: str

@@ -211,3 +211,19 @@ def test_a_foreign_value_is_read_within_the_bounds_a_recorder_keeps():
     slider, label = read.after.objects
     assert slider.value is None
     assert label.text == "y" * TEXT_CAP and not label.whole_text
+
+
+def test_a_change_told_by_an_object_and_the_text_inside_it_is_one_check():
+    """Chromium's status bar tells the text of the static text it holds."""
+    bar = replace(
+        says("Saved", TITLE), name="", role="status bar", leaf=False, box=(8, 38, 210, 26)
+    )
+    inner = replace(says("Saved", TITLE), name="", path=(0, 1, 0), role="static")
+    recorded = StepTold(
+        told(replace(bar, text="", length=0), replace(inner, text="", length=0)), told(bar, inner)
+    )
+    today = StepTold(recorded.before, told(says("Lost", bar), says("Lost", inner)))
+    [meant] = told_checks(recorded, today, [])
+    assert meant.label == "status bar" and meant.said == ("'Saved'", "'Lost'")
+    [meant] = told_checks(recorded, StepTold(recorded.before, recorded.after), [])
+    assert meant.label == "static" and meant.match == "vouches"

@@ -22,7 +22,7 @@ from .dbus_calls import Bus, Call, Gone, Ref
 if TYPE_CHECKING:
     from .atspi import Accessibility
 
-__all__ = ["describe_all"]
+__all__ = ["describe_all", "path_above"]
 
 _OWN = ("GetRole", "Name", "GetState", "GetExtents", "GetIndexInParent", "Parent", "Description")
 
@@ -62,7 +62,7 @@ def describe_all(
         siblings, rank = context.get(mine.parent, ((), {})) if mine.parent else ((), {})
         path = [(mine.role, mine.index)]
         if whole_path and mine.parent is not None:
-            path = _path_above(tree.bus, mine.parent) + path
+            path = path_above(tree.bus, mine.parent) + path
         box = mine.box
         px, py = points[n] or (box[0] + box[2] // 2, box[1] + box[3] // 2)
         out.append(
@@ -162,7 +162,7 @@ def _label(role_and_name: tuple[str, str] | None) -> str:
     return f"{role} {name!r}" if name else role
 
 
-def _path_above(bus: Bus, parent: Ref) -> list[tuple[str, int]]:
+def path_above(bus: Bus, parent: Ref) -> list[tuple[str, int]]:
     """(role, index) of `parent` and its ancestors, from the application's top down."""
     path: list[tuple[str, int]] = []
     here = parent

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from deskreel.storage.told import MAX_TOLD, TEXT_CAP, Told, ToldObject
 from deskreel.storage.widgets import Box, meant_states
 
+from .atspi_describe import path_above
 from .atspi_names import role_name, state_names
 from .atspi_protocol import (
     ACCESSIBLE, COMPONENT, MAX_DEPTH, NULL, SCREEN, SHOWING, VISIBLE, extents_box,
@@ -37,7 +38,8 @@ def told_under(tree: Accessibility, window: Ref) -> Told | None:
     """What the showing objects under `window` (an accessible, itself included) tell; None
     where `window` did not answer. Objects that go away meanwhile are left out, and the
     reading is said to be cut."""
-    level: list[Kid] = [(window, ())]
+    top = tuple(index for _, index in path_above(tree.bus, window))  # the same from any root
+    level: list[Kid] = [(window, top)]
     objects: list[ToldObject] = []
     cuts: list[str] = []
     walked, box = 0, None
@@ -46,9 +48,9 @@ def told_under(tree: Accessibility, window: Ref) -> Told | None:
             level = level[: MAX_TOLD - walked]
             cuts.append(f"more than {MAX_TOLD} objects")
         walked += len(level)
-        read, kids, gone = _level(tree.bus, level)
+        read, kids, gone = _level(tree.bus, level, root=box is None)
         if box is None:
-            if not read or read[0].path:
+            if not read or read[0].path != top:
                 return None  # the window itself did not answer
             box = read[0].box
         if gone:
@@ -72,9 +74,11 @@ def _tells(o: ToldObject) -> bool:
 Kid = tuple[Ref, tuple[int, ...]]  # an accessible, and its path from the window
 
 
-def _level(bus: Bus, level: Sequence[Kid]) -> tuple[list[ToldObject], list[Kid], int]:
-    """The showing objects of a level (the window itself shows whatever it says), their
-    children to read next, and how many objects did not answer whole."""
+def _level(
+    bus: Bus, level: Sequence[Kid], *, root: bool
+) -> tuple[list[ToldObject], list[Kid], int]:
+    """The showing objects of a level (the window itself, the `root` level, shows whatever
+    it says), their children to read next, and how many objects did not answer whole."""
     calls: list[Call] = []
     for ref, _ in level:
         calls += [
@@ -100,7 +104,7 @@ def _level(bus: Bus, level: Sequence[Kid]) -> tuple[list[ToldObject], list[Kid],
             gone += 1
             continue
         low = int(bits[0][0]) if bits[0] else 0
-        if path and not (low >> SHOWING & 1 and low >> VISIBLE & 1):
+        if not root and not (low >> SHOWING & 1 and low >> VISIBLE & 1):
             continue  # hidden, and what it holds with it
         mine = [((str(k[0]), str(k[1])), path + (i,)) for i, k in enumerate(children[0])]
         mine = [kid for kid in mine if kid[0][1] != NULL]

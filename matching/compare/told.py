@@ -53,7 +53,18 @@ def told_checks(
             continue
         later = recorded.later.at(told.path, told.role) if recorded.later is not None else None
         checks.append(_check(before, told, later, now))
-    return checks
+    return _once(checks)
+
+
+def _once(checks: list[Check]) -> list[Check]:
+    """One check per change told: a status bar and the text inside it that tell the same
+    are one (the one that vouches, else the outer)."""
+    kept: dict[tuple[str, ...], Check] = {}
+    for check in checks:
+        other = kept.get(check.said)
+        if other is None or (other.match != "vouches" and check.match == "vouches"):
+            kept[check.said] = check
+    return [c for c in checks if kept[c.said] is c]
 
 
 def by_told(
