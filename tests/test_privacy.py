@@ -477,7 +477,8 @@ def test_redact_forgets_every_object_named_from_the_redacted_step_on(tmp_path):
 
     # an entry that reads what was typed, as its window told it
     entry = Told(
-        (0, 0, 300, 200), (ToldObject((0, 1), "text", "", (9, 9, 99, 20), text="hunter2"),)
+        (0, 0, 300, 200),
+        (ToldObject((0, 1), "text", "", (9, 9, 99, 20), text="hunter2", length=7),),
     )
     told = StepTold(entry, entry)
     fixture = build_recording(tmp_path / "rec.db")

@@ -610,9 +610,12 @@ def test_version_6_store_is_migrated_and_its_steps_do_not_know_if_they_settled(s
 def test_version_7_store_is_migrated_and_its_steps_told_nothing(store_url):
     from deskreel.storage.told import StepTold, Told, ToldObject
 
-    label = ToldObject((0, 3), "label", "", (52, 161, 211, 17), text="Mail server applied")
+    label = ToldObject(
+        (0, 3), "label", "", (52, 161, 211, 17), text="Mail server applied", length=19
+    )
     said = StepTold(
-        Told((40, 40, 235, 150), (replace(label, text=""),)), Told((40, 40, 235, 150), (label,))
+        Told((40, 40, 235, 150), (replace(label, text="", length=0),)),
+        Told((40, 40, 235, 150), (label,)),
     )
     with open_store(store_url) as store:
         rec = store.create_recording("old", source="recorder")
