@@ -165,6 +165,9 @@ class Params:
     # --- verify: what a step changed, found again after it (matching/compare/: effects.py,
     # content.py, scaled.py, recolour.py); the user's own tolerances are VerifyOptions ---
     effect_pad: int = 6  # px of context around a changed region
+    # px around a changed pixel that are its anti-aliased edge: part of the change, never
+    # of an effect's context (compare/content.py)
+    change_halo: int = 2
     effect_join: int = 9  # px: changed pixels closer than this are one region (a square's side)
     effect_least: int = 30  # px: smaller changes (a caret blink) are not effects
     # A text caret, as every toolkit draws it: a bar at most this many px wide and this many

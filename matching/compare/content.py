@@ -38,12 +38,23 @@ class Views:
 
 class Content:
     """A recorded region (`box` of the recorded `frame`) as today's screen should show it:
-    resized by the scale."""
+    resized by the scale. `changed` (the whole frame's pixels the step changed in the
+    recording, where known) tells its context apart: the pixels around what changed, kept
+    for where the region is, that the recorded step did not change."""
 
-    def __init__(self, frame: Image, box: Box, keep: Mask, scale: float, options: VerifyOptions):
+    def __init__(
+        self,
+        frame: Image,
+        box: Box,
+        keep: Mask,
+        scale: float,
+        options: VerifyOptions,
+        changed: Mask | None = None,
+    ):
         import cv2
 
         x, y, w, h = box
+        self.context = _context(changed[y : y + h, x : x + w]) if changed is not None else None
         keep = keep[y : y + h, x : x + w]
         if scale == 1.0:
             self.gray = grayscale(frame[y : y + h, x : x + w])
@@ -70,8 +81,41 @@ class Content:
             )
         return parts_changed(self.gray, view, x, y, self.keep, self.scale, self.options)
 
+    def changed_by_step(self, seen: Views, x: int, y: int) -> tuple[float, int]:
+        """`changed` at (x, y) of today's screen after the step, where a pixel of its
+        context that today's step did not change either (today's screen before the step
+        shows it alike) does not count: neither step drew it, so it differs by the layout
+        around the effect (a container's edge that a bigger window moved), not by what
+        the step did. Only where today's step changed some of what the recorded step
+        changed there: a look-alike that was there before the step (another box's tick)
+        is no effect of it, and its surroundings count. At 1x, with the recorded change and
+        today's screen before the step known; elsewhere as `changed`."""
+        if self.context is None or seen.earlier is None or self.scale != 1.0:
+            return self.changed(seen.screen, x, y)
+        area = (slice(y, y + self.height), slice(x, x + self.width))
+        today, earlier = seen.screen[area], seen.earlier[area]
+        if today.shape != self.gray.shape or earlier.shape != self.gray.shape:
+            return self.changed(seen.screen, x, y)
+        thr = self.options.pixel_threshold
+        steady = np.abs(today.astype(np.int16) - earlier) <= thr
+        if steady[self.keep & ~self.context].all():
+            return self.changed(seen.screen, x, y)  # the step drew nothing of it here
+        diff = np.abs(self.gray.astype(np.int16) - today) > thr
+        return measured(diff & self.keep & ~(self.context & steady), self.keep)
+
     def passes(self, view: Image, x: int, y: int) -> bool:
         return passes(*self.changed(view, x, y), self.options)
+
+
+def _context(changed: Mask) -> Mask:
+    """The pixels of a region that are not the recorded change: farther than
+    P.change_halo px from any pixel the step changed (its anti-aliased edge is the change)."""
+    import cv2
+
+    size = 2 * P.change_halo + 1
+    near = cv2.dilate(changed.astype(np.uint8), np.ones((size, size), np.uint8)).astype(bool)
+    out: Mask = ~near
+    return out
 
 
 def view(image: Image, scale: float) -> Image:
@@ -114,12 +158,15 @@ def find(
     options: VerifyOptions,
     *,
     far: bool = True,
+    changed: Mask | None = None,
 ) -> Check:
     """Is the recorded content of `box` on the screen: near its mapped place or, failing
     that (when `far`), where it appeared during the step? Failing both, at 1x, an effect
     whose ink the step changed in the recording (`before`, the recorded frame before it) is
-    looked for in other colours (recolour.py): the same text and marks under another theme."""
-    content = Content(after, box, keep, mapper.scale, options)
+    looked for in other colours (recolour.py): the same text and marks under another theme.
+    `changed`: the recorded step's changed pixels, which tell an effect's context apart
+    (Content.changed_by_step)."""
+    content = Content(after, box, keep, mapper.scale, options, changed)
     mx, my, _, _ = mapper.box(box)
     sh, sw = seen.screen.shape
     expected = clamp((mx, my, content.width, content.height), sw, sh)
@@ -134,9 +181,9 @@ def find(
     found = region.best(seen.screen, seen.earlier, [*tried, expected[:2]], near) if region else None
     if found is None:
         return check
-    (fx, fy), (changed, patch) = found
+    (fx, fy), (differ, patch) = found
     return Check(
-        kind, box, (fx, fy, w, h), 1.0, round(changed, 4), patch, True, expected, "recoloured"
+        kind, box, (fx, fy, w, h), 1.0, round(differ, 4), patch, True, expected, "recoloured"
     )
 
 
@@ -186,7 +233,7 @@ def _by_pixels(
     if not places:
         return Check(kind, box, None, 0.0, 1.0, w * h, False, expected, "none", scale)
     (changed, patch), (fx, fy) = min(
-        (content.changed(seen.screen, px, py), (px, py)) for px, py in places
+        (content.changed_by_step(seen, px, py), (px, py)) for px, py in places
     )
     passed = passes(changed, patch, content.options)
     return Check(

@@ -70,6 +70,7 @@ class Compared:
     later: Image | None = None  # recorded, just before the next step
     # per effect, the window the step opened that holds it, then and today (windows.py)
     opened: tuple[Moved | None, ...] = ()
+    changed: Mask | None = None  # the recorded pixels the step changed (content.py)
 
 
 def _checkpoint(c: Compared, _done: list[Check]) -> list[Check]:
@@ -110,12 +111,14 @@ def _effect(c: Compared, _done: list[Check]) -> list[Check]:
 
 def _one_effect(c: Compared, box: Box, window: Moved | None) -> Check:
     if window is None:
-        return find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options)
+        return find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options, changed=c.changed)
     (x, y, w, h), (rx, ry, rw, rh), (tx, ty, _, _) = box, window.recorded, window.today
     x0, y0 = max(x, rx), max(y, ry)
     inside = (x0, y0, min(x + w, rx + rw) - x0, min(y + h, ry + rh) - y0)
     mapper = Mapper(None, None, 1.0, (tx - rx, ty - ry))
-    return find("effect", c.after, c.seen, inside, mapper, c.keep, c.options, far=False)
+    return find(
+        "effect", c.after, c.seen, inside, mapper, c.keep, c.options, far=False, changed=c.changed
+    )
 
 
 def _unrecorded(c: Compared, done: list[Check]) -> list[Check]:
@@ -201,12 +204,14 @@ def checks_for(
         if windows is not None and effects and scale == 1.0 and before is not None
         else []
     )
-    changed = changed_mask(before, after, keep, options) if moved and before is not None else None
-    opened = tuple(None if changed is None else in_window(changed, box, moved) for box in effects)
+    changed = changed_mask(before, after, keep, options) if effects and before is not None else None
+    opened = tuple(
+        in_window(changed, box, moved) if moved and changed is not None else None for box in effects
+    )
     compared = Compared(
         action, before, after, Views.of(screen, earlier, scale),
         Mapper(target, located, scale, shift), keep, options,
-        target, aimed, region, said, tuple(effects), settled, later, opened,
+        target, aimed, region, said, tuple(effects), settled, later, opened, changed,
     )  # fmt: skip
     done: list[Check] = []
     for _, run in CHECKS:

@@ -1,0 +1,80 @@
+"""An effect's context (compare/content.py's Content.changed_by_step): the pixels around what
+a step changed, kept to find where the effect is. Where neither the recorded step nor
+today's drew a context pixel, it differs by the layout around the effect (a container's
+edge that a bigger window moved), and does not fail the step; what either step drew always
+counts, and a look-alike that was there before the step is no effect of it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deskreel.matching import VerifyOptions, checks_for
+
+W, H = 160, 100
+GLYPH = (50, 40, 6, 8)  # the mark the step draws
+EDGE = 64  # a container's edge, a vertical line beside the mark, in the recording
+
+
+def screen(*, glyph: bool, edge: int | None = EDGE, extra: tuple[int, int] | None = None):
+    rgb = np.full((H, W, 3), 235, np.uint8)
+    if edge is not None:
+        rgb[20:80, edge] = 120
+    if glyph:
+        x, y, w, h = GLYPH
+        rgb[y : y + h, x : x + w] = 20
+    if extra is not None:
+        rgb[extra[1] : extra[1] + 5, extra[0] : extra[0] + 3] = 20
+    return rgb
+
+
+RECORDED = screen(glyph=False), screen(glyph=True)
+
+
+def effects(earlier, today):
+    checks = checks_for(
+        action="left_click",
+        before=RECORDED[0],
+        after=RECORDED[1],
+        screen=today,
+        target=(52, 44),
+        located=(52, 44),
+        scale=1.0,
+        region=None,
+        masks=[],
+        options=VerifyOptions(),
+        earlier=earlier,
+    )
+    return [c for c in checks if c.kind in ("effect", "unrecorded")]
+
+
+def test_a_container_edge_the_layout_moved_beside_the_effect_does_not_fail_it():
+    [effect] = effects(screen(glyph=False, edge=90), screen(glyph=True, edge=90))
+    assert effect.passed, effect.describe()
+
+
+def test_what_todays_step_drew_in_the_context_still_counts():
+    """A second mark drawn beside the right one."""
+    checks = effects(screen(glyph=False, edge=90), screen(glyph=True, edge=90, extra=(59, 41)))
+    assert not all(c.passed for c in checks), [c.describe() for c in checks]
+
+
+def test_a_missing_or_other_mark_still_fails():
+    [effect] = effects(screen(glyph=False, edge=90), screen(glyph=False, edge=90))
+    assert not effect.passed
+    other = screen(glyph=False, edge=90)
+    other[40:48, 50:53] = 20  # half the mark
+    assert not all(c.passed for c in effects(screen(glyph=False, edge=90), other))
+
+
+def test_a_look_alike_shown_before_the_step_is_no_effect_of_it():
+    """Another box's tick just above, there before the step, beside another layout: today's
+    step drew nothing."""
+    before = screen(glyph=False, edge=90)
+    before[14:22, 50:56] = 20  # a tick 26 px above, already shown
+    [effect] = effects(before, before.copy())
+    assert not effect.passed, effect.describe()
+
+
+def test_without_the_screen_before_the_step_the_context_counts():
+    [effect] = effects(None, screen(glyph=True, edge=90))
+    assert not effect.passed
