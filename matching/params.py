@@ -168,6 +168,10 @@ class Params:
     # px around a changed pixel that are its anti-aliased edge: part of the change, never
     # of an effect's context (compare/content.py)
     change_halo: int = 2
+    # share of what a step had to draw at a place (the recorded change's pixels that today's
+    # screen did not show before the step) that today's step must have drawn there for the
+    # effect's context to be excused (compare/content.py)
+    drawn_share: float = 0.5
     effect_join: int = 9  # px: changed pixels closer than this are one region (a square's side)
     effect_least: int = 30  # px: smaller changes (a caret blink) are not effects
     # A text caret, as every toolkit draws it: a bar at most this many px wide and this many

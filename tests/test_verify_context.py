@@ -78,3 +78,48 @@ def test_a_look_alike_shown_before_the_step_is_no_effect_of_it():
 def test_without_the_screen_before_the_step_the_context_counts():
     [effect] = effects(None, screen(glyph=True, edge=90))
     assert not effect.passed
+
+
+def form(ticked: tuple[bool, bool], *, flicker: bool = False) -> np.ndarray:
+    """Two labelled check boxes, 20 px apart; only their labels tell them apart, and the
+    first letters of each lie in the context of the other's tick."""
+    import cv2
+
+    rgb = np.full((160, 240, 3), 235, np.uint8)
+    for (x, y), label, tick in zip(((40, 40), (40, 60)), ("Wipe disk", "Keep data"), ticked):
+        rgb[y : y + 13, x : x + 13] = 120
+        rgb[y + 1 : y + 12, x + 1 : x + 12] = 255
+        if tick:
+            cv2.line(rgb, (x + 3, y + 6), (x + 5, y + 9), (20, 20, 20), 2, cv2.LINE_AA)
+            cv2.line(rgb, (x + 5, y + 9), (x + 10, y + 3), (20, 20, 20), 2, cv2.LINE_AA)
+        cv2.putText(
+            rgb, label, (x + 16, y + 11), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (20,) * 3, 1, cv2.LINE_AA
+        )
+    if flicker:
+        rgb[66, 45] = 0  # one pixel of the other box's tick changes: a focus ring's dot
+    return rgb
+
+
+def test_the_wrong_box_ticked_or_a_look_alike_that_flickered_is_never_excused():
+    """The step ticks the box below instead (its tick matches the recorded one, its label
+    does not); or it ticks nothing, the box below was ticked already and a pixel of it
+    changed during the step."""
+    recorded = form((False, False)), form((True, False))
+    for earlier, today in (
+        (form((False, False)), form((False, True))),
+        (form((False, True)), form((False, True), flicker=True)),
+    ):
+        checks = checks_for(
+            action="key",
+            before=recorded[0],
+            after=recorded[1],
+            screen=today,
+            target=None,
+            located=None,
+            scale=1.0,
+            region=None,
+            masks=[],
+            options=VerifyOptions(),
+            earlier=earlier,
+        )
+        assert not all(c.passed for c in checks), [c.describe() for c in checks]

@@ -86,10 +86,13 @@ class Content:
         context that today's step did not change either (today's screen before the step
         shows it alike) does not count: neither step drew it, so it differs by the layout
         around the effect (a container's edge that a bigger window moved), not by what
-        the step did. Only where today's step changed some of what the recorded step
-        changed there: a look-alike that was there before the step (another box's tick)
-        is no effect of it, and its surroundings count. At 1x, with the recorded change and
-        today's screen before the step known; elsewhere as `changed`."""
+        the step did. Only where today's step drew most of what it had to draw there to
+        show the recorded change (P.drawn_share of the recorded change's pixels that today's
+        screen before the step did not show): a look-alike that was there before the step
+        (another box's tick, a focus ring flickering on it) is no effect of it, and its
+        surroundings count. At 1x, with the recorded change and today's screen before the
+        step known; elsewhere as `changed`. The caller uses it only where the effect is
+        expected (_by_pixels)."""
         if self.context is None or seen.earlier is None or self.scale != 1.0:
             return self.changed(seen.screen, x, y)
         area = (slice(y, y + self.height), slice(x, x + self.width))
@@ -98,8 +101,10 @@ class Content:
             return self.changed(seen.screen, x, y)
         thr = self.options.pixel_threshold
         steady = np.abs(today.astype(np.int16) - earlier) <= thr
-        if steady[self.keep & ~self.context].all():
-            return self.changed(seen.screen, x, y)  # the step drew nothing of it here
+        core = self.keep & ~self.context
+        needed = core & (np.abs(self.gray.astype(np.int16) - earlier) > thr)
+        if (needed & ~steady).sum() < P.drawn_share * needed.sum() or not needed.any():
+            return self.changed(seen.screen, x, y)  # the step did not draw it here
         diff = np.abs(self.gray.astype(np.int16) - today) > thr
         return measured(diff & self.keep & ~(self.context & steady), self.keep)
 
@@ -232,9 +237,19 @@ def _by_pixels(
         places.append(expected[:2])  # the best match near it may be anywhere in a blank
     if not places:
         return Check(kind, box, None, 0.0, 1.0, w * h, False, expected, "none", scale)
-    (changed, patch), (fx, fy) = min(
-        (content.changed_by_step(seen, px, py), (px, py)) for px, py in places
-    )
+
+    def measured_at(px: int, py: int) -> tuple[float, int]:
+        """A place's differing pixels; its context excused only at the expected place, or
+        where the content matched and holds the expected place's centre: elsewhere the
+        context is what tells the effect from its look-alikes."""
+        mine = (px, py) == expected[:2] or (
+            score >= content.options.match_threshold and _holds_centre((px, py, cw, ch), expected)
+        )
+        return (
+            content.changed_by_step(seen, px, py) if mine else content.changed(seen.screen, px, py)
+        )
+
+    (changed, patch), (fx, fy) = min((measured_at(px, py), (px, py)) for px, py in places)
     passed = passes(changed, patch, content.options)
     return Check(
         kind,
