@@ -33,7 +33,14 @@ from deskreel.storage.widgets import (
 
 from .screen import WINDOW_POLL, FrameTimeline, WidgetSeen
 
-__all__ = ["COUNT_BUDGET", "AimWatch", "answer_for_press", "box_changed", "object_of_press"]
+__all__ = [
+    "COUNT_BUDGET",
+    "AimWatch",
+    "answer_for_press",
+    "box_changed",
+    "close_quietly",
+    "object_of_press",
+]
 
 COUNT_BUDGET = 1.0  # s for counting an object's twins in its application; past it: unknown
 # s after a question the screen changed for (a step's effect drawn) to ask once more if it
@@ -315,12 +322,7 @@ class AimWatch:
             self.available = bool(self.available)
         finally:
             self.ready.set()
-            for closing in (tree, conn):
-                if closing is not None:
-                    try:
-                        closing.close()
-                    except Exception:  # already gone
-                        pass
+            close_quietly(tree, conn)
 
     def _watch(self, conn: Any, tree: Any) -> None:
         from deskreel.xsession.toplevel import toplevel_of
@@ -376,6 +378,17 @@ class AimWatch:
             self.asked += 1
             self.seconds += done - asked
         self.timeline.note_widget(WidgetSeen(asked, done, point, widget, window))
+
+
+def close_quietly(*resources: Any) -> None:
+    """Close each of a watch thread's connections that was opened; one already gone is no
+    matter."""
+    for resource in resources:
+        if resource is not None:
+            try:
+                resource.close()
+            except Exception:  # already gone
+                pass
 
 
 def _same(before: Widget, now: Widget) -> bool:

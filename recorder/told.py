@@ -23,7 +23,7 @@ import numpy as np
 from deskreel.storage.told import StepTold, Told
 from deskreel.storage.widgets import Box
 
-from .aiming import ASK_AGAIN
+from .aiming import ASK_AGAIN, close_quietly
 from .screen import WINDOW_POLL, FrameTimeline
 
 __all__ = ["TOLD_BUDGET", "ToldSeen", "ToldWatch", "told_for_step"]
@@ -89,12 +89,7 @@ class ToldWatch:
         except Exception:  # a dead bus or display: nothing more is told, the recording goes on
             pass
         finally:
-            for closing in (tree, conn):
-                if closing is not None:
-                    try:
-                        closing.close()
-                    except Exception:  # already gone
-                        pass
+            close_quietly(tree, conn)
 
     def _watch(self, conn: Any, tree: Any) -> None:
         from deskreel.xsession.toplevel import toplevel_of
