@@ -24,6 +24,8 @@ __all__ = [
     "VerifyOptions",
     "carets_only",
     "clamp",
+    "drawn_by_step",
+    "holds_centre",
     "measured",
     "object_check",
     "passes",
@@ -324,6 +326,39 @@ def measured(diff: Mask, keep: Mask) -> tuple[float, int]:
     count, _, stats, _ = cv2.connectedComponentsWithStats(diff.astype(np.uint8), connectivity=8)
     patch = int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
     return float(diff.sum()) / float(keep.sum()), patch
+
+
+def drawn_by_step(
+    expected: npt.NDArray[Any],
+    today: Image,
+    earlier: Image,
+    keep: Mask,
+    context: Mask,
+    options: VerifyOptions,
+) -> tuple[float, int] | None:
+    """The differing pixels of a region whose `expected` look (what today's screen should
+    show, in today's colours) is compared with `today`, where a pixel of its `context` (not
+    the recorded change) that today's step did not change either (`earlier`, today's screen
+    before the step, shows it alike) does not count: neither step drew it, so it differs by
+    the layout around the effect, not by what the step did. None where today's step did
+    not draw most of what it had to draw there to show the recorded change
+    (P.drawn_share of the change's pixels that `earlier` did not show): a look-alike
+    that was there before the step is no effect of it, and its surroundings count."""
+    thr = options.pixel_threshold
+    steady = np.abs(today.astype(np.float32) - earlier) <= thr
+    needed = keep & ~context & (np.abs(expected - earlier.astype(np.float32)) > thr)
+    if not needed.any() or (needed & ~steady).sum() < P.drawn_share * needed.sum():
+        return None
+    diff = np.abs(expected - today.astype(np.float32)) > thr
+    return measured(diff & keep & ~(context & steady), keep)
+
+
+def holds_centre(box: Box, expected: Box) -> bool:
+    """Whether `box` holds the centre of `expected`: the place an effect was expected."""
+    x, y, w, h = box
+    ex, ey, ew, eh = expected
+    cx, cy = ex + ew // 2, ey + eh // 2
+    return x <= cx < x + w and y <= cy < y + h
 
 
 def unmasked(shape: tuple[int, ...], masks: Sequence[Box]) -> Mask:

@@ -10,7 +10,17 @@ import numpy as np
 from ..params import PARAMS as P
 from ..search import Box, Image, Scores, grayscale
 
-from .checks import Check, Mapper, Mask, VerifyOptions, clamp, measured, passes
+from .checks import (
+    Check,
+    Mapper,
+    Mask,
+    VerifyOptions,
+    clamp,
+    drawn_by_step,
+    holds_centre,
+    measured,
+    passes,
+)
 from .recolour import recoloured
 from .scaled import parts_changed
 
@@ -82,31 +92,20 @@ class Content:
         return parts_changed(self.gray, view, x, y, self.keep, self.scale, self.options)
 
     def changed_by_step(self, seen: Views, x: int, y: int) -> tuple[float, int]:
-        """`changed` at (x, y) of today's screen after the step, where a pixel of its
-        context that today's step did not change either (today's screen before the step
-        shows it alike) does not count: neither step drew it, so it differs by the layout
-        around the effect (a container's edge that a bigger window moved), not by what
-        the step did. Only where today's step drew most of what it had to draw there to
-        show the recorded change (P.drawn_share of the recorded change's pixels that today's
-        screen before the step did not show): a look-alike that was there before the step
-        (another box's tick, a focus ring flickering on it) is no effect of it, and its
-        surroundings count. At 1x, with the recorded change and today's screen before the
-        step known; elsewhere as `changed`. The caller uses it only where the effect is
-        expected (_by_pixels)."""
+        """`changed` at (x, y) of today's screen after the step, its context excused
+        where neither step drew it (checks.drawn_by_step: a container's edge that a bigger
+        window moved), as long as today's step drew the effect there. At 1x, with the
+        recorded change and today's screen before the step known; elsewhere as `changed`.
+        The caller uses it only where the effect is expected (_by_pixels)."""
         if self.context is None or seen.earlier is None or self.scale != 1.0:
             return self.changed(seen.screen, x, y)
         area = (slice(y, y + self.height), slice(x, x + self.width))
         today, earlier = seen.screen[area], seen.earlier[area]
         if today.shape != self.gray.shape or earlier.shape != self.gray.shape:
             return self.changed(seen.screen, x, y)
-        thr = self.options.pixel_threshold
-        steady = np.abs(today.astype(np.int16) - earlier) <= thr
-        core = self.keep & ~self.context
-        needed = core & (np.abs(self.gray.astype(np.int16) - earlier) > thr)
-        if (needed & ~steady).sum() < P.drawn_share * needed.sum() or not needed.any():
-            return self.changed(seen.screen, x, y)  # the step did not draw it here
-        diff = np.abs(self.gray.astype(np.int16) - today) > thr
-        return measured(diff & self.keep & ~(self.context & steady), self.keep)
+        expected = self.gray.astype(np.float32)
+        drawn = drawn_by_step(expected, today, earlier, self.keep, self.context, self.options)
+        return self.changed(seen.screen, x, y) if drawn is None else drawn
 
     def passes(self, view: Image, x: int, y: int) -> bool:
         return passes(*self.changed(view, x, y), self.options)
@@ -181,9 +180,15 @@ def find(
     if check.passed or mapper.scale != 1.0 or kind != "effect":
         return check
     x, y, w, h = box
-    region = recoloured(grayscale(crop(after, box)), keep[y : y + h, x : x + w], options)
+    region = recoloured(
+        grayscale(crop(after, box)), keep[y : y + h, x : x + w], options, content.context
+    )
     tried = [check.found_at[:2]] if check.found_at is not None else []
-    found = region.best(seen.screen, seen.earlier, [*tried, expected[:2]], near) if region else None
+    found = (
+        region.best(seen.screen, seen.earlier, [*tried, expected[:2]], near, expected)
+        if region
+        else None
+    )
     if found is None:
         return check
     (fx, fy), (differ, patch) = found
@@ -209,7 +214,7 @@ def _by_pixels(
     shown_before = (
         kind == "effect"
         and score >= content.options.match_threshold
-        and not _holds_centre((fx, fy, cw, ch), expected)
+        and not holds_centre((fx, fy, cw, ch), expected)
         and seen.earlier is not None
         and content.passes(seen.earlier, fx, fy)
     )
@@ -243,7 +248,7 @@ def _by_pixels(
         where the content matched and holds the expected place's centre: elsewhere the
         context is what tells the effect from its look-alikes."""
         mine = (px, py) == expected[:2] or (
-            score >= content.options.match_threshold and _holds_centre((px, py, cw, ch), expected)
+            score >= content.options.match_threshold and holds_centre((px, py, cw, ch), expected)
         )
         return (
             content.changed_by_step(seen, px, py) if mine else content.changed(seen.screen, px, py)
@@ -263,13 +268,6 @@ def _by_pixels(
         "near" if passed and match == "none" else match,
         scale,
     )
-
-
-def _holds_centre(box: Box, expected: Box) -> bool:
-    x, y, w, h = box
-    ex, ey, ew, eh = expected
-    cx, cy = ex + ew // 2, ey + eh // 2
-    return x <= cx < x + w and y <= cy < y + h
 
 
 def _appeared(seen: Views, content: Content) -> tuple[float, int, int] | None:

@@ -1,0 +1,99 @@
+"""An effect in other colours whose context a theme draws its own way (compare/recolour.py):
+a calculator's display, its border a thick frame in one look and three thin lines in
+another, its digits a few pixels off inside another bevel. What the step drew is compared
+in today's colours; the context counts only where today's step drew it, and never where
+the step did not draw the recorded change."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from deskreel.matching import VerifyOptions, checks_for
+
+W, H = 320, 200
+DISPLAY = (120, 40, 130, 44)  # the display; the keypad's key "2" below it
+KEY = (150, 120, 40, 30)
+# ground, display face, ink, border
+LOOKS = {
+    "recorded": ((110, 110, 110), (255, 255, 255), (0, 0, 0), (0, 0, 0)),
+    "reverse": ((145, 145, 145), (0, 0, 0), (255, 255, 255), (255, 255, 255)),
+    "theme": ((200, 200, 200), (150, 170, 150), (40, 40, 40), (120, 120, 120)),
+}
+
+
+def screen(digits: str, look: str = "recorded", *, lines: bool = False, nudge=(0, 0)):
+    ground, face, ink, border = LOOKS[look]
+    img = np.full((H, W, 3), ground, np.uint8)
+    x, y, w, h = DISPLAY
+    if lines:  # the border as three thin lines around the face
+        for i in range(2, 9, 3):
+            cv2.rectangle(img, (x - i, y - i), (x + w - 1 + i, y + h - 1 + i), border, 1)
+    else:  # a thick frame
+        cv2.rectangle(img, (x - 8, y - 8), (x + w + 7, y + h + 7), border, 6)
+    cv2.rectangle(img, (x, y), (x + w - 1, y + h - 1), face, -1)
+    kx, ky, kw, kh = KEY
+    cv2.rectangle(img, (kx, ky), (kx + kw, ky + kh), border, 1)
+    cv2.putText(img, "2", (kx + 12, ky + 22), cv2.FONT_HERSHEY_PLAIN, 1.2, border, 1)
+    dx, dy = nudge
+    size = cv2.getTextSize(digits, cv2.FONT_HERSHEY_PLAIN, 1.6, 1)[0][0]
+    org = (x + w - 3 - size + dx, y + 30 + dy)
+    cv2.putText(img, digits, org, cv2.FONT_HERSHEY_PLAIN, 1.6, ink, 1, cv2.LINE_AA)
+    return img
+
+
+RECORDED = screen("1"), screen("12")  # the step pressed the key "2"
+
+
+def effects(earlier, today):
+    checks = checks_for(
+        action="left_click",
+        before=RECORDED[0],
+        after=RECORDED[1],
+        screen=today,
+        target=(170, 135),
+        located=(170, 135),
+        scale=1.0,
+        region=None,
+        masks=[],
+        options=VerifyOptions(),
+        earlier=earlier,
+    )
+    return [c for c in checks if c.kind in ("effect", "unrecorded")]
+
+
+@pytest.mark.parametrize(
+    "look, nudge", [("reverse", (0, 0)), ("theme", (0, 0)), ("theme", (-2, 4))]
+)
+def test_the_digit_drawn_passes_whatever_the_theme_draws_around_it(look, nudge):
+    earlier = screen("1", look, lines=True, nudge=nudge)
+    checks = effects(earlier, screen("12", look, lines=True, nudge=nudge))
+    assert checks and all(c.passed for c in checks), [c.describe() for c in checks]
+    assert any(c.match == "recoloured" for c in checks)
+
+
+@pytest.mark.parametrize("look", ["reverse", "theme"])
+@pytest.mark.parametrize("today", ["13", "1", "17"])
+def test_another_digit_or_none_fails_in_any_colours(look, today):
+    checks = effects(screen("1", look, lines=True), screen(today, look, lines=True))
+    assert not all(c.passed for c in checks), [c.describe() for c in checks]
+
+
+@pytest.mark.parametrize("look", ["reverse", "theme"])
+def test_the_right_digit_shown_before_the_step_is_no_effect_of_it(look):
+    """The display read "12" before the step today: the step drew nothing."""
+    shown = screen("12", look, lines=True)
+    checks = effects(shown, shown.copy())
+    assert not all(c.passed for c in checks), [c.describe() for c in checks]
+
+
+@pytest.mark.parametrize("look", ["reverse", "theme"])
+def test_what_todays_step_drew_in_the_context_still_counts(look):
+    """The right digit, and a mark drawn beside it inside the context."""
+    today = screen("12", look, lines=True)
+    _, _, ink, _ = LOOKS[look]
+    x, y, w, _ = DISPLAY
+    cv2.rectangle(today, (x + w - 40, y + 6), (x + w - 36, y + 14), ink, -1)
+    checks = effects(screen("1", look, lines=True), today)
+    assert not all(c.passed for c in checks), [c.describe() for c in checks]
