@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from dataclasses import replace
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
@@ -32,6 +33,7 @@ from .aiming import object_of_press
 from .meaning import said_after
 from .told import told_for_step
 from .animation import StepFrames, animated_masks
+from .animating import widened
 from .rest import anchor_in_two_looks, at_rest, calm_since, meets, pointer_path
 from .screen import Frame, FrameTimeline
 from .writing import StoreWrites
@@ -69,10 +71,14 @@ class Finisher:
         settle: float,
         settle_cap: float,
         redaction: TypingRedaction,
+        objects: Callable[[tuple[int, int]], Widget | None] | None = None,
     ):
         self.jobs, self.writes, self.recording_id = jobs, writes, recording_id
         self.frames, self.settle, self.settle_cap = frames, settle, settle_cap
         self.redaction = redaction
+        # the object at a point of the screen (animating.ObjectsAt), which tells an animated
+        # region's whole box; None: regions stay as seen
+        self.objects = objects
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
         self._latest: tuple[Frame | None, Any] = (None, None)  # last stored, its pixels as stored
         self.frames_stored = self.frame_bytes = 0
@@ -122,11 +128,26 @@ class Finisher:
             self.shed[SHED_MASKS] += sum(r.action.action != "wait" for _, r in job.numbered)
         elif self.frames:  # what moved while nobody touched anything: no step's effect
             masks = animated_masks(job, settled=self.settle_cap, frames=chosen)
+            at = self._objects_at()
             for number, boxes in masks.items():
-                for box in boxes:
+                for box in widened(boxes, at) if at is not None else boxes:
                     self.writes.call(
                         self.writes.store.add_mask, self.recording_id, box, step=number
                     )
+
+    def _objects_at(self) -> Callable[[tuple[int, int]], Widget | None] | None:
+        """`objects`, each point asked once for one job."""
+        if self.objects is None:
+            return None
+        asked: dict[tuple[int, int], Widget | None] = {}
+        objects = self.objects
+
+        def at(point: tuple[int, int]) -> Widget | None:
+            if point not in asked:
+                asked[point] = objects(point)
+            return asked[point]
+
+        return at
 
     def _step(
         self, number: int, r: Reduced, job: Job, following: float | None, *, lean: bool

@@ -36,6 +36,7 @@ from deskreel.storage.values import INPUT_SETTINGS, NESTED, SHED
 
 from .capture import InputCapture
 from .chords import ChordFilter
+from .animating import ObjectsAt
 from .finisher import Finisher
 from .header import default_name, display_header
 from .holdback import HoldBack
@@ -183,6 +184,7 @@ class Recorder:
             settle=options.settle,
             settle_cap=options.settle_cap,
             redaction=TypingRedaction(enabled=options.redact_typing),
+            objects=(objects := ObjectsAt(self._display, self._may_ask)),
         )
         holdback = HoldBack(self._queue, self.chords)
         self._loop = loop = WriterLoop(
@@ -198,17 +200,20 @@ class Recorder:
             pause_key=options.pause_key,
         )
         self._finisher = finisher
-        with finisher:
-            try:
-                with self.screen, self.aim, self.told, self.capture:
-                    on_start(name)
-                    self.aim.started.set()
-                    ended_by = loop.run(should_stop)
-                    duration = loop.duration()  # the person's: it ends at the stop
-                    self.finishing = True
-            finally:
-                loop.finish()  # what the capture still held, and the last pieces
-                self._wait_for_finisher()
+        try:
+            with finisher:
+                try:
+                    with self.screen, self.aim, self.told, self.capture:
+                        on_start(name)
+                        self.aim.started.set()
+                        ended_by = loop.run(should_stop)
+                        duration = loop.duration()  # the person's: it ends at the stop
+                        self.finishing = True
+                finally:
+                    loop.finish()  # what the capture still held, and the last pieces
+                    self._wait_for_finisher()
+        finally:
+            objects.close()  # the finisher's thread has ended
         finisher.check()
         if finisher.shed:
             self.writes.call(self.store.add_extra, self.recording_id, {SHED: dict(finisher.shed)})

@@ -14,6 +14,8 @@ A press shows "NAME applied" in the status line below the rows; with --wrong-eff
 boxed as its tab's label while it holds the page. --check adds a check box "Keep a copy"
 below the rows (printed as "ready Keep_a_copy X Y"); with --wrong-effect it does not stay
 checked. --text CONTENT adds a multi-line text area holding CONTENT ("ready Notes X Y").
+--pulse adds a progress bar above the status line that pulses every 100 ms, as an
+application shows work whose length it does not know.
 """
 
 from __future__ import annotations
@@ -80,6 +82,12 @@ def build(args: argparse.Namespace) -> tuple[Gtk.Window, dict[str, Gtk.Button]]:
         notes.get_buffer().set_text(args.text)
         outer.pack_start(notes, False, False, 0)
         buttons["Notes"] = notes
+    if args.pulse:
+        bar = Gtk.ProgressBar(text="working", show_text=True)
+        bar.set_size_request(300, -1)
+        bar.set_pulse_step(0.05)
+        GLib.timeout_add(100, lambda: bar.pulse() or True)
+        outer.pack_start(bar, False, False, 0)
     outer.pack_start(status, False, False, 0)
     return window, buttons
 
@@ -138,6 +146,7 @@ def main() -> None:
     parser.add_argument("--notebook", action="store_true")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--text", default=None, help="a text area below, holding this")
+    parser.add_argument("--pulse", action="store_true")
     args = parser.parse_args()
     if args.font != 1.0:
         Gtk.Settings.get_default().set_property("gtk-xft-dpi", round(96 * 1024 * args.font))

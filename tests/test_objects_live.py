@@ -704,3 +704,34 @@ def test_an_empty_text_area_is_found_blank_at_a_bigger_font_and_not_with_text(de
             assert y <= found.point[1] < y + h
         else:
             assert not found.decided
+
+
+def test_a_pulsing_progress_bar_is_masked_whole_and_verify_passes(desktop, tmp_path):
+    """The recorder sees a pulsing bar's block at a few places in the frames it grabbed; the
+    tree tells the bar's whole box, which the step's mask holds (recorder/animating.py), so
+    a replay whose grab catches the block elsewhere passes --verify."""
+    db = tmp_path / "pulse.db"
+    form = Form(desktop, "--pulse")
+    try:
+        steps = recorded_steps(
+            desktop, db, lambda person: person.click(*form.places["Mail_server"])
+        )
+        with tree_of(desktop) as tree:
+            bar = _showing(tree, "progress bar", "", form.proc.pid)
+    finally:
+        form.pressed()
+    [click] = [s for s in steps if s.action.action == "left_click"]
+    with open_store(db, create=False) as store:
+        masks = store.masks(store.recording().id).get(click.step, [])
+    bx, by, bw, bh = bar.box
+
+    def holds(box):
+        x, y, w, h = box
+        return x <= bx and y <= by and bx + bw <= x + w and by + bh <= y + h
+
+    assert any(holds(m) for m in masks), (bar.box, masks)
+    for run in range(2):
+        copy = tmp_path / f"pulse-{run}.db"
+        shutil.copyfile(db, copy)
+        done, pressed = replay(desktop, copy, "--pulse", extra=("--verify",))
+        assert pressed == ["Mail server"] and done.returncode == 0, done.stderr
