@@ -21,7 +21,7 @@ from deskreel.storage.widgets import Widget
 
 from .aiming import close_quietly
 
-__all__ = ["ANIMATING_ROLES", "ObjectsAt", "widened"]
+__all__ = ["ANIMATING_ROLES", "ObjectsAt", "animating_at", "widened"]
 
 Box = tuple[int, int, int, int]
 Point = tuple[int, int]
@@ -85,15 +85,22 @@ def widened(boxes: list[Box], at: Callable[[Point], Widget | None]) -> list[Box]
     object's box grown by _GROW px, and holding the region; the others as they were."""
     out: list[Box] = []
     for box in boxes:
-        x, y, w, h = box
-        found = at((x + w // 2, y + h // 2))
-        if found is not None and found.role in ANIMATING_ROLES and _mostly_on(box, found.box):
-            ox, oy, ow, oh = found.box
-            grown = (ox - _GROW, oy - _GROW, ow + 2 * _GROW, oh + 2 * _GROW)
-            box = _union(grown, box)
+        on = animating_at(box, at)
+        box = box if on is None else _union(on, box)
         if box not in out:
             out.append(box)
     return out
+
+
+def animating_at(box: Box, at: Callable[[Point], Widget | None]) -> Box | None:
+    """The box (grown by _GROW px) of the object of an ANIMATING_ROLES role that holds most
+    of the region `box` (grown by _GROW px), asked at its centre; None: no such object."""
+    x, y, w, h = box
+    found = at((x + w // 2, y + h // 2))
+    if found is None or found.role not in ANIMATING_ROLES or not _mostly_on(box, found.box):
+        return None
+    ox, oy, ow, oh = found.box
+    return (ox - _GROW, oy - _GROW, ow + 2 * _GROW, oh + 2 * _GROW)
 
 
 def _mostly_on(box: Box, on: Box) -> bool:

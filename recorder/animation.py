@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .pieces import Job
     from .screen import Frame, FrameTimeline
 
-__all__ = ["animated_masks", "kept_moving", "moves_between", "toggled"]
+__all__ = ["animated_masks", "boxes_of", "kept_moving", "moves_between", "toggled"]
 
 Box = tuple[int, int, int, int]
 
@@ -86,7 +86,7 @@ def animated_masks(
             drawn = _drawn_by_step(job.timeline, chosen, after)
             if drawn is not None and drawn.shape == came_back.shape:
                 came_back = came_back & ~drawn
-        boxes = _largest([*late, *late_after, *_boxes(came_back)])
+        boxes = _largest([*late, *late_after, *boxes_of(came_back)])
         if boxes:
             out[number] = boxes
     return out
@@ -121,7 +121,7 @@ def moves_between(timeline: FrameTimeline, start: float, end: float, settled: fl
     frames = [f.packed for f in shown]  # each unpacked when it is compared
     back = toggled(f() for f in frames)
     late_moving = kept_moving(f() for f in frames[late_start:])
-    return back, _boxes(late_moving)
+    return back, boxes_of(late_moving)
 
 
 def _either(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
@@ -131,7 +131,7 @@ def _either(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
     return a if b is None or b.shape != a.shape else a | b
 
 
-def _boxes(mask: np.ndarray | None) -> list[Box]:
+def boxes_of(mask: np.ndarray | None) -> list[Box]:
     """The regions of `mask`, each grown by _GROW px."""
     import cv2
     import numpy as np

@@ -34,6 +34,7 @@ from .meaning import said_after
 from .told import told_for_step
 from .animation import StepFrames, animated_masks
 from .animating import widened
+from .still import animating_before, still_apart
 from .rest import anchor_in_two_looks, at_rest, calm_since, meets, pointer_path
 from .screen import Frame, FrameTimeline
 from .writing import StoreWrites
@@ -79,6 +80,7 @@ class Finisher:
         # the object at a point of the screen (animating.ObjectsAt), which tells an animated
         # region's whole box; None: regions stay as seen
         self.objects = objects
+        self._at: Callable[[tuple[int, int]], Widget | None] | None = None  # one job's
         self._frame_keys: dict[int, str] = {}  # id(Frame) -> stored hash
         self._latest: tuple[Frame | None, Any] = (None, None)  # last stored, its pixels as stored
         self.frames_stored = self.frame_bytes = 0
@@ -114,13 +116,17 @@ class Finisher:
     def _store_steps(self, job: Job) -> None:
         behind = self.jobs.waiting() > 0
         steps, chosen = [], {}
+        self._at = self._objects_at()
+        previous: float | None = None  # when the input step before ended
         for n, (number, r) in enumerate(job.numbered):
             following = _next_input(job.numbered[n + 1 :])
             lean = behind or self.hurry.is_set()
-            step, framed = self._step(number, r, job, following, lean=lean)
+            step, framed = self._step(number, r, job, (previous, following), lean=lean)
             steps.append(step)
             if framed is not None:
                 chosen[number] = framed.chosen
+            if r.action.action != "wait":
+                previous = r.t_end
         self.writes.call(self.writes.store.add_steps, self.recording_id, steps)
         self.writes.steps += len(steps)
         self._frame_keys.clear()
@@ -128,7 +134,7 @@ class Finisher:
             self.shed[SHED_MASKS] += sum(r.action.action != "wait" for _, r in job.numbered)
         elif self.frames:  # what moved while nobody touched anything: no step's effect
             masks = animated_masks(job, settled=self.settle_cap, frames=chosen)
-            at = self._objects_at()
+            at = self._at
             for number, boxes in masks.items():
                 for box in widened(boxes, at) if at is not None else boxes:
                     self.writes.call(
@@ -150,15 +156,24 @@ class Finisher:
         return at
 
     def _step(
-        self, number: int, r: Reduced, job: Job, following: float | None, *, lean: bool
+        self,
+        number: int,
+        r: Reduced,
+        job: Job,
+        around: tuple[float | None, float | None],
+        *,
+        lean: bool,
     ) -> tuple[Step, Framed | None]:
-        """The step to store, and its frames (None for a wait, or without frames)."""
+        """The step to store, and its frames (None for a wait, or without frames).
+        `around`: when the input step before it ended and the one after it began (None:
+        not in this job)."""
+        following = around[1]
         events = (job.first_seq + r.first, job.first_seq + r.last) if r.first >= 0 else None
         window = job.timeline.window_at(job.t0 + r.t_start)
         action = self.redaction.action(r.action)
         framed = None
         if self.frames and action.action != "wait":
-            framed = self._frames(r, action, job, following, lean=lean)
+            framed = self._frames(r, action, job, around, lean=lean)
         after = framed.after if framed else None
         step = Step(
             step=number,
@@ -205,10 +220,17 @@ class Finisher:
         return told_for_step(job.timeline, job.t0 + r.t_start, drawn, r.action.target, until)
 
     def _frames(
-        self, r: Reduced, action: Action, job: Job, following: float | None, *, lean: bool
+        self,
+        r: Reduced,
+        action: Action,
+        job: Job,
+        around: tuple[float | None, float | None],
+        *,
+        lean: bool,
     ) -> Framed:
         """The step's frames (Framed); `action` is the step's, redacted."""
         t0, timeline, now = job.t0, job.timeline, job.now
+        previous, following = around
         before_frame = timeline.before(t0 + r.t_start)
         limit = t0 + r.t_end + self.settle_cap
         if following is not None:
@@ -220,6 +242,13 @@ class Finisher:
             now=now if not job.final else max(now, limit),
         )
         settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
+        if after_frame is not None and not settled and not lean and self._at is not None:
+            # still but for what its toolkit animates, which moved before the step too
+            since = t0 + (r.t_start - self.settle_cap if previous is None else previous)
+            boxes = animating_before(timeline, since, t0 + r.t_start, self._at)
+            calm = still_apart(timeline, t0 + r.t_end, settle=self.settle, limit=limit, boxes=boxes)
+            if calm is not None:
+                after_frame, settled = calm, True
         shown = None if after_frame is None else _on_screen(timeline, after_frame, limit)
         chosen = StepFrames(before_frame, after_frame, settled)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)

@@ -709,7 +709,8 @@ def test_an_empty_text_area_is_found_blank_at_a_bigger_font_and_not_with_text(de
 def test_a_pulsing_progress_bar_is_masked_whole_and_verify_passes(desktop, tmp_path):
     """The recorder sees a pulsing bar's block at a few places in the frames it grabbed; the
     tree tells the bar's whole box, which the step's mask holds (recorder/animating.py), so
-    a replay whose grab catches the block elsewhere passes --verify."""
+    a replay whose grab catches the block elsewhere passes --verify. The screen never stands
+    still, yet the step's after-frame settled but for the bar (recorder/still.py)."""
     db = tmp_path / "pulse.db"
     form = Form(desktop, "--pulse")
     try:
@@ -721,6 +722,7 @@ def test_a_pulsing_progress_bar_is_masked_whole_and_verify_passes(desktop, tmp_p
     finally:
         form.pressed()
     [click] = [s for s in steps if s.action.action == "left_click"]
+    assert click.after_settled, click
     with open_store(db, create=False) as store:
         masks = store.masks(store.recording().id).get(click.step, [])
     bx, by, bw, bh = bar.box
