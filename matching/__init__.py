@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers (aliased: re-exported
     from .compare import Aimed as Aimed
     from .compare import Check as Check
     from .compare import Difference as Difference
+    from .compare import Restorable as Restorable
     from .compare import Said as Said
     from .compare import StepWindows as StepWindows
     from .compare import VerifyOptions as VerifyOptions
@@ -96,6 +97,7 @@ _WHERE = {
     "Check": "compare",
     "Difference": "compare",
     "VerifyOptions": "compare",
+    "Restorable": "compare",
     "Said": "compare",
     "StepWindows": "compare",
     "carets_only": "compare",

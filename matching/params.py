@@ -172,6 +172,9 @@ class Params:
     # screen did not show before the step) that today's step must have drawn there for the
     # effect's context to be excused (compare/content.py)
     drawn_share: float = 0.5
+    # steps before one whose before-frames an effect may have restored (a menu or a dialog
+    # they opened, closed: compare/restored.py); the replay keeps today's screen before each
+    restored_back: int = 3
     effect_join: int = 9  # px: changed pixels closer than this are one region (a square's side)
     effect_least: int = 30  # px: smaller changes (a caret blink) are not effects
     # A text caret, as every toolkit draws it: a bar at most this many px wide and this many

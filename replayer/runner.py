@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from .safety import AbortSwitch
 from .spacing import Spacing
 from .timing import deadlines
 from deskreel.matching import (
-    Aimed, Check, Said, StepWindows, VerifyOptions, by_told, checks_for, diff_image,
+    PARAMS, Aimed, Check, Said, StepWindows, VerifyOptions, by_told, checks_for, diff_image,
     named_by_text,
 )  # fmt: skip
 
@@ -52,6 +53,8 @@ class Runner:
         self.spacing: Spacing
         self.masks: dict[int | None, list[tuple[int, int, int, int]]] = {}
         self.last_shift: tuple[tuple[int, int], float] = ((0, 0), 1.0)
+        # the last steps verified, each with today's screen before it (restored.py), latest last
+        self.befores: deque[tuple[Step, Any]] = deque(maxlen=PARAMS.restored_back)
         self.stopped = False  # a person answered "abort" (--on-missing ask)
         # each step's next input step's before-frame: the recorded screen just before it
         self.later = later_frames(steps)
@@ -155,6 +158,7 @@ class Runner:
         """Let the screen settle, then compare it with the recording's after-frame, and say
         the verdict."""
         screen, checks, note = self._judged(step, verify, seen, finding, note)
+        self.befores.append((step, seen.screen))
         details = {
             **timing,
             Evidence.CHECKS: [c.to_json() for c in checks],
@@ -246,6 +250,9 @@ class Runner:
             settled=step.after_settled is not False,
             later=self._recorded_frame(self.later.get(step.step)),
             windows=windows,
+            restorable=[
+                (self._recorded_frame(s.before_frame), then) for s, then in reversed(self.befores)
+            ],
         )
         return by_told(checks, step.told, told, self._masks(step, verify), verify)
 

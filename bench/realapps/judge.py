@@ -33,6 +33,7 @@ from deskreel.matching import (
     Reader,
     Reading,
     Refusal,
+    Restorable,
     Said,
     StepWindows,
     TextReader,
@@ -107,12 +108,16 @@ def judge(
     for scenario, cases in by_scenario.items():
         scale = (told or {}).get(scenario)
         hint = Hints(told=scale) if scale is not None else NO_HINTS
+        befores: list[Restorable] = []  # the steps before, latest first, as a replay keeps them
         for case in sorted(cases, key=lambda c: c["step"]):
             step = steps[case["step"]]
             verdict, hint = _one(
-                manifest["app"], scenario, step, case, image, hint, repeat, baseline
+                manifest["app"], scenario, step, case, image, hint, repeat, baseline, befores
             )
             out.append(verdict)
+            befores = [(image(step["before"]), image(case["screen"])), *befores][
+                : PARAMS.restored_back
+            ]
     return out
 
 
@@ -125,6 +130,7 @@ def _one(
     hint: Hints,
     repeat: int,
     baseline: bool,
+    befores: Sequence[Restorable] = (),
 ) -> tuple[Verdict, Hints]:
     screen, anchor = image(case["screen"]), image(step["anchor"])
     truth = case["truth"]
@@ -192,7 +198,7 @@ def _one(
         else "not run"
     )
     said = _said(case, widget)
-    verify, named, told, vouched = _verify(step, case, image, truth, found, widget, said)
+    verify, named, told, vouched = _verify(step, case, image, truth, found, widget, said, befores)
     detail = f"{found.searched} x{found.scale:g} score {found.score:.3f}: {found.reason}"
     asked = case.get("objects") is not None and widget is not None
     return Verdict(
@@ -311,6 +317,7 @@ def _verify(
     found: Located,
     widget: Widget | None,
     said: Said | None,
+    befores: Sequence[Restorable] = (),
 ) -> tuple[str | None, bool, bool | None, bool]:
     """Whether `replay --verify` judges the step right: passed where the target was there
     (the step was done right), failed where it was gone or the application did another
@@ -343,6 +350,7 @@ def _verify(
         aimed=_aimed(step, truth, found, widget),
         said=said,
         windows=_tops(case),
+        restorable=befores,
     )
     recorded_told, today = (
         step_told_from_json(step.get("told")),

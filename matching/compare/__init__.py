@@ -12,6 +12,7 @@ from __future__ import annotations
 from .checks import DIFFERENCES, Aimed, Check, Difference, VerifyOptions, carets_only
 from .effects import CHECKS, checks_for, diff_image
 from .meaning import Said, said_of
+from .restored import Restorable
 from .text import named_by_text
 from .told import by_told, told_checks
 from .windows import StepWindows
@@ -22,6 +23,7 @@ __all__ = [
     "Aimed",
     "Check",
     "Difference",
+    "Restorable",
     "Said",
     "VerifyOptions",
     "by_told",

@@ -44,6 +44,7 @@ from ..search import Box, Image, Point
 from .checks import Aimed, Check, Mapper, Mask, VerifyOptions, clamp, object_check, unmasked
 from .content import Views, changed_boxes, changed_mask, checkpoint, find
 from .meaning import Said, by_meaning, meaning_check
+from .restored import Restorable, restored
 from .unrecorded import KIND, unrecorded
 from .windows import Moved, StepWindows, in_window, windows_moved
 
@@ -71,6 +72,8 @@ class Compared:
     # per effect, the window the step opened that holds it, then and today (windows.py)
     opened: tuple[Moved | None, ...] = ()
     changed: Mask | None = None  # the recorded pixels the step changed (content.py)
+    # earlier steps' before-frames, recorded and today, latest first (restored.py)
+    restorable: tuple[Restorable, ...] = ()
 
 
 def _checkpoint(c: Compared, _done: list[Check]) -> list[Check]:
@@ -111,7 +114,11 @@ def _effect(c: Compared, _done: list[Check]) -> list[Check]:
 
 def _one_effect(c: Compared, box: Box, window: Moved | None) -> Check:
     if window is None:
-        return find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options, changed=c.changed)
+        check = find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options, changed=c.changed)
+        if check.passed or not c.restorable:
+            return check
+        back = restored(c.after, c.seen, box, c.keep, check, c.restorable, c.options)
+        return check if back is None else back
     (x, y, w, h), (rx, ry, rw, rh), (tx, ty, _, _) = box, window.recorded, window.today
     x0, y0 = max(x, rx), max(y, ry)
     inside = (x0, y0, min(x + w, rx + rw) - x0, min(y + h, ry + rh) - y0)
@@ -170,6 +177,7 @@ def checks_for(
     settled: bool = True,
     later: Image | None = None,
     windows: StepWindows | None = None,
+    restorable: Sequence[Restorable] = (),
 ) -> list[Check]:
     """Every check of one step (the rows of CHECKS); empty when the recording has no frames
     to compare with.
@@ -189,7 +197,9 @@ def checks_for(
     recorded screen just before the next step that is input (its before-frame): a place
     the step changed today as the recording shows it by then passes (unrecorded.py).
     `windows`: the top-level windows the step opened today, as the X server told
-    (windows.py).
+    (windows.py). `restorable`: the before-frames of the steps before it, recorded and
+    today's screen then, latest first: an effect that brought one back (a menu closed)
+    passes where today's step brought today's back (restored.py).
     """
     if after is None:
         return []
@@ -212,6 +222,7 @@ def checks_for(
         action, before, after, Views.of(screen, earlier, scale),
         Mapper(target, located, scale, shift), keep, options,
         target, aimed, region, said, tuple(effects), settled, later, opened, changed,
+        tuple(restorable),
     )  # fmt: skip
     done: list[Check] = []
     for _, run in CHECKS:

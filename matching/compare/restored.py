@@ -1,0 +1,78 @@
+"""An effect that restored what an earlier step's screen showed: a menu or a dialog closed,
+and what it covered shows again.
+
+What a closed window reveals is today's layout: a banner centred in a wider window, a
+dialog's owner moved, text in another font. The recording cannot tell it, but today's
+screen can: the recorded step restored, in the effect's region, what the recording showed
+before an earlier step (the one that opened the window), so today's step must restore there
+what today's screen showed before that step. Compared today against today, at the effect's
+expected place, in any layout, theme or scale.
+
+Only where the recorded effect is that restoration (every unmasked pixel of the region as
+the earlier before-frame shows it), and only where today's step drew it: today's screen
+before the step showed something else there (the window was open today too). A step that
+did nothing, after steps that opened nothing, restores nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..search import Box, Image, grayscale
+
+from .checks import Check, Mask, VerifyOptions, passes
+from .content import Views, changed_pixels, crop, view
+
+__all__ = ["Restorable", "restored"]
+
+# an earlier step's before-frame as recorded, and today's screen before that step
+Restorable = tuple[Image | None, Image | None]
+
+
+def restored(
+    after: Image,
+    seen: Views,
+    box: Box,
+    keep: Mask,
+    failed: Check,
+    earlier: Sequence[Restorable],
+    options: VerifyOptions,
+) -> Check | None:
+    """The effect `box` (of the recorded `after`), which `failed` by its pixels, passed as
+    restored by an `earlier` step's screen (latest first); None where none applies."""
+    if seen.earlier is None or failed.expected is None:
+        return None
+    x, y, w, h = box
+    shown = grayscale(crop(after, box))
+    region_keep = keep[y : y + h, x : x + w]
+    expected = failed.expected
+    today, before = crop(seen.screen, expected), crop(seen.earlier, expected)
+    everywhere: Mask = np.ones(today.shape, bool)
+    for recorded, then in earlier:
+        if recorded is None or then is None or recorded.shape != after.shape:
+            continue
+        then_shown = grayscale(crop(recorded, box))
+        if not passes(*changed_pixels(shown, then_shown, region_keep, options), options):
+            continue  # the recorded step did not bring this screen back
+        was = crop(view(then, failed.scale), expected)
+        if was.shape != today.shape:
+            continue
+        if passes(*changed_pixels(was, before, everywhere, options), options):
+            continue  # today's screen showed it before the step too: nothing was restored
+        differ, patch = changed_pixels(was, today, everywhere, options)
+        if passes(differ, patch, options):
+            return Check(
+                "effect",
+                box,
+                expected,
+                1.0,
+                round(differ, 4),
+                patch,
+                True,
+                expected,
+                "restored",
+                failed.scale,
+            )
+    return None
