@@ -626,6 +626,30 @@ def test_a_press_on_an_item_of_an_open_menu_keeps_the_item(desktop, tmp_path):
     ], clicks
 
 
+def test_a_closed_menu_passes_verify_by_what_it_revealed_today(desktop, tmp_path):
+    """The Tools menu hangs over the rows; choosing Clear closes it. Replayed with the rows
+    swapped, what the closed menu reveals is today's layout, not the recording's: the step
+    passes where it brought back what today's screen showed before the menu opened
+    (matching/compare/restored.py)."""
+    db = tmp_path / "closed.db"
+    form = Form(desktop, "--menu")
+
+    def choose(person: Person) -> None:
+        person.click(*form.places["Tools"])
+        person.click(*form.wait_for("item", 2)["Clear"])
+
+    try:
+        recorded_steps(desktop, db, choose)
+    finally:
+        form.pressed()
+    done, _ = replay(desktop, db, "--menu", "--swap", extra=("--verify",))
+    assert done.returncode == 0, done.stderr
+    with open_store(db, create=False) as store:
+        results = store.step_results(store.runs()[-1].id)
+    checks = [c for r in results for c in r.details.get("checks", [])]
+    assert any(c["kind"] == "effect" and c["match"] == "restored" for c in checks), checks
+
+
 def test_doctor_says_which_sources_a_display_offers(desktop, xvfb):
     form = Form(desktop)
     try:
