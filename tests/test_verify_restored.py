@@ -92,3 +92,20 @@ def test_an_effect_that_is_no_restoration_in_the_recording_is_compared_as_before
     today = screen(banner_at=120, menu=False)
     found = effects(checks(today, opened, today, recorded=recorded))
     assert not all(c.passed for c in found), [c.describe() for c in found]
+
+
+def test_a_cancel_that_closed_its_dialog_and_deleted_the_file_anyway_fails():
+    """What the dialog covered is brought back, but the step also took a row away outside
+    it, which another layout keeps from being compared with the recording (a red-line
+    review's case): no restoration."""
+    opened = screen(banner_at=120, menu=True)
+    gone = screen(banner_at=120, menu=False)
+    gone[0:30, :] = 235  # the file's row, above the dialog, deleted
+    before_open = screen(banner_at=120, menu=False)
+    before_open[0:30, :] = 235
+    cv2.putText(before_open, "report.pdf  12 KB", (220, 22), cv2.FONT_HERSHEY_PLAIN, 1.2, (0,) * 3)
+    opened[0:30, :] = before_open[0:30, :]
+    found = effects(checks(before_open, opened, gone))
+    assert not all(c.passed for c in found), [c.describe() for c in found]
+    kept = effects(checks(before_open, opened, before_open.copy()))
+    assert all(c.passed for c in kept), [c.describe() for c in kept]

@@ -163,13 +163,15 @@ def find(
     *,
     far: bool = True,
     changed: Mask | None = None,
+    before: Image | None = None,
 ) -> Check:
     """Is the recorded content of `box` on the screen: near its mapped place or, failing
     that (when `far`), where it appeared during the step? Failing both, at 1x, an effect
     whose ink the step changed in the recording (`before`, the recorded frame before it) is
     looked for in other colours (recolour.py): the same text and marks under another theme.
     `changed`: the recorded step's changed pixels, which tell an effect's context apart
-    (Content.changed_by_step)."""
+    (Content.changed_by_step); `before`: the recorded frame before the step, which tells
+    the line of a theme on the change (recolour.py)."""
     content = Content(after, box, keep, mapper.scale, options, changed)
     mx, my, _, _ = mapper.box(box)
     sh, sw = seen.screen.shape
@@ -181,7 +183,11 @@ def find(
         return check
     x, y, w, h = box
     region = recoloured(
-        grayscale(crop(after, box)), keep[y : y + h, x : x + w], options, content.context
+        grayscale(crop(after, box)),
+        keep[y : y + h, x : x + w],
+        options,
+        content.context,
+        None if before is None else grayscale(crop(before, box)),
     )
     tried = [check.found_at[:2]] if check.found_at is not None else []
     found = (

@@ -21,10 +21,11 @@ An effect passes so only where the screen before the step did not already show i
 
 Its context (the pixels farther than P.change_halo from what the recorded step changed)
 is what a theme redraws in its own way: a display's border drawn as a bevel or as three
-thin lines, a frame a few pixels away. Where the effect is expected, the line is fitted
-on the change and its edge alone, and a context pixel that today's step did not change
-either does not count, as in the recording's own colours (checks.drawn_by_step: only
-where today's step drew the change there).
+thin lines. At the effect's expected place, the line is fitted on the change and its edge
+alone, in the recorded frames before and after the step against today's screens before
+and after it (one line must take both), and a context pixel that today's step did not
+change either does not count, as in the recording's own colours (checks.drawn_by_step:
+only where today's step drew the change there).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import numpy as np
 from ..params import PARAMS as P
 from ..search import Box, Image
 
-from .checks import Mask, VerifyOptions, drawn_by_step, holds_centre, measured, passes
+from .checks import Mask, VerifyOptions, drawn_by_step, measured, passes
 
 __all__ = ["Recoloured", "grey_line", "recoloured"]
 
@@ -49,6 +50,7 @@ class Recoloured:
     keep: Mask
     options: VerifyOptions
     context: Mask | None = None  # its pixels that are not the recorded change
+    before: Image | None = None  # the region in the recorded frame before the step
 
     def changed(self, view: Image | None, place: tuple[int, int]) -> tuple[float, int] | None:
         """The fraction of the region's pixels off the line that recolours it into `view`
@@ -70,23 +72,30 @@ class Recoloured:
     def changed_by_step(
         self, view: Image, earlier: Image, place: tuple[int, int]
     ) -> tuple[float, int] | None:
-        """`changed`, the line fitted on the recorded change and its edge, and a context
-        pixel that today's step did not change either excused (checks.drawn_by_step);
-        as `changed` where the step did not draw the change there, or nothing tells the
-        context apart."""
+        """`changed`, its context excused where neither step drew it (checks.drawn_by_step),
+        the line fitted on the recorded change and its edge alone: one line must take the
+        recorded frame before the step to today's screen before it there, and the recorded
+        after-frame to today's screen after it (a theme recolours both alike; two levels
+        alone fit any line, a light turned red where it turned green included). As
+        `changed` where that line is no theme's, the step did not draw the change there, or
+        nothing tells the context apart."""
         (x, y), (h, w) = place, self.gray.shape
-        if x < 0 or y < 0:
-            return None
-        today, before = view[y : y + h, x : x + w], earlier[y : y + h, x : x + w]
-        if today.shape != self.gray.shape or before.shape != self.gray.shape:
-            return None
-        if self.context is None or not (core := self.keep & ~self.context).any():
+        if x < 0 or y < 0 or self.before is None or self.context is None:
             return self.changed(view, place)
-        line = grey_line(self.gray, today, core)
+        today, then = view[y : y + h, x : x + w], earlier[y : y + h, x : x + w]
+        if today.shape != self.gray.shape or then.shape != self.gray.shape:
+            return None
+        core = self.keep & ~self.context
+        pairs = np.concatenate([self.gray, self.before]), np.concatenate([today, then])
+        line = grey_line(*pairs, np.concatenate([core, core]))
         if line is None or not _a_theme(*line, self.options):
             return self.changed(view, place)
-        expected = line[0] * self.gray.astype(np.float32) + line[1]
-        drawn = drawn_by_step(expected, today, before, self.keep, self.context, self.options)
+        gain, offset = line
+        was = np.abs(then.astype(np.float32) - (gain * self.before.astype(np.float32) + offset))
+        if not passes(*measured((was > self.options.pixel_threshold) & core, core), self.options):
+            return self.changed(view, place)  # before the step, the line is no theme's
+        expected = gain * self.gray.astype(np.float32) + offset
+        drawn = drawn_by_step(expected, today, then, self.keep, self.context, self.options)
         return self.changed(view, place) if drawn is None else drawn
 
     def best(
@@ -100,13 +109,12 @@ class Recoloured:
         """The first of `places` (then where the region correlates best in `near`, either
         way round) that shows it recoloured today and did not before the step; None
         without `earlier`, which tells what the step changed. Its context is excused
-        (changed_by_step) only at a place that holds `expected`'s centre: elsewhere the
-        context is what tells the effect from its look-alikes."""
+        (changed_by_step) only at `expected`'s place: elsewhere the context is what tells
+        the effect from its look-alikes (a neighbouring cell filled instead)."""
         if earlier is None:
             return None
-        h, w = self.gray.shape
         for place in [*places, *self._fits(screen, near)]:
-            mine = holds_centre((*place, w, h), expected)
+            mine = place == expected[:2]
             today = (
                 self.changed_by_step(screen, earlier, place)
                 if mine
@@ -149,13 +157,20 @@ def _fit(view: Image, area: Box, gray: Image, at: tuple[int, int]) -> tuple[int,
 
 
 def recoloured(
-    gray: Image, keep: Mask, options: VerifyOptions, context: Mask | None = None
+    gray: Image,
+    keep: Mask,
+    options: VerifyOptions,
+    context: Mask | None = None,
+    before: Image | None = None,
 ) -> Recoloured | None:
     """The region to look for in other colours; None when it is flat (it would fit any
-    place) or wholly masked. `context`: its pixels that are not the recorded change."""
+    place) or wholly masked. `context`: its pixels that are not the recorded change;
+    `before`: the region before the step, as recorded (grayscale)."""
     if not keep.any() or float(gray[keep].std()) < 1.0:
         return None
-    return Recoloured(gray, keep, options, context)
+    if before is not None and before.shape != gray.shape:
+        before = None
+    return Recoloured(gray, keep, options, context, before)
 
 
 def grey_line(recorded: Image, today: Image, keep: Mask) -> tuple[float, float] | None:

@@ -11,7 +11,10 @@ expected place, in any layout, theme or scale.
 Only where the recorded effect is that restoration (every unmasked pixel of the region as
 the earlier before-frame shows it), and only where today's step drew it: today's screen
 before the step showed something else there (the window was open today too). A step that
-did nothing, after steps that opened nothing, restores nothing.
+did nothing, after steps that opened nothing, restores nothing. And only where all that
+today's step changed anywhere on the screen is that earlier screen brought back: a Cancel
+that closed its dialog and deleted the file anyway (a row gone outside the dialog, which
+another layout keeps from being compared with the recording) is no restoration.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 
 from ..search import Box, Image, grayscale
 
-from .checks import Check, Mask, VerifyOptions, passes
+from .checks import Check, Mask, VerifyOptions, measured, passes
 from .content import Views, changed_pixels, crop, view
 
 __all__ = ["Restorable", "restored"]
@@ -62,7 +65,7 @@ def restored(
         if passes(*changed_pixels(was, before, everywhere, options), options):
             continue  # today's screen showed it before the step too: nothing was restored
         differ, patch = changed_pixels(was, today, everywhere, options)
-        if passes(differ, patch, options):
+        if passes(differ, patch, options) and _all_brought_back(seen, then, failed.scale, options):
             return Check(
                 "effect",
                 box,
@@ -76,3 +79,18 @@ def restored(
                 failed.scale,
             )
     return None
+
+
+def _all_brought_back(seen: Views, then: Image, scale: float, options: VerifyOptions) -> bool:
+    """Whether every pixel today's step changed on the whole screen shows what today's
+    screen showed before the earlier step (`then`), but for as many as --verify allows."""
+    assert seen.earlier is not None
+    earlier = view(then, scale)
+    if earlier.shape != seen.screen.shape:
+        return False
+    thr = options.pixel_threshold
+    changed = np.abs(seen.screen.astype(np.int16) - seen.earlier) > thr
+    if not changed.any():
+        return True
+    other = changed & (np.abs(seen.screen.astype(np.int16) - earlier) > thr)
+    return passes(*measured(other, changed), options)
