@@ -163,15 +163,13 @@ def find(
     *,
     far: bool = True,
     changed: Mask | None = None,
-    before: Image | None = None,
 ) -> Check:
     """Is the recorded content of `box` on the screen: near its mapped place or, failing
     that (when `far`), where it appeared during the step? Failing both, at 1x, an effect
     whose ink the step changed in the recording (`before`, the recorded frame before it) is
     looked for in other colours (recolour.py): the same text and marks under another theme.
     `changed`: the recorded step's changed pixels, which tell an effect's context apart
-    (Content.changed_by_step); `before`: the recorded frame before the step, which tells
-    the line of a theme on the change (recolour.py)."""
+    (Content.changed_by_step)."""
     content = Content(after, box, keep, mapper.scale, options, changed)
     mx, my, _, _ = mapper.box(box)
     sh, sw = seen.screen.shape
@@ -182,19 +180,9 @@ def find(
     if check.passed or mapper.scale != 1.0 or kind != "effect":
         return check
     x, y, w, h = box
-    region = recoloured(
-        grayscale(crop(after, box)),
-        keep[y : y + h, x : x + w],
-        options,
-        content.context,
-        None if before is None else grayscale(crop(before, box)),
-    )
+    region = recoloured(grayscale(crop(after, box)), keep[y : y + h, x : x + w], options)
     tried = [check.found_at[:2]] if check.found_at is not None else []
-    found = (
-        region.best(seen.screen, seen.earlier, [*tried, expected[:2]], near, expected)
-        if region
-        else None
-    )
+    found = region.best(seen.screen, seen.earlier, [*tried, expected[:2]], near) if region else None
     if found is None:
         return check
     (fx, fy), (differ, patch) = found

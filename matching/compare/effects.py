@@ -114,17 +114,7 @@ def _effect(c: Compared, _done: list[Check]) -> list[Check]:
 
 def _one_effect(c: Compared, box: Box, window: Moved | None) -> Check:
     if window is None:
-        check = find(
-            "effect",
-            c.after,
-            c.seen,
-            box,
-            c.mapper,
-            c.keep,
-            c.options,
-            changed=c.changed,
-            before=c.before,
-        )
+        check = find("effect", c.after, c.seen, box, c.mapper, c.keep, c.options, changed=c.changed)
         if check.passed or not c.restorable:
             return check
         back = restored(c.after, c.seen, box, c.keep, check, c.restorable, c.options)

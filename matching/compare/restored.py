@@ -12,9 +12,12 @@ Only where the recorded effect is that restoration (every unmasked pixel of the 
 the earlier before-frame shows it), and only where today's step drew it: today's screen
 before the step showed something else there (the window was open today too). A step that
 did nothing, after steps that opened nothing, restores nothing. And only where all that
-today's step changed anywhere on the screen is that earlier screen brought back: a Cancel
-that closed its dialog and deleted the file anyway (a row gone outside the dialog, which
-another layout keeps from being compared with the recording) is no restoration.
+today's step changed anywhere on the screen is that earlier screen brought back, every
+pixel of it: a Cancel that closed its dialog and deleted a file anyway (a row gone outside
+the dialog, which another layout keeps from being compared with the recording) is no
+restoration. And only the latest earlier screen the recorded step brought back, where it
+brought it back on the whole screen: an Undo that should undo one edit is no return to the
+screen before two.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 
 from ..search import Box, Image, grayscale
 
-from .checks import Check, Mask, VerifyOptions, measured, passes
+from .checks import Check, Mask, VerifyOptions, passes
 from .content import Views, changed_pixels, crop, view
 
 __all__ = ["Restorable", "restored"]
@@ -53,44 +56,55 @@ def restored(
     expected = failed.expected
     today, before = crop(seen.screen, expected), crop(seen.earlier, expected)
     everywhere: Mask = np.ones(today.shape, bool)
-    for recorded, then in earlier:
+    for recorded, then in earlier:  # the latest earlier screen the recording brought back
         if recorded is None or then is None or recorded.shape != after.shape:
             continue
         then_shown = grayscale(crop(recorded, box))
         if not passes(*changed_pixels(shown, then_shown, region_keep, options), options):
-            continue  # the recorded step did not bring this screen back
+            continue  # the recorded step did not bring this screen back here
+        if not passes(
+            *changed_pixels(grayscale(after), grayscale(recorded), keep, options), options
+        ):
+            return None  # nor anywhere else: an Undo of one edit, where another was undone too
         was = crop(view(then, failed.scale), expected)
         if was.shape != today.shape:
-            continue
+            return None
         if passes(*changed_pixels(was, before, everywhere, options), options):
-            continue  # today's screen showed it before the step too: nothing was restored
+            return None  # today's screen showed it before the step too: nothing was restored
         differ, patch = changed_pixels(was, today, everywhere, options)
-        if passes(differ, patch, options) and _all_brought_back(seen, then, failed.scale, options):
-            return Check(
-                "effect",
-                box,
-                expected,
-                1.0,
-                round(differ, 4),
-                patch,
-                True,
-                expected,
-                "restored",
-                failed.scale,
-            )
+        if not passes(differ, patch, options) or not _all_brought_back(
+            seen, then, expected, failed.scale, options
+        ):
+            return None
+        return Check(
+            "effect",
+            box,
+            expected,
+            1.0,
+            round(differ, 4),
+            patch,
+            True,
+            expected,
+            "restored",
+            failed.scale,
+        )
     return None
 
 
-def _all_brought_back(seen: Views, then: Image, scale: float, options: VerifyOptions) -> bool:
-    """Whether every pixel today's step changed on the whole screen shows what today's
-    screen showed before the earlier step (`then`), but for as many as --verify allows."""
+def _all_brought_back(
+    seen: Views, then: Image, expected: Box, scale: float, options: VerifyOptions
+) -> bool:
+    """Whether every pixel today's step changed outside the effect's place (`expected`)
+    shows what today's screen showed before the earlier step (`then`): not one that does
+    not (five unread marks of 4 px taken away beside a closed dialog are no tolerance)."""
     assert seen.earlier is not None
     earlier = view(then, scale)
     if earlier.shape != seen.screen.shape:
         return False
     thr = options.pixel_threshold
-    changed = np.abs(seen.screen.astype(np.int16) - seen.earlier) > thr
-    if not changed.any():
-        return True
-    other = changed & (np.abs(seen.screen.astype(np.int16) - earlier) > thr)
-    return passes(*measured(other, changed), options)
+    other = (np.abs(seen.screen.astype(np.int16) - seen.earlier) > thr) & (
+        np.abs(seen.screen.astype(np.int16) - earlier) > thr
+    )
+    x, y, w, h = expected
+    other[y : y + h, x : x + w] = False
+    return not other.any()

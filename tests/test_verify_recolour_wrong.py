@@ -1,8 +1,10 @@
-"""An effect in other colours whose context a theme draws its own way (compare/recolour.py):
-a calculator's display, its border a thick frame in one look and three thin lines in
-another, its digits a few pixels off inside another bevel. What the step drew is compared
-in today's colours; the context counts only where today's step drew it, and never where
-the step did not draw the recorded change."""
+"""Wrong effects under another theme (compare/recolour.py) that a recolouring must never
+pass: a calculator's display (its border a thick frame in one look and three thin lines in
+another) showing another digit or none, the right digit shown before the step, a mark
+drawn beside it; a light turned red where it turned green; the neighbouring grid cell
+filled. Two red-line reviews built the last ones against a version that fitted a theme's
+line on the change alone and excused the context around it (reverted: any two grey levels
+fit a line)."""
 
 from __future__ import annotations
 
@@ -61,16 +63,6 @@ def effects(earlier, today):
         earlier=earlier,
     )
     return [c for c in checks if c.kind in ("effect", "unrecorded")]
-
-
-# (digits a few pixels off inside another frame are not excused: a neighbouring cell
-# filled instead is such a place too; see the last test)
-@pytest.mark.parametrize("look, nudge", [("reverse", (0, 0)), ("theme", (0, 0))])
-def test_the_digit_drawn_passes_whatever_the_theme_draws_around_it(look, nudge):
-    earlier = screen("1", look, lines=True, nudge=nudge)
-    checks = effects(earlier, screen("12", look, lines=True, nudge=nudge))
-    assert checks and all(c.passed for c in checks), [c.describe() for c in checks]
-    assert any(c.match == "recoloured" for c in checks)
 
 
 @pytest.mark.parametrize("look", ["reverse", "theme"])
