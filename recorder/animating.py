@@ -7,8 +7,10 @@ The recorder sees what moves in an idle time only in the frames it grabbed there
 at another, and its effect checks fail on a bar no step touched. Where a region that moved
 by itself lies on such an object, the accessibility tree tells the whole box it may draw
 in: the mask becomes that box (grown as animation.py grows a region). Asked at the
-region's centre by the finisher, off the input path, with connections of its own; nothing
-of the object is kept but the box. A region on any other object (a caret in an entry, a
+region's centre by the finisher, off the input path, with connections of its own, when it
+stores the step: of the screen as it is then, seconds after the step (an object gone or
+moved since holds no region it did not draw, and answers nothing); nothing of the object
+is kept but the box. A region on any other object (a caret in an entry, a
 clock's label) stays as it was seen.
 """
 
@@ -20,6 +22,8 @@ from typing import Any
 from deskreel.storage.widgets import Widget
 
 from .aiming import close_quietly
+from .animation import GROW
+from .rest import around
 
 __all__ = ["ANIMATING_ROLES", "ObjectsAt", "animating_at", "widened"]
 
@@ -29,7 +33,6 @@ Point = tuple[int, int]
 # the roles of objects whose toolkit draws them moving without any input (AT-SPI's names)
 ANIMATING_ROLES = frozenset({"progress bar", "animation"})
 ASK_BUDGET = 0.5  # s for one question; past it, the region stays as seen
-_GROW = 3  # px, as animation.py grows a region
 
 
 class ObjectsAt:
@@ -80,42 +83,36 @@ class ObjectsAt:
 
 
 def widened(boxes: list[Box], at: Callable[[Point], Widget | None]) -> list[Box]:
-    """`boxes` (regions that moved by themselves, grown by _GROW px), each whose pixels lie
+    """`boxes` (regions that moved by themselves, grown by GROW px), each whose pixels lie
     mostly on an object of an ANIMATING_ROLES role (`at` its centre) replaced by that
-    object's box grown by _GROW px, and holding the region; the others as they were."""
+    object's box grown by GROW px, and holding the region; the others as they were."""
     out: list[Box] = []
     for box in boxes:
         on = animating_at(box, at)
-        box = box if on is None else _union(on, box)
+        box = box if on is None else around([on, box])
         if box not in out:
             out.append(box)
     return out
 
 
 def animating_at(box: Box, at: Callable[[Point], Widget | None]) -> Box | None:
-    """The box (grown by _GROW px) of the object of an ANIMATING_ROLES role that holds most
-    of the region `box` (grown by _GROW px), asked at its centre; None: no such object."""
+    """The box (grown by GROW px) of the object of an ANIMATING_ROLES role that holds most
+    of the region `box` (grown by GROW px), asked at its centre; None: no such object."""
     x, y, w, h = box
     found = at((x + w // 2, y + h // 2))
     if found is None or found.role not in ANIMATING_ROLES or not _mostly_on(box, found.box):
         return None
     ox, oy, ow, oh = found.box
-    return (ox - _GROW, oy - _GROW, ow + 2 * _GROW, oh + 2 * _GROW)
+    return (ox - GROW, oy - GROW, ow + 2 * GROW, oh + 2 * GROW)
 
 
 def _mostly_on(box: Box, on: Box) -> bool:
-    """Whether at least half of the pixels of `box` (a region grown by _GROW px) lie on
+    """Whether at least half of the pixels of `box` (a region grown by GROW px) lie on
     `on`."""
     x, y, w, h = box
-    if w > 2 * _GROW and h > 2 * _GROW:
-        x, y, w, h = x + _GROW, y + _GROW, w - 2 * _GROW, h - 2 * _GROW
+    if w > 2 * GROW and h > 2 * GROW:
+        x, y, w, h = x + GROW, y + GROW, w - 2 * GROW, h - 2 * GROW
     ox, oy, ow, oh = on
     across = max(0, min(x + w, ox + ow) - max(x, ox))
     down = max(0, min(y + h, oy + oh) - max(y, oy))
     return 2 * across * down >= w * h
-
-
-def _union(a: Box, b: Box) -> Box:
-    x0, y0 = min(a[0], b[0]), min(a[1], b[1])
-    x1, y1 = max(a[0] + a[2], b[0] + b[2]), max(a[1] + a[3], b[1] + b[3])
-    return (x0, y0, x1 - x0, y1 - y0)

@@ -25,7 +25,15 @@ if TYPE_CHECKING:
     from .pieces import Job
     from .screen import Frame, FrameTimeline
 
-__all__ = ["animated_masks", "boxes_of", "kept_moving", "moves_between", "toggled"]
+__all__ = [
+    "GROW",
+    "MOST_BOXES",
+    "animated_masks",
+    "boxes_of",
+    "kept_moving",
+    "moves_between",
+    "toggled",
+]
 
 Box = tuple[int, int, int, int]
 
@@ -33,7 +41,7 @@ Box = tuple[int, int, int, int]
 # beginning, its end, and from the settle cap on
 MOST_FRAMES = 16
 MOST_BOXES = 8  # regions masked per step at most: the largest
-_GROW = 3  # px a region is grown by: the anti-aliased edge of a caret or a glyph
+GROW = 3  # px a region is grown by: the anti-aliased edge of a caret or a glyph
 
 
 # At most this many frames shown after a step's after-frame are compared with it, to tell
@@ -132,13 +140,13 @@ def _either(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
 
 
 def boxes_of(mask: np.ndarray | None) -> list[Box]:
-    """The regions of `mask`, each grown by _GROW px."""
+    """The regions of `mask`, each grown by GROW px."""
     import cv2
     import numpy as np
 
     if mask is None or not mask.any():
         return []
-    grown = cv2.dilate(mask.astype(np.uint8), np.ones((2 * _GROW + 1,) * 2, np.uint8))
+    grown = cv2.dilate(mask.astype(np.uint8), np.ones((2 * GROW + 1,) * 2, np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
     return [tuple(int(v) for v in stats[i][:4]) for i in range(1, count)]  # type: ignore[misc]
 

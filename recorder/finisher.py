@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from deskreel.xsession.images import encode_png, encode_webp, pixel_hash
 from deskreel.storage import Anchor, Step, Widget
+from deskreel.storage.widgets import Box
 from deskreel.storage.vocabulary import Action
 from deskreel.storage.told import StepTold
 
@@ -49,13 +50,15 @@ class Framed(NamedTuple):
     """A step's frames: its before- and after-frame as stored (their keys), its anchor, when
     the after-frame was on screen (_on_screen), and the two frames as chosen, before
     redaction, with whether the screen was seen to settle in the after-frame (not when the
-    next step began or the recording ended while it still changed)."""
+    next step began or the recording ended while it still changed); `calm`: the boxes of
+    the animating objects the after-frame settled apart from (still.py), masked for it."""
 
     before: str | None
     after: str | None
     anchor: Anchor | None
     shown: tuple[float, float] | None
     chosen: StepFrames
+    calm: tuple[Box, ...] = ()
 
 
 class Finisher:
@@ -116,6 +119,7 @@ class Finisher:
     def _store_steps(self, job: Job) -> None:
         behind = self.jobs.waiting() > 0
         steps, chosen = [], {}
+        calm: dict[int, tuple[Box, ...]] = {}
         self._at = self._objects_at()
         previous: float | None = None  # when the input step before ended
         for n, (number, r) in enumerate(job.numbered):
@@ -125,21 +129,27 @@ class Finisher:
             steps.append(step)
             if framed is not None:
                 chosen[number] = framed.chosen
+                calm[number] = framed.calm
             if r.action.action != "wait":
                 previous = r.t_end
         self.writes.call(self.writes.store.add_steps, self.recording_id, steps)
         self.writes.steps += len(steps)
         self._frame_keys.clear()
+        masks: dict[int, list[Box]] = {}
         if self.frames and (behind or self.hurry.is_set()):
             self.shed[SHED_MASKS] += sum(r.action.action != "wait" for _, r in job.numbered)
         elif self.frames:  # what moved while nobody touched anything: no step's effect
-            masks = animated_masks(job, settled=self.settle_cap, frames=chosen)
             at = self._at
-            for number, boxes in masks.items():
-                for box in widened(boxes, at) if at is not None else boxes:
-                    self.writes.call(
-                        self.writes.store.add_mask, self.recording_id, box, step=number
-                    )
+            for number, boxes in animated_masks(
+                job, settled=self.settle_cap, frames=chosen
+            ).items():
+                masks[number] = widened(boxes, at) if at is not None else boxes
+        for number, held in calm.items():  # an after-frame taken as settled masks them
+            mine = masks.setdefault(number, [])
+            mine += [b for b in held if b not in mine]
+        for number, stored in masks.items():
+            for box in stored:
+                self.writes.call(self.writes.store.add_mask, self.recording_id, box, step=number)
 
     def _objects_at(self) -> Callable[[tuple[int, int]], Widget | None] | None:
         """`objects`, each point asked once for one job."""
@@ -242,13 +252,14 @@ class Finisher:
             now=now if not job.final else max(now, limit),
         )
         settled = after_frame is not None and after_frame.settled(t0 + r.t_end, self.settle)
+        calmed: tuple[Box, ...] = ()
         if after_frame is not None and not settled and not lean and self._at is not None:
             # still but for what its toolkit animates, which moved before the step too
             since = t0 + (r.t_start - self.settle_cap if previous is None else previous)
             boxes = animating_before(timeline, since, t0 + r.t_start, self._at)
             calm = still_apart(timeline, t0 + r.t_end, settle=self.settle, limit=limit, boxes=boxes)
             if calm is not None:
-                after_frame, settled = calm, True
+                after_frame, settled, calmed = calm, True, tuple(boxes)
         shown = None if after_frame is None else _on_screen(timeline, after_frame, limit)
         chosen = StepFrames(before_frame, after_frame, settled)
         before_frame, after_frame = self.redaction.frames(action, before_frame, after_frame)
@@ -264,7 +275,7 @@ class Finisher:
                 rest = self._at_rest(pixels, r, job, before_frame)
             anchor = rest or _anchor(pixels, r.action.target)
         after, _ = self._store_frame(after_frame)
-        return Framed(before, after, anchor, shown, chosen)
+        return Framed(before, after, anchor, shown, chosen, calmed)
 
     def _at_rest(self, pixels: Any, r: Reduced, job: Job, before: Frame | None) -> Anchor | None:
         """The anchor in two looks (rest.py): at rest, from a frame shown while the pointer

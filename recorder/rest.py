@@ -149,7 +149,7 @@ def at_rest(
         # Shown shortly before it gave way with the pointer off the target, it shows the look
         # at rest (a frame shown on after the pointer came in, until the toolkit drew the
         # hover, too)
-        ox, oy, ow, oh = obj or _around(regions)
+        ox, oy, ow, oh = obj or around(regions)
         start = max(frame.t_first, since, frame.t_last - HOVER_LAG)
         if any(
             not (ox <= px < ox + ow and oy <= py < oy + oh) for px, py in path(start, frame.t_last)
@@ -158,7 +158,8 @@ def at_rest(
     return None
 
 
-def _around(boxes: Sequence[Box]) -> Box:
+def around(boxes: Sequence[Box]) -> Box:
+    """The smallest box holding every one of `boxes`."""
     x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
     x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
     return x0, y0, x1 - x0, y1 - y0

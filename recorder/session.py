@@ -176,6 +176,8 @@ class Recorder:
             settle_cap=options.settle_cap,
             written=batches.commit,
         )
+        asks = options.frames and not options.redact_typing  # (the tree is never asked then)
+        objects = ObjectsAt(self._display, self._may_ask) if asks else None
         finisher = Finisher(
             jobs,
             self.writes,
@@ -184,7 +186,7 @@ class Recorder:
             settle=options.settle,
             settle_cap=options.settle_cap,
             redaction=TypingRedaction(enabled=options.redact_typing),
-            objects=(objects := ObjectsAt(self._display, self._may_ask)),
+            objects=objects,
         )
         holdback = HoldBack(self._queue, self.chords)
         self._loop = loop = WriterLoop(
@@ -213,7 +215,8 @@ class Recorder:
                     loop.finish()  # what the capture still held, and the last pieces
                     self._wait_for_finisher()
         finally:
-            objects.close()  # the finisher's thread has ended
+            if objects is not None:
+                objects.close()  # the finisher's thread has ended
         finisher.check()
         if finisher.shed:
             self.writes.call(self.store.add_extra, self.recording_id, {SHED: dict(finisher.shed)})

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from deskreel.storage.widgets import Widget
 
 from .animating import animating_at
-from .animation import MOST_FRAMES, kept_moving
+from .animation import MOST_BOXES, MOST_FRAMES, boxes_of, kept_moving
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,12 +38,12 @@ def animating_before(
     timeline: FrameTimeline, start: float, end: float, at: Callable[[Point], Widget | None]
 ) -> list[Box]:
     """The boxes of the objects of an animating role under what moved from one frame to
-    the next while shown from `start` to `end` (the last MOST_FRAMES of them)."""
-    from .animation import boxes_of
-
+    the next while shown from `start` to `end` (the last MOST_FRAMES of them; of its
+    MOST_BOXES largest regions)."""
     shown = timeline.shown_between(start, end)[-MOST_FRAMES:]
     moving = kept_moving(f.packed() for f in shown)
-    found = (animating_at(box, at) for box in boxes_of(moving))
+    regions = sorted(boxes_of(moving), key=lambda b: -b[2] * b[3])[:MOST_BOXES]
+    found = (animating_at(box, at) for box in regions)
     return list(dict.fromkeys(b for b in found if b is not None))
 
 
@@ -57,20 +57,26 @@ def still_apart(
     if not boxes or not 2 <= len(frames) <= MOST_STILL_FRAMES:
         return None
     inside = _mask(frames[0], boxes)
-    steady = [True]  # whether each frame differs from the one before only inside `boxes`
-    before = frames[0].packed()
-    for frame in frames[1:]:
+    # frame i stayed (but inside `boxes`) until the last grab that saw the screen so: up to
+    # the frame before the first one that differs elsewhere
+    first, last = 0, frames[0].packed()
+    for j, frame in enumerate(frames[1:], 1):
         now = frame.packed()
-        if now.shape != before.shape:
+        if now.shape != last.shape:
             return None
-        steady.append(not ((now != before) & ~inside).any())
-        before = now
-    for i, frame in enumerate(frames):
-        changed = next((j for j in range(i + 1, len(frames)) if not steady[j]), None)
-        until = frames[changed].t_first if changed is not None else min(limit, frames[-1].t_last)
-        if until - max(frame.t_first, t) >= settle:
-            return frame
-    return None
+        if ((now != last) & ~inside).any():
+            if _kept(frames, first, j - 1, t, settle):
+                return frames[first]
+            first = j
+        last = now
+    until = min(limit, frames[-1].t_last)
+    return frames[first] if until - max(frames[first].t_first, t) >= settle else None
+
+
+def _kept(frames: list[Frame], first: int, last: int, t: float, settle: float) -> bool:
+    """Whether the screen was seen as `frames[first]` shows it (but inside the animating
+    boxes) for `settle` s from `t`, up to the last grab that saw `frames[last]`."""
+    return frames[last].t_last - max(frames[first].t_first, t) >= settle
 
 
 def _mask(frame: Frame, boxes: list[Box]) -> np.ndarray:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from deskreel.matching import PARAMS
 from deskreel.xsession.grab import Grabber
 from deskreel.xsession.images import decode_image, encode_webp, pixel_hash
 from deskreel.storage import StorageError, Store
@@ -17,7 +18,9 @@ class Frames:
     """Recorded frames (the last few decoded) and today's screens (grabbed, stored once by
     content: step N's after-screen is usually step N+1's before-screen)."""
 
-    DECODED = 4  # recorded frames kept decoded (about 6 MB each at 1080p)
+    # recorded frames kept decoded (about 6 MB each at 1080p): a step's before-, after- and
+    # next frame, and the before-frames of the steps it may have restored (restored.py)
+    DECODED = 4 + PARAMS.restored_back
 
     def __init__(self, store: Store, writer: Store, display: str):
         self.store, self.writer = store, writer

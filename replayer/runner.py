@@ -158,7 +158,8 @@ class Runner:
         """Let the screen settle, then compare it with the recording's after-frame, and say
         the verdict."""
         screen, checks, note = self._judged(step, verify, seen, finding, note)
-        self.befores.append((step, seen.screen))
+        if step.before_frame is not None and step.action.action != "wait":
+            self.befores.append((step, seen.screen))
         details = {
             **timing,
             Evidence.CHECKS: [c.to_json() for c in checks],

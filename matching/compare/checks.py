@@ -111,7 +111,8 @@ class Check:
     # only where the screen showed it before the step too; none: not found,
     # compared at the best match near its expected place; later: (unrecorded) as the
     # recording shows it just before the next step; meaning: inside an object that
-    # says after the step what it said when recorded (compare/meaning.py, `label` names it)
+    # says after the step what it said when recorded (compare/meaning.py, `label` names it);
+    # restored: as today's screen showed it before an earlier step (compare/restored.py)
     match: str = "near"
     scale: float = 1.0  # compared at this scale, part by part when not 1
     label: str = ""  # an object check's object: `push button 'Apply'`; "" its pixels

@@ -8,16 +8,16 @@ before an earlier step (the one that opened the window), so today's step must re
 what today's screen showed before that step. Compared today against today, at the effect's
 expected place, in any layout, theme or scale.
 
-Only where the recorded effect is that restoration (every unmasked pixel of the region as
-the earlier before-frame shows it), and only where today's step drew it: today's screen
-before the step showed something else there (the window was open today too). A step that
-did nothing, after steps that opened nothing, restores nothing. And only where all that
-today's step changed anywhere on the screen is that earlier screen brought back, every
-pixel of it: a Cancel that closed its dialog and deleted a file anyway (a row gone outside
-the dialog, which another layout keeps from being compared with the recording) is no
-restoration. And only the latest earlier screen the recorded step brought back, where it
-brought it back on the whole screen: an Undo that should undo one edit is no return to the
-screen before two.
+Only where the recorded effect is that restoration (the region's unmasked pixels as the
+earlier before-frame shows them, within --verify's tolerance), and only where today's step
+drew it: today's screen before the step showed something else there (the window was open
+today too). A step that did nothing, after steps that opened nothing, restores nothing. And
+only where all that today's step changed anywhere on the screen is that earlier screen
+brought back, every pixel of it: a Cancel that closed its dialog and deleted a file anyway
+(a row gone outside the dialog, which another layout keeps from being compared with the
+recording) is no restoration. And only the latest earlier screen the recorded step brought
+back, where it brought it back on the whole screen: an Undo that should undo one edit is no
+return to the screen before two.
 """
 
 from __future__ import annotations
