@@ -286,9 +286,6 @@ class Runner:
         the recorder saw the screen keep changing)."""
         return [*self.masks.get(None, []), *self.masks.get(step.step, [])]
 
-    def _recorded_screen(self, step: Step) -> Any:
-        return self._recorded_frame(step.before_frame)
-
     def _recorded_frame(self, key: str | None) -> Any:
         try:
             return self.frames.recorded(key)
@@ -299,7 +296,7 @@ class Runner:
         if self.locator is None:
             return None
         moving = tuple(self._stored_masks(step))
-        finding = self.locator.find(step, lambda: self._recorded_screen(step), moving)
+        finding = self.locator.find(step, lambda: self._recorded_frame(step.before_frame), moving)
         if finding is not None and finding.attempts > 1:
             self.delay += finding.waited  # the rest of the schedule waits with this step
         return finding
