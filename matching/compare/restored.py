@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..params import PARAMS as P
 from ..search import Box, Image, grayscale
 
 from .checks import Check, Mask, VerifyOptions, passes
@@ -56,7 +57,8 @@ def restored(
     expected = failed.expected
     today, before = crop(seen.screen, expected), crop(seen.earlier, expected)
     everywhere: Mask = np.ones(today.shape, bool)
-    for recorded, then in earlier:  # the latest earlier screen the recording brought back
+    # the latest earlier screen the recording brought back, of P.restored_back at most
+    for recorded, then in earlier[: P.restored_back]:
         if recorded is None or then is None or recorded.shape != after.shape:
             continue
         then_shown = grayscale(crop(recorded, box))
