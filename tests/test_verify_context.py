@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deskreel.matching import VerifyOptions, checks_for
+from tests.step_checks import effects_of, step_checks
 
 W, H = 160, 100
 GLYPH = (50, 40, 6, 8)  # the mark the step draws
@@ -31,20 +31,7 @@ RECORDED = screen(glyph=False), screen(glyph=True)
 
 
 def effects(earlier, today):
-    checks = checks_for(
-        action="left_click",
-        before=RECORDED[0],
-        after=RECORDED[1],
-        screen=today,
-        target=(52, 44),
-        located=(52, 44),
-        scale=1.0,
-        region=None,
-        masks=[],
-        options=VerifyOptions(),
-        earlier=earlier,
-    )
-    return [c for c in checks if c.kind in ("effect", "unrecorded")]
+    return effects_of(step_checks(*RECORDED, today, earlier, (52, 44)))
 
 
 def test_a_container_edge_the_layout_moved_beside_the_effect_does_not_fail_it():
@@ -109,17 +96,5 @@ def test_the_wrong_box_ticked_or_a_look_alike_that_flickered_is_never_excused():
         (form((False, False)), form((False, True))),
         (form((False, True)), form((False, True), flicker=True)),
     ):
-        checks = checks_for(
-            action="key",
-            before=recorded[0],
-            after=recorded[1],
-            screen=today,
-            target=None,
-            located=None,
-            scale=1.0,
-            region=None,
-            masks=[],
-            options=VerifyOptions(),
-            earlier=earlier,
-        )
+        checks = step_checks(*recorded, today, earlier, None, action="key")
         assert not all(c.passed for c in checks), [c.describe() for c in checks]

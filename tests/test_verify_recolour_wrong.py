@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from deskreel.matching import VerifyOptions, checks_for
+from tests.step_checks import effects_of, step_checks
 
 W, H = 320, 200
 DISPLAY = (120, 40, 130, 44)  # the display; the keypad's key "2" below it
@@ -49,20 +49,7 @@ RECORDED = screen("1"), screen("12")  # the step pressed the key "2"
 
 
 def effects(earlier, today):
-    checks = checks_for(
-        action="left_click",
-        before=RECORDED[0],
-        after=RECORDED[1],
-        screen=today,
-        target=(170, 135),
-        located=(170, 135),
-        scale=1.0,
-        region=None,
-        masks=[],
-        options=VerifyOptions(),
-        earlier=earlier,
-    )
-    return [c for c in checks if c.kind in ("effect", "unrecorded")]
+    return effects_of(step_checks(*RECORDED, today, earlier, (170, 135)))
 
 
 @pytest.mark.parametrize("look", ["reverse", "theme"])
@@ -104,12 +91,7 @@ def test_a_light_turned_red_where_it_turned_green_fails():
         return rgb
 
     def judged(today):
-        checks = checks_for(
-            action="left_click", before=light(off), after=light(green), screen=today,
-            target=(120, 100), located=(120, 100), scale=1.0, region=None, masks=[],
-            options=VerifyOptions(), earlier=light(off),
-        )  # fmt: skip
-        return [c for c in checks if c.kind in ("effect", "unrecorded")]
+        return effects_of(step_checks(light(off), light(green), today, light(off), (120, 100)))
 
     assert all(c.passed for c in judged(light(green)))
     assert not all(c.passed for c in judged(light(red)))
@@ -130,9 +112,6 @@ def test_the_neighbouring_cell_filled_in_a_dark_theme_fails():
         return rgb
 
     for cell in ((6, 5), (5, 6), (4, 5)):
-        checks = checks_for(
-            action="left_click", before=canvas([], False), after=canvas([(5, 5)], False),
-            screen=canvas([cell], True), target=(44, 44), located=(44, 44), scale=1.0,
-            region=None, masks=[], options=VerifyOptions(), earlier=canvas([], True),
-        )  # fmt: skip
+        recorded = canvas([], False), canvas([(5, 5)], False)
+        checks = step_checks(*recorded, canvas([cell], True), canvas([], True), (44, 44))
         assert not all(c.passed for c in checks), (cell, [c.describe() for c in checks])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from deskreel.matching import VerifyOptions, checks_for
+from tests.step_checks import effects_of, step_checks
 
 W, H = 400, 200
 MENU = (40, 40, 160, 100)  # the open menu, over the banner
@@ -35,24 +35,12 @@ RECORDED = screen(banner_at=10, menu=True), screen(banner_at=10, menu=False)
 
 
 def checks(today_before_open, earlier, today, *, restorable=True, recorded=RECORDED):
-    return checks_for(
-        action="left_click",
-        before=recorded[0],
-        after=recorded[1],
-        screen=today,
-        target=ITEM,
-        located=ITEM,
-        scale=1.0,
-        region=None,
-        masks=[],
-        options=VerifyOptions(),
-        earlier=earlier,
-        restorable=[(OPENED_BEFORE, today_before_open)] if restorable else [],
-    )
+    back = [(OPENED_BEFORE, today_before_open)] if restorable else []
+    return step_checks(*recorded, today, earlier, ITEM, restorable=back)
 
 
 def effects(found):
-    return [c for c in found if c.kind in ("effect", "unrecorded")]
+    return effects_of(found)
 
 
 def test_a_closed_menu_over_a_banner_centred_elsewhere_passes_as_restored():

@@ -8,7 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from deskreel.matching import VerifyOptions, checks_for
+from tests.step_checks import step_checks
 
 W, H = 400, 240
 BANNER = "Warning: root account"
@@ -56,11 +56,7 @@ def inbox(*, at: int, dialog: bool, dots: bool = True) -> np.ndarray:
 
 
 def passed(before, after, today, earlier, restorable, target=(60, 60)) -> bool:
-    checks = checks_for(
-        action="left_click", before=before, after=after, screen=today, target=target,
-        located=target, scale=1.0, region=None, masks=[], options=VerifyOptions(),
-        earlier=earlier, restorable=restorable,
-    )  # fmt: skip
+    checks = step_checks(before, after, today, earlier, target, restorable=restorable)
     return all(c.passed for c in checks if c.kind in ("effect", "unrecorded"))
 
 
