@@ -94,7 +94,7 @@ def animated_masks(
             drawn = _drawn_by_step(job.timeline, chosen, after)
             if drawn is not None and drawn.shape == came_back.shape:
                 came_back = came_back & ~drawn
-        boxes = _largest([*late, *late_after, *boxes_of(came_back)])
+        boxes = largest([*late, *late_after, *boxes_of(came_back)])
         if boxes:
             out[number] = boxes
     return out
@@ -228,6 +228,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same.all(axis=2) if same.ndim == 3 else same
 
 
-def _largest(boxes: list[Box]) -> list[Box]:
+def largest(boxes: list[Box]) -> list[Box]:
+    """The MOST_BOXES largest of `boxes`, each once."""
     unique = sorted(set(boxes), key=lambda b: -b[2] * b[3])
     return unique[:MOST_BOXES]

@@ -14,6 +14,7 @@ shed for; the recording's `extra` keeps it.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import Counter
 from dataclasses import replace
@@ -153,17 +154,7 @@ class Finisher:
 
     def _objects_at(self) -> Callable[[tuple[int, int]], Widget | None] | None:
         """`objects`, each point asked once for one job."""
-        if self.objects is None:
-            return None
-        asked: dict[tuple[int, int], Widget | None] = {}
-        objects = self.objects
-
-        def at(point: tuple[int, int]) -> Widget | None:
-            if point not in asked:
-                asked[point] = objects(point)
-            return asked[point]
-
-        return at
+        return None if self.objects is None else functools.cache(self.objects)
 
     def _step(
         self,

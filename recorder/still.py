@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from deskreel.storage.widgets import Widget
 
 from .animating import animating_at
-from .animation import MOST_BOXES, MOST_FRAMES, boxes_of, kept_moving
+from .animation import MOST_FRAMES, boxes_of, kept_moving, largest
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,8 +42,7 @@ def animating_before(
     MOST_BOXES largest regions)."""
     shown = timeline.shown_between(start, end)[-MOST_FRAMES:]
     moving = kept_moving(f.packed() for f in shown)
-    regions = sorted(boxes_of(moving), key=lambda b: -b[2] * b[3])[:MOST_BOXES]
-    found = (animating_at(box, at) for box in regions)
+    found = (animating_at(box, at) for box in largest(boxes_of(moving)))
     return list(dict.fromkeys(b for b in found if b is not None))
 
 
